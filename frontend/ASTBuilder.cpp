@@ -1,0 +1,340 @@
+//===- ASTBuilder.cpp - parse tree to AST ---------------------------------===//
+//
+// After a syntax error ANTLR recovers by inserting or dropping tokens, so any
+// child may be missing: every accessor here is null-checked and a missing
+// piece becomes an empty name or an invalid number (already diagnosed).
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/ASTBuilder.h"
+
+#include "llvm/ADT/StringRef.h"
+
+using namespace mapc;
+using namespace mapc::ast;
+using antlr4::Token;
+using antlr4::tree::TerminalNode;
+
+llvm::SMLoc TokenLocator::loc(size_t line, size_t col) const {
+  return srcMgr.FindLocForLineAndColumn(bufferId, line, col + 1);
+}
+
+llvm::SMLoc TokenLocator::loc(const Token *tok) const {
+  if (!tok || tok->getLine() == 0)
+    return {};
+  return loc(tok->getLine(), tok->getCharPositionInLine());
+}
+
+namespace {
+
+/// Numbers above this are refused: no length or offset needs more, and
+/// products of a few of them still fit in int64_t before saturation.
+constexpr int64_t kMaxLiteral = int64_t(1) << 48;
+
+class Builder {
+public:
+  Builder(const TokenLocator &locator, Diagnostics &diags)
+      : locator(locator), diags(diags) {}
+
+  Program program(MapParser::ProgramContext *ctx);
+
+private:
+  llvm::SMLoc loc(const Token *tok) const { return locator.loc(tok); }
+  llvm::SMLoc loc(antlr4::ParserRuleContext *ctx) const {
+    return ctx ? loc(ctx->getStart()) : llvm::SMLoc();
+  }
+  static bool present(const Token *tok) {
+    return tok && tok->getTokenIndex() != static_cast<size_t>(-1) &&
+           tok->getType() != Token::EOF;
+  }
+  Ident ident(const Token *tok) const {
+    if (!present(tok))
+      return {};
+    return {tok->getText(), loc(tok)};
+  }
+  Ident ident(TerminalNode *node) const {
+    return node ? ident(node->getSymbol()) : Ident();
+  }
+  IntLit intLit(const Token *tok);
+  IntLit intLit(TerminalNode *node) {
+    return node ? intLit(node->getSymbol()) : IntLit{0, {}, false};
+  }
+  std::vector<IntLit> ints(const std::vector<TerminalNode *> &nodes) {
+    std::vector<IntLit> out;
+    for (TerminalNode *n : nodes)
+      out.push_back(intLit(n));
+    return out;
+  }
+
+  void statement(MapParser::StatementContext *ctx, Program &out);
+  MachineDecl machine(MapParser::MachineDeclContext *ctx);
+  Distribution distribution(MapParser::DistributionContext *ctx);
+  Alignment alignment(MapParser::AlignmentContext *ctx);
+  AlignSub alignSub(MapParser::AlignSubContext *ctx);
+  LinTerm term(MapParser::TermContext *ctx, bool negate);
+  LayoutDecl layout(MapParser::LayoutDeclContext *ctx);
+  KTileField field(MapParser::KtileFieldContext *ctx);
+  MapSection section(MapParser::MapSectionContext *ctx);
+
+  const TokenLocator &locator;
+  Diagnostics &diags;
+};
+
+IntLit Builder::intLit(const Token *tok) {
+  IntLit lit{0, loc(tok), false};
+  if (!present(tok))
+    return lit;
+  llvm::StringRef text(tok->getText());
+  unsigned long long v;
+  if (text.getAsInteger(10, v) || v > uint64_t(kMaxLiteral)) {
+    diags.error(lit.loc, "number '" + text + "' is too large",
+                "numbers in .map files must be at most 2^48");
+    return lit;
+  }
+  lit.value = int64_t(v);
+  lit.valid = true;
+  return lit;
+}
+
+Program Builder::program(MapParser::ProgramContext *ctx) {
+  Program out;
+  if (!ctx)
+    return out;
+  for (auto *s : ctx->statement())
+    statement(s, out);
+  return out;
+}
+
+void Builder::statement(MapParser::StatementContext *ctx, Program &out) {
+  if (auto *c = ctx->machineDecl()) {
+    out.statements.push_back(machine(c));
+  } else if (auto *c = ctx->processorsDecl()) {
+    out.statements.push_back(ShapeDecl{ShapeDecl::Processors, ident(c->IDENT()),
+                                       c->intArgs() ? ints(c->intArgs()->INT())
+                                                    : std::vector<IntLit>{},
+                                       {}, loc(c)});
+  } else if (auto *c = ctx->templateDecl()) {
+    out.statements.push_back(ShapeDecl{ShapeDecl::Template, ident(c->IDENT()),
+                                       c->intArgs() ? ints(c->intArgs()->INT())
+                                                    : std::vector<IntLit>{},
+                                       {}, loc(c)});
+  } else if (auto *c = ctx->arrayDecl()) {
+    out.statements.push_back(ShapeDecl{ShapeDecl::Array, ident(c->IDENT(0)),
+                                       c->intArgs() ? ints(c->intArgs()->INT())
+                                                    : std::vector<IntLit>{},
+                                       ident(c->elemType), loc(c)});
+  } else if (auto *c = ctx->distributeDecl()) {
+    out.statements.push_back(
+        DistributeDecl{distribution(c->distribution()), false});
+  } else if (auto *c = ctx->redistributeStmt()) {
+    out.statements.push_back(
+        DistributeDecl{distribution(c->distribution()), true});
+  } else if (auto *c = ctx->alignDecl()) {
+    out.statements.push_back(AlignDecl{alignment(c->alignment()), false});
+  } else if (auto *c = ctx->realignStmt()) {
+    out.statements.push_back(AlignDecl{alignment(c->alignment()), true});
+  } else if (auto *c = ctx->layoutDecl()) {
+    out.statements.push_back(layout(c));
+  } else if (auto *c = ctx->placeStmt()) {
+    out.statements.push_back(PairStmt{PairStmt::Place, ident(c->array),
+                                      ident(c->layout), loc(c)});
+  } else if (auto *c = ctx->remapStmt()) {
+    out.statements.push_back(PairStmt{PairStmt::Remap, ident(c->array),
+                                      ident(c->layout), loc(c)});
+  } else if (auto *c = ctx->copyStmt()) {
+    out.statements.push_back(
+        PairStmt{PairStmt::Copy, ident(c->src), ident(c->dst), loc(c)});
+  } else if (auto *c = ctx->reshapeStmt()) {
+    out.statements.push_back(ReshapeStmt{
+        ident(c->array),
+        c->intArgs() ? ints(c->intArgs()->INT()) : std::vector<IntLit>{},
+        loc(c)});
+  }
+}
+
+MachineDecl Builder::machine(MapParser::MachineDeclContext *ctx) {
+  MachineDecl decl{ident(ctx->kind), {}, loc(ctx)};
+  for (auto *a : ctx->machineArg()) {
+    MachineArg arg{ident(a->IDENT()), {}, false};
+    if (a->intList()) {
+      arg.isList = true;
+      arg.values = ints(a->intList()->INT());
+    } else if (a->INT()) {
+      arg.values.push_back(intLit(a->INT()));
+    }
+    decl.args.push_back(std::move(arg));
+  }
+  return decl;
+}
+
+Distribution Builder::distribution(MapParser::DistributionContext *ctx) {
+  Distribution dist;
+  if (!ctx)
+    return dist;
+  dist.target = ident(ctx->target);
+  dist.procs = ident(ctx->procs);
+  dist.loc = loc(ctx);
+  for (auto *f : ctx->distFormat()) {
+    DistFormat format;
+    format.loc = loc(f);
+    if (f->IDENT()) {
+      format.name = ident(f->IDENT());
+    } else {
+      format.name = {"*", format.loc};
+    }
+    if (f->INT()) {
+      format.hasArg = true;
+      format.arg = intLit(f->INT());
+    }
+    dist.formats.push_back(format);
+  }
+  return dist;
+}
+
+Alignment Builder::alignment(MapParser::AlignmentContext *ctx) {
+  Alignment align;
+  if (!ctx)
+    return align;
+  align.alignee = ident(ctx->alignee);
+  align.target = ident(ctx->target);
+  align.loc = loc(ctx);
+  for (auto *d : ctx->alignDummy())
+    align.dummies.push_back(d->IDENT() ? ident(d->IDENT())
+                                       : Ident{":", loc(d)});
+  for (auto *s : ctx->alignSub())
+    align.subs.push_back(alignSub(s));
+  return align;
+}
+
+AlignSub Builder::alignSub(MapParser::AlignSubContext *ctx) {
+  AlignSub sub;
+  sub.loc = loc(ctx);
+  if (auto *e = ctx->linExpr()) {
+    sub.kind = AlignSub::Expr;
+    bool negate = e->lead && e->lead->getText() == "-";
+    if (e->term())
+      sub.terms.push_back(term(e->term(), negate));
+    for (auto *a : e->addTerm())
+      if (a->term())
+        sub.terms.push_back(
+            term(a->term(), a->op && a->op->getText() == "-"));
+    return sub;
+  }
+  sub.kind = ctx->getText() == "*" ? AlignSub::Star : AlignSub::Colon;
+  return sub;
+}
+
+LinTerm Builder::term(MapParser::TermContext *ctx, bool negate) {
+  LinTerm t;
+  t.loc = loc(ctx);
+  IntLit n = ctx->INT() ? intLit(ctx->INT()) : IntLit{1, t.loc, true};
+  t.valid = n.valid;
+  t.coeff = negate ? -n.value : n.value;
+  if (ctx->IDENT())
+    t.var = ident(ctx->IDENT());
+  return t;
+}
+
+LayoutDecl Builder::layout(MapParser::LayoutDeclContext *ctx) {
+  LayoutDecl decl{ident(ctx->name), ident(ctx->array), {}, loc(ctx)};
+  LayoutExpr &e = decl.expr;
+  auto *expr = ctx->layoutExpr();
+  e.loc = expr ? loc(expr) : decl.loc;
+  if (auto *k = dynamic_cast<MapParser::KtileLayoutContext *>(expr)) {
+    e.kind = LayoutExpr::KTile;
+    for (auto *f : k->ktileField())
+      e.fields.push_back(field(f));
+  } else if (auto *b = dynamic_cast<MapParser::BitsLayoutContext *>(expr)) {
+    e.kind = LayoutExpr::Bits;
+    for (auto *s : b->mapSection())
+      e.sections.push_back(section(s));
+  } else if (auto *d = dynamic_cast<MapParser::DigitsLayoutContext *>(expr)) {
+    e.kind = LayoutExpr::Digits;
+    for (auto *s : d->mapSection())
+      e.sections.push_back(section(s));
+  } else if (auto *t = dynamic_cast<MapParser::TransformLayoutContext *>(expr)) {
+    e.kind = LayoutExpr::Transform;
+    e.callee = ident(t->IDENT());
+    for (auto *a : t->layoutArg())
+      e.args.push_back({a->getText(), loc(a)});
+  } else if (auto *n = dynamic_cast<MapParser::NamedLayoutContext *>(expr)) {
+    e.kind = LayoutExpr::Named;
+    e.callee = ident(n->IDENT());
+  }
+  return decl;
+}
+
+KTileField Builder::field(MapParser::KtileFieldContext *ctx) {
+  KTileField f{ident(ctx->IDENT()), {}, loc(ctx)};
+  for (auto *g : ctx->fieldGroup()) {
+    std::vector<FieldItem> group;
+    for (auto *item : g->fieldItem()) {
+      FieldItem fi;
+      fi.loc = loc(item);
+      std::string text = item->getText();
+      if (item->INT()) {
+        fi.kind = FieldItem::Int;
+        fi.intValue = intLit(item->INT());
+      } else if (text == "*") {
+        fi.kind = FieldItem::Star;
+      } else if (text == "+") {
+        fi.kind = FieldItem::Plus;
+      } else if (text == "-") {
+        fi.kind = FieldItem::Minus;
+      } else {
+        fi.kind = FieldItem::Word;
+        fi.word = text;
+      }
+      group.push_back(fi);
+    }
+    f.groups.push_back(std::move(group));
+  }
+  return f;
+}
+
+MapSection Builder::section(MapParser::MapSectionContext *ctx) {
+  MapSection s{ident(ctx->IDENT()), {}};
+  for (auto *item : ctx->mapItem()) {
+    MapItem mi;
+    mi.loc = loc(item);
+    mi.inverted = item->bang != nullptr;
+    mi.text = item->getText();
+    if (item->base) {
+      mi.hasBase = true;
+      mi.base = intLit(item->base);
+    }
+    if (item->IDENT()) {
+      mi.kind = MapItem::DataBit;
+      llvm::StringRef name = item->IDENT()->getText();
+      unsigned long long n;
+      if ((!name.consume_front("a") && !name.consume_front("A")) ||
+          name.getAsInteger(10, n) || n > 4096) {
+        diags.error(loc(item->IDENT()->getSymbol()),
+                    "'" + item->IDENT()->getText() +
+                        "' is not a data bit or digit",
+                    "write data index digits as a0, a1, ..., constants as "
+                    "numbers, and replicated digits as '*'");
+        mi.index = -1;
+      } else {
+        mi.index = int64_t(n);
+      }
+    } else if (item->getText().find('*') != std::string::npos) {
+      mi.kind = MapItem::Star;
+    } else {
+      mi.kind = MapItem::Const;
+      for (TerminalNode *n : item->INT())
+        if (n->getSymbol() != item->base) {
+          IntLit v = intLit(n);
+          mi.index = v.valid ? v.value : -1;
+        }
+    }
+    s.items.push_back(mi);
+  }
+  return s;
+}
+
+} // namespace
+
+ast::Program mapc::buildAST(MapParser::ProgramContext *tree,
+                            const TokenLocator &locator, Diagnostics &diags) {
+  return Builder(locator, diags).program(tree);
+}

@@ -1,0 +1,129 @@
+//===- Parser.cpp - drive the generated ANTLR parser ----------------------===//
+#include "frontend/Parser.h"
+
+#include "MapLexer.h"
+#include "MapParser.h"
+#include "frontend/ASTBuilder.h"
+#include "antlr4-runtime.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ConvertUTF.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mapc;
+
+namespace {
+
+/// Rewrites ANTLR's token names into words a user knows.
+std::string friendlyTokens(std::string text) {
+  static const std::pair<const char *, const char *> names[] = {
+      {"IDENT", "a name"}, {"INT", "a number"}, {"<EOF>", "end of file"}};
+  for (auto [from, to] : names) {
+    size_t pos;
+    while ((pos = text.find(from)) != std::string::npos)
+      text.replace(pos, strlen(from), to);
+  }
+  return text;
+}
+
+/// Turns ANTLR syntax errors into diagnostics with a location and a hint.
+class ErrorListener : public antlr4::BaseErrorListener {
+public:
+  ErrorListener(const TokenLocator &locator, Diagnostics &diags)
+      : locator(locator), diags(diags) {}
+
+  void syntaxError(antlr4::Recognizer *, antlr4::Token *offending,
+                   size_t line, size_t col, const std::string &msg,
+                   std::exception_ptr) override {
+    llvm::SMLoc loc = locator.loc(line, col);
+    llvm::StringRef m(msg);
+    if (m.consume_front("token recognition error at: ")) {
+      diags.error(loc, "unexpected character " + m.str(),
+                  "remove it; comments start with '//'");
+      return;
+    }
+    std::string text = friendlyTokens(msg);
+    std::string hint = "see docs/language.md for the statement forms";
+    llvm::StringRef t(text);
+    if (t.starts_with("missing ';'") || t.contains("expecting ';'"))
+      hint = "every statement ends with ';'";
+    if (t.consume_front("mismatched input ") ||
+        t.consume_front("extraneous input ")) {
+      auto [got, expected] = t.split(" expecting ");
+      text = "unexpected " + got.str() +
+             (expected.empty() ? "" : "; expected " + expected.str());
+    } else if (t.consume_front("missing ")) {
+      auto [what, at] = t.split(" at ");
+      text = "expected " + what.str() + " before " + at.str();
+    } else if (t.consume_front("no viable alternative at input ")) {
+      text = "cannot parse " + t.str();
+    }
+    diags.error(loc, "syntax error: " + text, hint);
+  }
+
+private:
+  const TokenLocator &locator;
+  Diagnostics &diags;
+};
+
+/// Rejects input that is not UTF-8 text before ANTLR sees it; returns false
+/// and reports the first bad byte.
+bool checkText(llvm::StringRef text, llvm::SMLoc start, Diagnostics &diags) {
+  const char *bad = nullptr;
+  for (const char &c : text)
+    if (c == '\0') {
+      bad = &c;
+      break;
+    }
+  const llvm::UTF8 *src = reinterpret_cast<const llvm::UTF8 *>(text.begin());
+  const llvm::UTF8 *end = reinterpret_cast<const llvm::UTF8 *>(text.end());
+  if (!bad && !llvm::isLegalUTF8String(&src, end))
+    bad = reinterpret_cast<const char *>(src);
+  if (!bad)
+    return true;
+  diags.error(llvm::SMLoc::getFromPointer(bad),
+              "the file is not UTF-8 text (found byte 0x" +
+                  llvm::utohexstr(static_cast<unsigned char>(*bad)) + ")",
+              "mapc reads .map source files; check the file name");
+  (void)start;
+  return false;
+}
+
+} // namespace
+
+ast::Program mapc::parseMap(unsigned bufferId, Diagnostics &diags) {
+  llvm::SourceMgr &srcMgr = diags.sourceMgr();
+  const llvm::MemoryBuffer *buffer = srcMgr.getMemoryBuffer(bufferId);
+  llvm::StringRef text = buffer->getBuffer();
+  llvm::SMLoc start = llvm::SMLoc::getFromPointer(text.begin());
+  if (text.size() > kMaxSourceBytes) {
+    diags.error(start,
+                llvm::formatv("the file is {0} bytes; mapc reads at most {1}",
+                              text.size(), kMaxSourceBytes),
+                "split the program into smaller files");
+    return {};
+  }
+  if (!checkText(text, start, diags))
+    return {};
+
+  TokenLocator locator(srcMgr, bufferId);
+  ErrorListener listener(locator, diags);
+  try {
+    antlr4::ANTLRInputStream input(text.str());
+    MapLexer lexer(&input);
+    lexer.removeErrorListeners();
+    lexer.addErrorListener(&listener);
+    antlr4::CommonTokenStream tokens(&lexer);
+    MapParser parser(&tokens);
+    parser.removeErrorListeners();
+    parser.addErrorListener(&listener);
+    MapParser::ProgramContext *tree = parser.program();
+    return buildAST(tree, locator, diags);
+  } catch (const std::exception &e) {
+    // The runtime should not throw on any input; if it does, say so plainly
+    // rather than crash.
+    diags.error(start, llvm::Twine("internal parser failure: ") + e.what(),
+                "please report this input as a bug");
+    return {};
+  }
+}

@@ -1,0 +1,1409 @@
+//===- Sema.cpp - names, checks and lowering of a .map program ------------===//
+//
+// Declarations are order-independent (HPF directives describe, they do not
+// execute): names are collected first, then each array's and template's
+// mapping is lowered on demand, with cycle detection for align chains.
+// Statements run in program order and track each array's current layout.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/Sema.h"
+
+#include "passes/Lowering.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <map>
+#include <set>
+
+using namespace mapc;
+using namespace mapc::ast;
+
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+std::string shapeText(llvm::ArrayRef<int64_t> shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + str(shape[i]);
+  return s + ")";
+}
+
+/// What a name in the shape namespace refers to.
+struct Entity {
+  enum Kind { Processors, Template, Array } kind;
+  std::string name;
+  std::vector<int64_t> shape;
+  ElemType type = ElemType::F32;
+  llvm::SMLoc loc;
+  // The static mapping directive, if any.
+  const DistributeDecl *distribute = nullptr;
+  const AlignDecl *align = nullptr;
+  const PairStmt *place = nullptr;
+  llvm::SMLoc mappingLoc;
+};
+
+/// One named layout as declared.
+struct LayoutEntry {
+  const LayoutDecl *decl;
+  enum State { Unresolved, Resolving, Done, Failed } state = Unresolved;
+  Layout layout;
+};
+
+class Sema {
+public:
+  explicit Sema(Diagnostics &diags) : diags(diags) {}
+  mapc::Program run(const ast::Program &ast);
+
+private:
+  // ---- collection -------------------------------------------------------
+  void collect(const ast::Program &ast);
+  void declareMachine(const MachineDecl &m);
+  void declareShape(const ShapeDecl &d);
+  void declareMapping(const Ident &target, llvm::SMLoc loc,
+                      const DistributeDecl *dist, const AlignDecl *align,
+                      const PairStmt *place);
+  bool validShape(const std::vector<IntLit> &shape, llvm::SMLoc loc,
+                  const std::string &what, std::vector<int64_t> &out);
+
+  // ---- mappings ---------------------------------------------------------
+  /// The static k-Tile format of an array or template (lowered once).
+  const KTile *mappingOf(const std::string &name, llvm::SMLoc useLoc);
+  std::optional<KTile> lowerDistribution(const Distribution &d,
+                                         const Entity &target);
+  std::optional<KTile> lowerAlignment(const Alignment &a,
+                                      const Entity &alignee,
+                                      const KTile &target);
+  KTile defaultMapping(const Entity &e);
+
+  // ---- layouts ----------------------------------------------------------
+  const Layout *layoutNamed(const std::string &name, llvm::SMLoc useLoc);
+  bool resolveLayout(LayoutEntry &entry);
+  std::optional<KTile> ktileLayout(const LayoutExpr &e, const Entity &array);
+  std::optional<Layout> mapLayout(const LayoutExpr &e, const Entity &array,
+                                  bool bits);
+  std::optional<KTile> namedLayout(const LayoutExpr &e, const Entity &array);
+  std::optional<KTile> transformLayout(const LayoutExpr &e,
+                                       const Entity &array);
+  /// A layout or an array's mapping used as the source of a transform.
+  std::optional<KTile> sourceTile(const Ident &name,
+                                  std::vector<int64_t> &shape);
+
+  // ---- checks -----------------------------------------------------------
+  bool checkTile(const KTile &tile, llvm::SMLoc loc,
+                 const std::map<KField, llvm::SMLoc> *fieldLocs = nullptr);
+  bool checkFits(const Layout &layout, llvm::SMLoc loc);
+  bool reportLowering(const LowerResult &r, llvm::SMLoc loc,
+                      const std::vector<llvm::SMLoc> &argLocs,
+                      KTile &out);
+
+  // ---- statements -------------------------------------------------------
+  void statements(const ast::Program &ast, mapc::Program &out);
+
+  Entity *findEntity(const std::string &name) {
+    auto it = entities.find(name);
+    return it == entities.end() ? nullptr : &it->second;
+  }
+  Entity *expect(const Ident &name, Entity::Kind kind, const char *what);
+
+  Diagnostics &diags;
+  Machine machine;
+  llvm::SMLoc machineLoc;
+  std::map<std::string, Entity> entities;
+  std::vector<std::string> declOrder;
+  std::map<std::string, LayoutEntry> layouts;
+  std::map<std::string, KTile> mappings;
+  std::set<std::string> mappingInProgress, mappingFailed;
+};
+
+// ---------------------------------------------------------------------------
+// Collection
+// ---------------------------------------------------------------------------
+
+bool Sema::validShape(const std::vector<IntLit> &shape, llvm::SMLoc loc,
+                      const std::string &what, std::vector<int64_t> &out) {
+  bool ok = true;
+  int64_t total = 1;
+  for (const IntLit &n : shape) {
+    if (!n.valid) {
+      ok = false;
+      continue;
+    }
+    if (n.value < 1) {
+      diags.error(n.loc, what + " has a dimension of length 0",
+                  "every length must be at least 1");
+      ok = false;
+    }
+    out.push_back(n.value);
+    total = satMul(total, std::max<int64_t>(n.value, 1));
+  }
+  if (ok && total > (int64_t(1) << 40)) {
+    diags.error(loc, what + " has " + str(total) + " elements",
+                "mapc handles at most 2^40 elements per array");
+    ok = false;
+  }
+  if (shape.empty())
+    ok = false;
+  return ok;
+}
+
+void Sema::declareMachine(const MachineDecl &m) {
+  if (machineLoc.isValid()) {
+    diags.error(m.loc, "a second machine declaration",
+                "a program has one machine; remove this one");
+    return;
+  }
+  machineLoc = m.loc;
+  std::string kind = llvm::StringRef(m.kind.name).lower();
+  Machine mach;
+  if (kind == "maspar")
+    mach.kind = Machine::MasPar;
+  else if (kind == "hypercube")
+    mach.kind = Machine::Hypercube;
+  else if (kind == "mesh")
+    mach.kind = Machine::Mesh;
+  else {
+    diags.error(m.kind.loc, "unknown machine '" + m.kind.name + "'",
+                "use maspar, hypercube or mesh");
+    return;
+  }
+  std::set<std::string> seen;
+  for (const MachineArg &a : m.args) {
+    std::string key = llvm::StringRef(a.key.name).lower();
+    if (!seen.insert(key).second) {
+      diags.error(a.key.loc, "'" + a.key.name + "' is given twice",
+                  "give each machine parameter once");
+      continue;
+    }
+    for (const IntLit &v : a.values)
+      if (!v.valid)
+        return;
+    auto single = [&](int64_t &out, int64_t lo, int64_t hi) {
+      if (a.isList || a.values.size() != 1) {
+        diags.error(a.key.loc, "'" + a.key.name + "' takes one number",
+                    "write " + key + " = N");
+        return;
+      }
+      if (a.values[0].value < lo || a.values[0].value > hi) {
+        diags.error(a.values[0].loc,
+                    "'" + a.key.name + "' must be between " + str(lo) +
+                        " and " + str(hi),
+                    "choose a value in range");
+        return;
+      }
+      out = a.values[0].value;
+    };
+    if (key == "memory") {
+      single(mach.memory, 1, int64_t(1) << 32);
+    } else if (key == "cluster" && mach.kind == Machine::MasPar) {
+      single(mach.cluster, 1, int64_t(1) << 20);
+    } else if (key == "dims" && mach.kind == Machine::Hypercube) {
+      int64_t dims = 0;
+      single(dims, 0, 24);
+      mach.pes = {int64_t(1) << dims};
+    } else if (key == "pes" && mach.kind != Machine::Hypercube) {
+      mach.pes.clear();
+      int64_t total = 1;
+      for (const IntLit &v : a.values) {
+        if (v.value < 1) {
+          diags.error(v.loc, "a PE grid dimension of length 0",
+                      "every PE grid length must be at least 1");
+          return;
+        }
+        mach.pes.push_back(v.value);
+        total = satMul(total, v.value);
+      }
+      if (total > (int64_t(1) << 24)) {
+        diags.error(a.key.loc, "the PE grid has " + str(total) + " PEs",
+                    "mapc simulates at most 2^24 PEs");
+        mach.pes = {1};
+      }
+    } else {
+      const char *valid = mach.kind == Machine::MasPar  ? "pes, memory, cluster"
+                          : mach.kind == Machine::Mesh ? "pes, memory"
+                                                       : "dims, memory";
+      diags.error(a.key.loc,
+                  "unknown parameter '" + a.key.name + "' for machine " +
+                      kind,
+                  std::string("this machine takes ") + valid);
+    }
+  }
+  machine = mach;
+}
+
+void Sema::declareShape(const ShapeDecl &d) {
+  static const char *what[] = {"processors", "template", "array"};
+  if (d.name.name.empty())
+    return;
+  if (Entity *old = findEntity(d.name.name)) {
+    diags.error(d.name.loc, "'" + d.name.name + "' is already declared",
+                "choose another name");
+    diags.error(old->loc, "previous declaration of '" + d.name.name + "'");
+    return;
+  }
+  Entity e;
+  e.kind = Entity::Kind(d.kind);
+  e.name = d.name.name;
+  e.loc = d.name.loc;
+  if (!validShape(d.shape, d.loc, std::string(what[d.kind]) + " " + e.name,
+                  e.shape))
+    return;
+  if (d.kind == ShapeDecl::Array && !d.elemType.name.empty()) {
+    auto t = parseElemType(d.elemType.name);
+    if (!t) {
+      diags.error(d.elemType.loc,
+                  "unknown element type '" + d.elemType.name + "'",
+                  "use one of u8 i8 u16 i16 u32 i32 f32 u64 i64 f64 c64 c128");
+      return;
+    }
+    e.type = *t;
+  }
+  entities.emplace(e.name, e);
+  declOrder.push_back(e.name);
+}
+
+Entity *Sema::expect(const Ident &name, Entity::Kind kind, const char *what) {
+  if (name.name.empty())
+    return nullptr; // a syntax error was already reported
+  Entity *e = findEntity(name.name);
+  static const char *kinds[] = {"processors", "template", "array"};
+  if (!e) {
+    diags.error(name.loc, std::string("unknown ") + what + " '" + name.name +
+                              "'",
+                std::string("declare it, e.g. '") + what + " " + name.name +
+                    "(...);'");
+    return nullptr;
+  }
+  if (e->kind != kind && !(kind == Entity::Array &&
+                           e->kind == Entity::Template &&
+                           std::string(what) == "array or template")) {
+    diags.error(name.loc, "'" + name.name + "' is a " + kinds[e->kind] +
+                              ", not a " + what,
+                std::string("name a declared ") + what + " here");
+    return nullptr;
+  }
+  return e;
+}
+
+void Sema::declareMapping(const Ident &target, llvm::SMLoc loc,
+                          const DistributeDecl *dist, const AlignDecl *align,
+                          const PairStmt *place) {
+  Entity *e = findEntity(target.name);
+  if (!e) {
+    if (!target.name.empty())
+      diags.error(target.loc, "unknown array '" + target.name + "'",
+                  "declare it with 'array " + target.name + "(...);'");
+    return;
+  }
+  if (e->kind == Entity::Processors) {
+    diags.error(target.loc, "'" + target.name + "' is a processors "
+                            "arrangement and cannot be mapped",
+                "distribute or align an array or template");
+    return;
+  }
+  if (place && e->kind != Entity::Array) {
+    diags.error(target.loc, "'" + target.name + "' is not an array",
+                "place takes an array");
+    return;
+  }
+  if (e->distribute || e->align || e->place) {
+    diags.error(loc, "'" + target.name + "' is already mapped",
+                "give each array one distribute, align or place; use "
+                "redistribute or realign to change it later");
+    return;
+  }
+  e->distribute = dist;
+  e->align = align;
+  e->place = place;
+  e->mappingLoc = loc;
+}
+
+void Sema::collect(const ast::Program &ast) {
+  for (const ast::Statement &s : ast.statements) {
+    if (auto *m = std::get_if<MachineDecl>(&s))
+      declareMachine(*m);
+    else if (auto *d = std::get_if<ShapeDecl>(&s))
+      declareShape(*d);
+  }
+  for (const ast::Statement &s : ast.statements) {
+    if (auto *d = std::get_if<DistributeDecl>(&s); d && !d->dynamic)
+      declareMapping(d->dist.target, d->dist.loc, d, nullptr, nullptr);
+    else if (auto *a = std::get_if<AlignDecl>(&s); a && !a->dynamic)
+      declareMapping(a->align.alignee, a->align.loc, nullptr, a, nullptr);
+    else if (auto *p = std::get_if<PairStmt>(&s);
+             p && p->kind == PairStmt::Place)
+      declareMapping(p->first, p->loc, nullptr, nullptr, p);
+    else if (auto *l = std::get_if<LayoutDecl>(&s)) {
+      if (l->name.name.empty())
+        continue;
+      if (layouts.count(l->name.name)) {
+        diags.error(l->name.loc,
+                    "layout '" + l->name.name + "' is already declared",
+                    "choose another name");
+        continue;
+      }
+      layouts[l->name.name].decl = l;
+    }
+  }
+  // Processors must fit the machine (003 7.1.2 allows rejecting more).
+  for (auto &[name, e] : entities) {
+    if (e.kind != Entity::Processors)
+      continue;
+    int64_t n = 1;
+    for (int64_t p : e.shape)
+      n = satMul(n, p);
+    if (n > machine.peCount())
+      diags.error(e.loc,
+                  "processors " + name + " has " + str(n) +
+                      " PEs but the machine has " + str(machine.peCount()),
+                  "mapc maps processors onto physical PEs (003 7.1.2): "
+                  "declare at most as many as the machine has");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Checks
+// ---------------------------------------------------------------------------
+
+bool Sema::checkTile(const KTile &tile, llvm::SMLoc loc,
+                     const std::map<KField, llvm::SMLoc> *fieldLocs) {
+  auto problems = tile.verify();
+  for (const KTileProblem &p : problems) {
+    llvm::SMLoc at = loc;
+    if (fieldLocs) {
+      auto it = fieldLocs->find(p.field);
+      if (it != fieldLocs->end())
+        at = it->second;
+    }
+    diags.error(at, p.message, p.hint);
+  }
+  return problems.empty();
+}
+
+bool Sema::checkFits(const Layout &layout, llvm::SMLoc loc) {
+  std::vector<int64_t> shape = layout.deviceShape();
+  bool ok = true;
+  if (shape[0] > machine.memory) {
+    diags.error(loc,
+                "layout '" + layout.name + "' needs " + str(shape[0]) +
+                    " elements of memory per PE but the machine has " +
+                    str(machine.memory),
+                "spread the data over more PEs, or declare a machine with "
+                "more memory");
+    ok = false;
+  }
+  std::vector<int64_t> pes(shape.begin() + 1, shape.end());
+  int64_t total = 1;
+  for (int64_t p : pes)
+    total = satMul(total, p);
+  bool sameRank = pes.size() == machine.pes.size();
+  for (size_t i = 0; sameRank && i < pes.size(); ++i)
+    if (pes[i] > machine.pes[i]) {
+      diags.error(loc,
+                  "layout '" + layout.name + "' needs " + str(pes[i]) +
+                      " PEs along device dim " + str(i + 1) +
+                      " but the machine has " + str(machine.pes[i]),
+                  "use a device space no larger than the PE grid");
+      return false;
+    }
+  if (total > machine.peCount()) {
+    diags.error(loc,
+                "layout '" + layout.name + "' needs " + str(total) +
+                    " PEs but the machine has " + str(machine.peCount()),
+                "use a device space no larger than the PE grid");
+    ok = false;
+  }
+  return ok;
+}
+
+bool Sema::reportLowering(const LowerResult &r, llvm::SMLoc loc,
+                          const std::vector<llvm::SMLoc> &argLocs,
+                          KTile &out) {
+  if (auto *err = std::get_if<LoweringError>(&r)) {
+    llvm::SMLoc at = loc;
+    if (err->argument >= 0 && size_t(err->argument) < argLocs.size())
+      at = argLocs[err->argument];
+    diags.error(at, err->message, err->hint);
+    return false;
+  }
+  out = std::get<KTile>(r);
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Static mappings
+// ---------------------------------------------------------------------------
+
+KTile Sema::defaultMapping(const Entity &e) {
+  // Unmapped arrays are dealt out in blocks over all PEs (1d hierarchical),
+  // which fits whenever the array fits the machine at all.
+  auto r = lowerStandardMapping(StandardMapping::Hierarchical1d, e.shape,
+                                machine.peCount(), machine.pes);
+  return std::get<KTile>(r);
+}
+
+std::optional<KTile> Sema::lowerDistribution(const Distribution &d,
+                                             const Entity &target) {
+  Entity *procs = expect(d.procs, Entity::Processors, "processors");
+  if (!procs)
+    return std::nullopt;
+  std::vector<DistFormatSpec> formats;
+  std::vector<llvm::SMLoc> locs;
+  bool ok = true;
+  for (const DistFormat &f : d.formats) {
+    DistFormatSpec spec;
+    locs.push_back(f.loc);
+    std::string name = llvm::StringRef(f.name.name).lower();
+    if (name == "*")
+      spec.kind = DistFormatSpec::Star;
+    else if (name == "block")
+      spec.kind = DistFormatSpec::Block;
+    else if (name == "cyclic")
+      spec.kind = DistFormatSpec::Cyclic;
+    else {
+      diags.error(f.loc, "unknown distribution format '" + f.name.name + "'",
+                  "use block, block(n), cyclic, cyclic(n) or *");
+      ok = false;
+      continue;
+    }
+    if (f.hasArg) {
+      if (spec.kind == DistFormatSpec::Star || !f.arg.valid) {
+        ok = false;
+        continue;
+      }
+      if (f.arg.value < 1) {
+        diags.error(f.arg.loc, "a block or cycle length of 0",
+                    "use a length of at least 1");
+        ok = false;
+        continue;
+      }
+      spec.arg = f.arg.value;
+    }
+    formats.push_back(spec);
+  }
+  if (!ok)
+    return std::nullopt;
+  if (formats.size() != target.shape.size()) {
+    diags.error(d.loc,
+                "distribute gives " + str(formats.size()) + " formats for " +
+                    target.name + ", which has rank " +
+                    str(target.shape.size()),
+                "give one of block, cyclic or * per dimension");
+    return std::nullopt;
+  }
+  KTile tile;
+  if (!reportLowering(lowerDistribute(target.shape, formats, procs->shape),
+                      d.loc, locs, tile))
+    return std::nullopt;
+  return tile;
+}
+
+std::optional<KTile> Sema::lowerAlignment(const Alignment &a,
+                                          const Entity &alignee,
+                                          const KTile &target) {
+  if (a.dummies.size() != alignee.shape.size()) {
+    diags.error(a.alignee.loc,
+                "'" + alignee.name + "' has rank " +
+                    str(alignee.shape.size()) + " but " +
+                    str(a.dummies.size()) + " align dummies are given",
+                "give one dummy per dimension of the alignee");
+    return std::nullopt;
+  }
+  // Dummy names -> alignee dims; ':' dummies match ':' subscripts in order.
+  std::map<std::string, unsigned> dummyDim;
+  std::vector<unsigned> colonDims;
+  for (unsigned q = 0; q < a.dummies.size(); ++q) {
+    const Ident &d = a.dummies[q];
+    if (d.name == ":") {
+      colonDims.push_back(q);
+    } else if (!dummyDim.emplace(d.name, q).second) {
+      diags.error(d.loc, "dummy '" + d.name + "' is used twice",
+                  "give each alignee dimension its own dummy");
+      return std::nullopt;
+    }
+  }
+  std::vector<AlignSubSpec> subs;
+  std::vector<llvm::SMLoc> locs;
+  std::set<unsigned> usedDims;
+  unsigned nextColon = 0;
+  bool ok = true;
+  for (const AlignSub &s : a.subs) {
+    AlignSubSpec spec;
+    locs.push_back(s.loc);
+    if (s.kind == AlignSub::Star) {
+      spec.kind = AlignSubSpec::Replicate;
+    } else if (s.kind == AlignSub::Colon) {
+      if (nextColon >= colonDims.size()) {
+        diags.error(s.loc, "more ':' subscripts than ':' dummies",
+                    "each ':' on the right matches a ':' on the left");
+        ok = false;
+        continue;
+      }
+      spec.dummy = colonDims[nextColon++];
+    } else {
+      bool hasDummy = false;
+      int64_t offset = 0;
+      for (const LinTerm &t : s.terms) {
+        if (!t.valid) {
+          ok = false;
+          continue;
+        }
+        if (t.var.name.empty()) {
+          offset += t.coeff;
+          continue;
+        }
+        auto it = dummyDim.find(t.var.name);
+        if (it == dummyDim.end()) {
+          diags.error(t.var.loc, "'" + t.var.name + "' is not an align dummy",
+                      "subscripts may use only the dummies of the alignee");
+          ok = false;
+          continue;
+        }
+        if (hasDummy) {
+          diags.error(t.loc, "a subscript uses more than one dummy",
+                      "HPF align subscripts are linear in one dummy");
+          ok = false;
+          continue;
+        }
+        hasDummy = true;
+        if (t.coeff == 0) {
+          diags.error(t.loc, "a stride of 0", "use a non-zero stride");
+          ok = false;
+          continue;
+        }
+        spec.dummy = it->second;
+        spec.stride = t.coeff;
+      }
+      spec.offset = offset;
+      spec.kind = hasDummy ? AlignSubSpec::Dummy : AlignSubSpec::Constant;
+    }
+    if (spec.kind == AlignSubSpec::Dummy &&
+        !usedDims.insert(spec.dummy).second) {
+      diags.error(s.loc, "an alignee dimension appears in two subscripts",
+                  "use each dummy in at most one subscript");
+      ok = false;
+    }
+    subs.push_back(spec);
+  }
+  if (!ok)
+    return std::nullopt;
+  if (subs.size() != target.numDataDims()) {
+    diags.error(a.target.loc,
+                "'" + a.target.name + "' has rank " +
+                    str(target.numDataDims()) + " but " + str(subs.size()) +
+                    " subscripts are given",
+                "give one subscript per dimension of the align target");
+    return std::nullopt;
+  }
+  KTile tile;
+  if (!reportLowering(lowerAlign(alignee.shape, target, subs), a.loc, locs,
+                      tile))
+    return std::nullopt;
+  return tile;
+}
+
+const KTile *Sema::mappingOf(const std::string &name, llvm::SMLoc useLoc) {
+  auto done = mappings.find(name);
+  if (done != mappings.end())
+    return &done->second;
+  if (mappingFailed.count(name))
+    return nullptr;
+  Entity *e = findEntity(name);
+  if (!e)
+    return nullptr;
+  if (!mappingInProgress.insert(name).second) {
+    diags.error(useLoc, "'" + name + "' is aligned, through a chain of "
+                        "alignments, with itself",
+                "break the cycle: one array in the chain must be "
+                "distributed or placed");
+    mappingFailed.insert(name);
+    return nullptr;
+  }
+  std::optional<KTile> tile;
+  if (e->distribute) {
+    tile = lowerDistribution(e->distribute->dist, *e);
+  } else if (e->align) {
+    const Alignment &a = e->align->align;
+    Entity *target = expect(a.target, Entity::Array, "array or template");
+    const KTile *t = target ? mappingOf(target->name, a.target.loc) : nullptr;
+    if (t)
+      tile = lowerAlignment(a, *e, *t);
+  } else if (e->place) {
+    if (const Layout *l = layoutNamed(e->place->second.name,
+                                      e->place->second.loc)) {
+      if (l->array != name &&
+          findEntity(l->array)->shape != e->shape) {
+        diags.error(e->place->second.loc,
+                    "layout '" + l->name + "' maps " + l->array +
+                        ", whose shape differs from " + name + "'s",
+                    "place an array in a layout declared 'of' it");
+      } else if (!l->tile) {
+        diags.error(e->place->second.loc,
+                    "layout '" + l->name + "' is a digit map with no k-Tile "
+                    "form and cannot be placed yet",
+                    "use a k-Tile or bits layout");
+      } else {
+        tile = *l->tile;
+      }
+    }
+  } else {
+    tile = defaultMapping(*e);
+  }
+  mappingInProgress.erase(name);
+  if (tile && !checkTile(*tile, e->mappingLoc.isValid() ? e->mappingLoc
+                                                        : e->loc))
+    tile.reset();
+  if (!tile) {
+    mappingFailed.insert(name);
+    return nullptr;
+  }
+  return &mappings.emplace(name, *tile).first->second;
+}
+
+// ---------------------------------------------------------------------------
+// Layouts
+// ---------------------------------------------------------------------------
+
+const Layout *Sema::layoutNamed(const std::string &name, llvm::SMLoc useLoc) {
+  auto it = layouts.find(name);
+  if (it == layouts.end()) {
+    diags.error(useLoc, "unknown layout '" + name + "'",
+                "declare it with 'layout " + name + " of ARRAY = ...;'");
+    return nullptr;
+  }
+  LayoutEntry &entry = it->second;
+  if (entry.state == LayoutEntry::Resolving) {
+    diags.error(useLoc, "layout '" + name + "' is defined in terms of itself",
+                "break the cycle of layout definitions");
+    return nullptr;
+  }
+  if (entry.state == LayoutEntry::Unresolved)
+    resolveLayout(entry);
+  return entry.state == LayoutEntry::Done ? &entry.layout : nullptr;
+}
+
+bool Sema::resolveLayout(LayoutEntry &entry) {
+  const LayoutDecl &d = *entry.decl;
+  entry.state = LayoutEntry::Resolving;
+  Entity *array = expect(d.array, Entity::Array, "array");
+  std::optional<Layout> layout;
+  if (array) {
+    Layout l;
+    l.name = d.name.name;
+    l.array = array->name;
+    l.loc = d.name.loc;
+    switch (d.expr.kind) {
+    case LayoutExpr::KTile:
+      l.tile = ktileLayout(d.expr, *array);
+      break;
+    case LayoutExpr::Bits:
+    case LayoutExpr::Digits:
+      if (auto m = mapLayout(d.expr, *array,
+                             d.expr.kind == LayoutExpr::Bits)) {
+        l.tile = m->tile;
+        l.digits = m->digits;
+      }
+      break;
+    case LayoutExpr::Named:
+      l.tile = namedLayout(d.expr, *array);
+      break;
+    case LayoutExpr::Transform:
+      l.tile = transformLayout(d.expr, *array);
+      break;
+    }
+    if ((l.tile || l.digits) && checkFits(l, d.name.loc))
+      layout = std::move(l);
+  }
+  entry.state = layout ? LayoutEntry::Done : LayoutEntry::Failed;
+  if (layout)
+    entry.layout = std::move(*layout);
+  return layout.has_value();
+}
+
+std::optional<KTile> Sema::ktileLayout(const LayoutExpr &e,
+                                       const Entity &array) {
+  static const std::pair<const char *, KField> names[] = {
+      {"a", KField::A},     {"ta", KField::TA},   {"oa", KField::OA},
+      {"ota", KField::OTA}, {"k", KField::K},     {"tk", KField::TK},
+      {"ok", KField::OK},   {"otk", KField::OTK}, {"s", KField::S},
+      {"e", KField::E},     {"m", KField::M},     {"d", KField::D},
+      {"td", KField::TD},   {"od", KField::OD},   {"otd", KField::OTD}};
+  std::map<KField, const KTileField *> fields;
+  std::map<KField, llvm::SMLoc> locs;
+  bool ok = true;
+  for (const KTileField &f : e.fields) {
+    std::optional<KField> which;
+    for (auto [n, k] : names)
+      if (llvm::StringRef(f.name.name).equals_insensitive(n))
+        which = k;
+    if (!which) {
+      if (!f.name.name.empty())
+        diags.error(f.name.loc, "unknown k-Tile field '" + f.name.name + "'",
+                    "fields are a k s m d e and the templates/offsets ta oa "
+                    "ota tk ok otk td od otd (003 3.2.6)");
+      ok = false;
+      continue;
+    }
+    if (fields.count(*which)) {
+      diags.error(f.name.loc, "field '" + f.name.name + "' is given twice",
+                  "give each field once");
+      ok = false;
+      continue;
+    }
+    fields[*which] = &f;
+    locs[*which] = f.name.loc;
+  }
+  for (KField required : {KField::K, KField::M, KField::D})
+    if (!fields.count(required)) {
+      diags.error(e.loc, std::string("k-Tile format has no '") +
+                             fieldName(required) + "' field",
+                  "a k-Tile format needs at least k, m and d (003 3.1.11)");
+      ok = false;
+    }
+  if (!ok)
+    return std::nullopt;
+
+  // Reads a field as numbers; `groups` receives the group sizes.
+  auto numbers = [&](KField f, std::vector<int64_t> &out,
+                     std::vector<unsigned> *groups,
+                     bool allowStar) -> bool {
+    const KTileField *field = fields.at(f);
+    bool good = true;
+    for (const auto &g : field->groups) {
+      if (groups)
+        groups->push_back(g.size());
+      for (const FieldItem &item : g) {
+        if (item.kind == FieldItem::Int && item.intValue.valid) {
+          out.push_back(item.intValue.value);
+        } else if (item.kind == FieldItem::Star && allowStar) {
+          out.push_back(kReplicated);
+        } else {
+          if (item.kind != FieldItem::Int)
+            diags.error(item.loc,
+                        std::string("field '") + fieldName(f) +
+                            "' holds numbers" +
+                            (f == KField::OK ? " or '*'" : ""),
+                        "write a number here");
+          good = false;
+        }
+      }
+    }
+    return good;
+  };
+  auto flatCount = [&](KField f, size_t want, const char *per) -> bool {
+    size_t n = 0;
+    for (const auto &g : fields.at(f)->groups)
+      n += g.size();
+    if (n == want)
+      return true;
+    diags.error(locs[f], std::string("field '") + fieldName(f) + "' has " +
+                             str(n) + " entries but there are " + str(want) +
+                             " " + per,
+                std::string("give one entry per ") + per);
+    return false;
+  };
+
+  KTile t;
+  std::vector<int64_t> ks;
+  if (!numbers(KField::K, ks, &t.groups, false))
+    return std::nullopt;
+  for (int64_t k : ks)
+    t.kdims.push_back(KDim::plain(k));
+  size_t nk = ks.size();
+
+  // Data space.
+  std::vector<int64_t> a = array.shape;
+  if (fields.count(KField::A)) {
+    std::vector<int64_t> given;
+    if (!numbers(KField::A, given, nullptr, false))
+      return std::nullopt;
+    if (given != array.shape) {
+      diags.error(locs[KField::A],
+                  "a = " + shapeText(given) + " does not match " +
+                      array.name + shapeText(array.shape),
+                  "leave `a` out, or give the array's shape");
+      return std::nullopt;
+    }
+  }
+  for (int64_t n : a)
+    t.data.push_back(SpaceDim::plain(n));
+  // Per-data-dim and per-device-dim optional vectors.
+  auto perDim = [&](KField f, size_t want, const char *per,
+                    auto apply) -> bool {
+    if (!fields.count(f))
+      return true;
+    std::vector<int64_t> v;
+    if (!numbers(f, v, nullptr, false) || !flatCount(f, want, per))
+      return false;
+    for (size_t i = 0; i < want; ++i)
+      apply(i, v[i]);
+    return true;
+  };
+  ok &= perDim(KField::TA, a.size(), "data dims",
+               [&](size_t i, int64_t v) { t.data[i].tlen = v; });
+  ok &= perDim(KField::OA, a.size(), "data dims",
+               [&](size_t i, int64_t v) { t.data[i].off = v; });
+  ok &= perDim(KField::OTA, a.size(), "data dims",
+               [&](size_t i, int64_t v) { t.data[i].toff = v; });
+  ok &= perDim(KField::TK, nk, "k-Tile dims",
+               [&](size_t i, int64_t v) { t.kdims[i].tk = v; });
+  ok &= perDim(KField::OTK, nk, "k-Tile dims",
+               [&](size_t i, int64_t v) { t.kdims[i].otk = v; });
+  if (fields.count(KField::OK)) {
+    std::vector<int64_t> v;
+    if (numbers(KField::OK, v, nullptr, true) &&
+        flatCount(KField::OK, nk, "k-Tile dims"))
+      for (size_t i = 0; i < nk; ++i)
+        t.kdims[i].ok = v[i];
+    else
+      ok = false;
+  }
+  // Sense and encoding are symbols.
+  auto symbols = [&](KField f, auto apply) -> bool {
+    if (!fields.count(f))
+      return true;
+    if (!flatCount(f, nk, "k-Tile dims"))
+      return false;
+    size_t i = 0;
+    bool good = true;
+    for (const auto &g : fields.at(f)->groups)
+      for (const FieldItem &item : g)
+        good &= apply(i++, item);
+    return good;
+  };
+  ok &= symbols(KField::S, [&](size_t i, const FieldItem &item) {
+    if (item.kind == FieldItem::Plus || item.kind == FieldItem::Minus) {
+      t.kdims[i].sense =
+          item.kind == FieldItem::Minus ? Sense::Minus : Sense::Plus;
+      return true;
+    }
+    diags.error(item.loc, "bad sense indicator", "write '+' or '-'");
+    return false;
+  });
+  ok &= symbols(KField::E, [&](size_t i, const FieldItem &item) {
+    std::string w = llvm::StringRef(item.word).lower();
+    if (item.kind == FieldItem::Word && (w == "b" || w == "g")) {
+      t.kdims[i].enc = w == "g" ? Encoding::Gray : Encoding::Binary;
+      return true;
+    }
+    diags.error(item.loc, "bad encoding",
+                "write 'b' (binary) or 'g' (binary-reflected Gray)");
+    return false;
+  });
+
+  // Mapping vector, grouped by device dim.
+  {
+    std::vector<int64_t> flat;
+    std::vector<unsigned> sizes;
+    if (!numbers(KField::M, flat, &sizes, false))
+      return std::nullopt;
+    size_t pos = 0;
+    for (unsigned s : sizes) {
+      std::vector<unsigned> g;
+      for (unsigned i = 0; i < s; ++i, ++pos)
+        g.push_back(flat[pos] > int64_t(1) << 20 ? (1u << 20)
+                                                  : unsigned(flat[pos]));
+      t.m.push_back(g);
+    }
+  }
+  // Device space: d, with optional templates and offsets.
+  std::vector<int64_t> d;
+  if (!numbers(KField::D, d, nullptr, false))
+    return std::nullopt;
+  for (int64_t n : d)
+    t.device.push_back(SpaceDim::plain(n));
+  if (t.device.size() != t.m.size() && !t.device.empty()) {
+    diags.error(locs[KField::D],
+                "d has " + str(t.device.size()) + " dims but m has " +
+                    str(t.m.size()) + " groups",
+                "separate the k-Tile dims of each device dim in m with ';'");
+    return std::nullopt;
+  }
+  ok &= perDim(KField::TD, d.size(), "device dims",
+               [&](size_t i, int64_t v) { t.device[i].tlen = v; });
+  ok &= perDim(KField::OD, d.size(), "device dims",
+               [&](size_t i, int64_t v) { t.device[i].off = v; });
+  ok &= perDim(KField::OTD, d.size(), "device dims",
+               [&](size_t i, int64_t v) { t.device[i].toff = v; });
+  if (!ok || !checkTile(t, e.loc, &locs))
+    return std::nullopt;
+  return t;
+}
+
+std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
+                                      bool bits) {
+  DigitMap map;
+  map.isBits = bits;
+  map.shape = array.shape;
+  bool ok = true, seenP = false, seenM = false;
+  std::map<int64_t, int64_t> dataBase; // digit number -> base
+  std::map<int64_t, llvm::SMLoc> dataLoc;
+  for (const MapSection &s : e.sections) {
+    std::string label = llvm::StringRef(s.label.name).lower();
+    bool isPE = label == "p";
+    if (!isPE && label != "m") {
+      diags.error(s.label.loc, "unknown section '" + s.label.name + "'",
+                  "sections are 'p:' (PE digits) and 'm:' (memory digits)");
+      ok = false;
+      continue;
+    }
+    bool &seen = isPE ? seenP : seenM;
+    if (seen) {
+      diags.error(s.label.loc, "section '" + label + ":' is given twice",
+                  "list all " + std::string(isPE ? "PE" : "memory") +
+                      " digits in one section");
+      ok = false;
+      continue;
+    }
+    seen = true;
+    std::vector<DeviceDigit> &out = isPE ? map.pes : map.memory;
+    // Written most significant first; stored least significant first.
+    for (auto it = s.items.rbegin(); it != s.items.rend(); ++it) {
+      const MapItem &item = *it;
+      DeviceDigit dd;
+      dd.inverted = item.inverted;
+      dd.kind = item.kind == MapItem::DataBit ? DeviceDigit::Data
+                : item.kind == MapItem::Const ? DeviceDigit::Const
+                                              : DeviceDigit::Star;
+      dd.index = item.index;
+      if (item.index < 0) {
+        ok = false;
+        continue;
+      }
+      if (bits) {
+        if (item.hasBase && (!item.base.valid || item.base.value != 2)) {
+          diags.error(item.loc, "a bit map digit has base 2",
+                      "drop the ':base', or use 'digits [...]'");
+          ok = false;
+          continue;
+        }
+        dd.base = 2;
+      } else {
+        if (!item.hasBase) {
+          diags.error(item.loc, "digit '" + item.text + "' has no base",
+                      "write the base after a colon, e.g. a0:5");
+          ok = false;
+          continue;
+        }
+        if (!item.base.valid || item.base.value < 2) {
+          diags.error(item.loc, "a digit base must be at least 2",
+                      "drop digits of base 1");
+          ok = false;
+          continue;
+        }
+        dd.base = item.base.value;
+      }
+      if (dd.kind == DeviceDigit::Const && dd.index >= dd.base) {
+        diags.error(item.loc, "constant " + str(dd.index) +
+                                  " does not fit a digit of base " +
+                                  str(dd.base),
+                    bits ? "a disabled bit is 0 or 1"
+                         : "use a value below the base");
+        ok = false;
+        continue;
+      }
+      if (dd.kind == DeviceDigit::Data) {
+        if (dataBase.count(dd.index)) {
+          diags.error(item.loc, "data digit a" + str(dd.index) +
+                                    " appears twice",
+                      "each data digit appears once in the device address");
+          ok = false;
+          continue;
+        }
+        dataBase[dd.index] = dd.base;
+        dataLoc[dd.index] = item.loc;
+      }
+      out.push_back(dd);
+    }
+  }
+  if (!ok)
+    return std::nullopt;
+  for (size_t i = 0; i < dataBase.size(); ++i) {
+    if (!dataBase.count(i)) {
+      diags.error(e.loc, "data digit a" + str(i) + " is missing",
+                  "number data digits a0, a1, ... without gaps");
+      return std::nullopt;
+    }
+    map.dataBases.push_back(dataBase[i]);
+  }
+  int64_t product = 1, size = 1;
+  for (int64_t b : map.dataBases)
+    product = satMul(product, b);
+  for (int64_t n : array.shape)
+    size = satMul(size, n);
+  if (product != size) {
+    diags.error(e.loc,
+                std::string("the data ") + (bits ? "bits" : "digits") +
+                    " index " + str(product) + " elements but " + array.name +
+                    " has " + str(size),
+                bits ? "a bit map needs log2(size) data bits, so the array "
+                       "size must be a power of two"
+                     : "the bases of the data digits must multiply to the "
+                       "array size");
+    return std::nullopt;
+  }
+  if (map.deviceSize() > (int64_t(1) << 40)) {
+    diags.error(e.loc, "the device space has more than 2^40 cells", "");
+    return std::nullopt;
+  }
+  Layout l;
+  l.digits = map;
+  if (auto t = map.toKTile())
+    l.tile = canonicalize(*t);
+  return l;
+}
+
+std::optional<KTile> Sema::sourceTile(const Ident &name,
+                                      std::vector<int64_t> &shape) {
+  if (layouts.count(name.name)) {
+    const Layout *l = layoutNamed(name.name, name.loc);
+    if (!l)
+      return std::nullopt;
+    if (!l->tile) {
+      diags.error(name.loc, "layout '" + name.name + "' has no k-Tile form",
+                  "transforms apply to k-Tile layouts");
+      return std::nullopt;
+    }
+    shape = findEntity(l->array)->shape;
+    return *l->tile;
+  }
+  if (Entity *e = findEntity(name.name); e && e->kind != Entity::Processors) {
+    const KTile *t = mappingOf(name.name, name.loc);
+    if (!t)
+      return std::nullopt;
+    shape = e->shape;
+    return *t;
+  }
+  diags.error(name.loc, "unknown layout '" + name.name + "'",
+              "name a declared layout or array");
+  return std::nullopt;
+}
+
+std::optional<KTile> Sema::namedLayout(const LayoutExpr &e,
+                                       const Entity &array) {
+  std::string name = llvm::StringRef(e.callee.name).lower();
+  auto standard = llvm::StringSwitch<std::optional<StandardMapping>>(name)
+                      .Case("hierarchical1d", StandardMapping::Hierarchical1d)
+                      .Case("hierarchical2d", StandardMapping::Hierarchical2d)
+                      .Case("cutnstack1d", StandardMapping::CutNStack1d)
+                      .Case("cutnstack2d", StandardMapping::CutNStack2d)
+                      .Case("scan1d", StandardMapping::Scan1d)
+                      .Default(std::nullopt);
+  if (standard) {
+    // A 2-d view of the PEs for 2d mappings (003 5.1.2 iv in reverse).
+    std::vector<int64_t> grid = machine.pes;
+    if (grid.size() == 1 && llvm::isPowerOf2_64(uint64_t(grid[0]))) {
+      unsigned bits = llvm::Log2_64(uint64_t(grid[0]));
+      grid = {int64_t(1) << ((bits + 1) / 2), int64_t(1) << (bits / 2)};
+    } else if (grid.size() > 2) {
+      int64_t rest = 1;
+      for (size_t i = 1; i < grid.size(); ++i)
+        rest *= grid[i];
+      grid = {grid[0], rest};
+    }
+    KTile t;
+    if (!reportLowering(lowerStandardMapping(*standard, array.shape,
+                                             machine.peCount(), grid),
+                        e.loc, {}, t))
+      return std::nullopt;
+    return t;
+  }
+  std::vector<int64_t> shape;
+  auto t = sourceTile(e.callee, shape);
+  if (t && shape != array.shape) {
+    diags.error(e.callee.loc,
+                "'" + e.callee.name + "' maps an array of shape " +
+                    shapeText(shape) + ", not " + shapeText(array.shape),
+                "use a layout of an array with the same shape");
+    return std::nullopt;
+  }
+  return t;
+}
+
+std::optional<KTile> Sema::transformLayout(const LayoutExpr &e,
+                                           const Entity &array) {
+  std::string name = llvm::StringRef(e.callee.name).lower();
+  unsigned want = name == "transpose" ? 3 : 2;
+  if (name != "transpose" && name != "reverse" && name != "bitrev") {
+    diags.error(e.callee.loc, "unknown transform '" + e.callee.name + "'",
+                "use transpose(X, i, j), reverse(X, i) or bitrev(X, i)");
+    return std::nullopt;
+  }
+  if (e.args.size() != want) {
+    diags.error(e.loc, name + " takes " + str(want) + " arguments",
+                name == "transpose" ? "write transpose(X, i, j)"
+                                    : "write " + name + "(X, i)");
+    return std::nullopt;
+  }
+  std::vector<int64_t> shape;
+  auto src = sourceTile(e.args[0], shape);
+  if (!src)
+    return std::nullopt;
+  std::vector<unsigned> dims;
+  for (size_t i = 1; i < e.args.size(); ++i) {
+    unsigned long long v;
+    if (llvm::StringRef(e.args[i].name).getAsInteger(10, v) ||
+        v >= shape.size()) {
+      diags.error(e.args[i].loc,
+                  "'" + e.args[i].name + "' is not a dimension of " +
+                      e.args[0].name,
+                  "dimensions are numbered 0.." + str(shape.size() - 1));
+      return std::nullopt;
+    }
+    dims.push_back(unsigned(v));
+  }
+  if (shape != array.shape && name != "transpose") {
+    diags.error(e.args[0].loc,
+                "'" + e.args[0].name + "' maps an array of shape " +
+                    shapeText(shape) + ", not " + shapeText(array.shape),
+                "transform a layout of an array with the same shape");
+    return std::nullopt;
+  }
+  KTile out;
+  std::vector<llvm::SMLoc> locs;
+  if (name == "bitrev") {
+    if (!reportLowering(bitReverse(*src, dims[0]), e.loc, locs, out))
+      return std::nullopt;
+    return out;
+  }
+  std::vector<AlignSubSpec> subs(shape.size());
+  for (unsigned r = 0; r < shape.size(); ++r)
+    subs[r].dummy = r;
+  if (name == "transpose") {
+    if (shape[dims[0]] != shape[dims[1]]) {
+      diags.error(e.loc, "transpose of dims of different lengths (" +
+                             str(shape[dims[0]]) + " and " +
+                             str(shape[dims[1]]) + ")",
+                  "the two dims must have the same length (003 5.3.5)");
+      return std::nullopt;
+    }
+    std::swap(subs[dims[0]].dummy, subs[dims[1]].dummy);
+  } else {
+    subs[dims[0]].stride = -1;
+    subs[dims[0]].offset = shape[dims[0]] - 1;
+  }
+  if (!reportLowering(lowerAlign(shape, *src, subs), e.loc, locs, out))
+    return std::nullopt;
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Statements and the program
+// ---------------------------------------------------------------------------
+
+void Sema::statements(const ast::Program &ast, mapc::Program &out) {
+  // Static layouts in source order: arrays at their declaration, named
+  // layouts at theirs.
+  std::map<std::string, int> current; // array -> layout index
+  for (const ast::Statement &s : ast.statements) {
+    if (auto *d = std::get_if<ShapeDecl>(&s)) {
+      if (d->kind != ShapeDecl::Array || !findEntity(d->name.name))
+        continue;
+      Entity &e = *findEntity(d->name.name);
+      if (e.loc.getPointer() != d->name.loc.getPointer())
+        continue; // a duplicate declaration
+      out.arrays.push_back({e.name, e.shape, e.type, e.loc});
+      const KTile *t = mappingOf(e.name, e.loc);
+      if (!t)
+        continue;
+      Layout l;
+      l.name = l.array = e.name;
+      l.tile = canonicalize(*t);
+      l.loc = e.loc;
+      if (!checkFits(l, e.mappingLoc.isValid() ? e.mappingLoc : e.loc))
+        continue;
+      current[e.name] = out.layouts.size();
+      out.layouts.push_back(std::move(l));
+    } else if (auto *d = std::get_if<LayoutDecl>(&s)) {
+      auto it = layouts.find(d->name.name);
+      if (it == layouts.end() || it->second.decl != d)
+        continue;
+      if (const Layout *l = layoutNamed(d->name.name, d->name.loc)) {
+        Layout copy = *l;
+        if (copy.tile)
+          copy.tile = canonicalize(*copy.tile);
+        out.layouts.push_back(std::move(copy));
+      }
+    }
+  }
+  out.numStaticLayouts = out.layouts.size();
+
+  auto indexOfNamed = [&](const std::string &name) -> int {
+    for (unsigned i = 0; i < out.numStaticLayouts; ++i)
+      if (out.layouts[i].name == name && layouts.count(name))
+        return i;
+    return -1;
+  };
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const ArrayInfo &a : out.arrays)
+    shapes[a.name] = a.shape;
+
+  auto currentOf = [&](const Ident &name, const char *role) -> Entity * {
+    Entity *e = expect(name, Entity::Array, "array");
+    if (e && !current.count(e->name))
+      return nullptr; // its mapping failed and was reported
+    (void)role;
+    return e;
+  };
+  auto addDynamic = [&](KTile tile, const std::string &array,
+                        llvm::SMLoc loc) -> int {
+    Layout l;
+    auto [line, col] = diags.sourceMgr().getLineAndColumn(loc);
+    l.name = array + "@" + str(line) + ":" + str(col);
+    l.array = array;
+    l.tile = canonicalize(tile);
+    l.loc = loc;
+    if (!checkFits(l, loc))
+      return -1;
+    out.layouts.push_back(std::move(l));
+    return out.layouts.size() - 1;
+  };
+
+  for (const ast::Statement &s : ast.statements) {
+    if (auto *p = std::get_if<PairStmt>(&s)) {
+      if (p->kind == PairStmt::Place)
+        continue;
+      Entity *a = currentOf(p->first, "source");
+      if (!a)
+        continue;
+      mapc::Statement st;
+      st.loc = p->loc;
+      st.array = a->name;
+      st.from = current[a->name];
+      if (p->kind == PairStmt::Remap) {
+        st.kind = mapc::Statement::Remap;
+        int to = indexOfNamed(p->second.name);
+        if (to < 0) {
+          if (!layouts.count(p->second.name))
+            diags.error(p->second.loc,
+                        "unknown layout '" + p->second.name + "'",
+                        "declare it with 'layout " + p->second.name + " of " +
+                            a->name + " = ...;'");
+          continue;
+        }
+        const Layout &l = out.layouts[to];
+        if (shapes[l.array] != shapes[a->name]) {
+          diags.error(p->second.loc,
+                      "layout '" + l.name + "' maps shape " +
+                          shapeText(shapes[l.array]) + " but " + a->name +
+                          " now has shape " + shapeText(shapes[a->name]),
+                      "remap to a layout of an array with the same shape");
+          continue;
+        }
+        st.to = to;
+      } else {
+        st.kind = mapc::Statement::Copy;
+        Entity *b = currentOf(p->second, "destination");
+        if (!b)
+          continue;
+        if (shapes[a->name] != shapes[b->name]) {
+          diags.error(p->loc,
+                      "copy from " + a->name + shapeText(shapes[a->name]) +
+                          " to " + b->name + shapeText(shapes[b->name]) +
+                          ": the shapes differ",
+                      "copy between arrays of the same shape");
+          continue;
+        }
+        if (a == b) {
+          diags.error(p->loc, "copy of " + a->name + " onto itself",
+                      "use 'remap' to move an array within its own storage");
+          continue;
+        }
+        st.target = b->name;
+        st.to = current[b->name];
+      }
+      current[a->name] = st.to;
+      if (st.kind == mapc::Statement::Copy)
+        current[a->name] = st.from;
+      out.statements.push_back(st);
+    } else if (auto *d = std::get_if<DistributeDecl>(&s); d && d->dynamic) {
+      Entity *a = currentOf(d->dist.target, "array");
+      if (!a)
+        continue;
+      Entity view = *a;
+      view.shape = shapes[a->name];
+      auto t = lowerDistribution(d->dist, view);
+      if (!t || !checkTile(*t, d->dist.loc))
+        continue;
+      int to = addDynamic(*t, a->name, d->dist.loc);
+      if (to < 0)
+        continue;
+      out.statements.push_back({mapc::Statement::Redistribute, a->name, "",
+                                current[a->name], to, {}, d->dist.loc});
+      current[a->name] = to;
+    } else if (auto *r = std::get_if<AlignDecl>(&s); r && r->dynamic) {
+      Entity *a = currentOf(r->align.alignee, "array");
+      Entity *target = expect(r->align.target, Entity::Array,
+                              "array or template");
+      if (!a || !target)
+        continue;
+      const KTile *tt;
+      if (target->kind == Entity::Array) {
+        if (!current.count(target->name))
+          continue;
+        tt = &*out.layouts[current[target->name]].tile;
+      } else {
+        tt = mappingOf(target->name, r->align.target.loc);
+      }
+      if (!tt)
+        continue;
+      Entity view = *a;
+      view.shape = shapes[a->name];
+      auto t = lowerAlignment(r->align, view, *tt);
+      if (!t || !checkTile(*t, r->align.loc))
+        continue;
+      int to = addDynamic(*t, a->name, r->align.loc);
+      if (to < 0)
+        continue;
+      out.statements.push_back({mapc::Statement::Realign, a->name, "",
+                                current[a->name], to, {}, r->align.loc});
+      current[a->name] = to;
+    } else if (auto *r = std::get_if<ReshapeStmt>(&s)) {
+      Entity *a = currentOf(r->array, "array");
+      if (!a)
+        continue;
+      std::vector<int64_t> shape;
+      if (!validShape(r->shape, r->loc, "the new shape", shape))
+        continue;
+      int64_t n = 1, old = 1;
+      for (int64_t v : shape)
+        n = satMul(n, v);
+      for (int64_t v : shapes[a->name])
+        old = satMul(old, v);
+      if (n != old) {
+        diags.error(r->loc,
+                    "reshape of " + a->name + shapeText(shapes[a->name]) +
+                        " to " + shapeText(shape) + " changes the number "
+                        "of elements (" + str(old) + " to " + str(n) + ")",
+                    "the new shape must have the same number of elements");
+        continue;
+      }
+      shapes[a->name] = shape;
+      out.statements.push_back({mapc::Statement::Reshape, a->name, "",
+                                current[a->name], -1, shape, r->loc});
+    }
+  }
+}
+
+mapc::Program Sema::run(const ast::Program &ast) {
+  collect(ast);
+  // Every mapping and layout is checked even if nothing prints it.
+  for (const std::string &name : declOrder)
+    if (findEntity(name)->kind != Entity::Processors)
+      mappingOf(name, findEntity(name)->loc);
+  for (auto &[name, entry] : layouts)
+    if (entry.state == LayoutEntry::Unresolved)
+      resolveLayout(entry);
+  mapc::Program out;
+  out.machine = machine;
+  statements(ast, out);
+  return out;
+}
+
+} // namespace
+
+mapc::Program mapc::analyze(const ast::Program &ast, Diagnostics &diags) {
+  return Sema(diags).run(ast);
+}

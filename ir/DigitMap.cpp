@@ -1,0 +1,154 @@
+//===- DigitMap.cpp -------------------------------------------------------===//
+#include "ir/DigitMap.h"
+
+using namespace mapc;
+
+namespace {
+int64_t product(const std::vector<DeviceDigit> &digits) {
+  int64_t n = 1;
+  for (const DeviceDigit &d : digits)
+    n = satMul(n, d.base);
+  return n;
+}
+} // namespace
+
+int64_t DigitMap::memorySize() const { return product(memory); }
+int64_t DigitMap::peCount() const { return product(pes); }
+
+int64_t DigitMap::dataSize() const {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n = satMul(n, s);
+  return n;
+}
+
+int64_t DigitMap::dataAt(int64_t addr) const {
+  llvm::SmallVector<int64_t, 16> value(dataBases.size(), 0);
+  auto take = [&](const std::vector<DeviceDigit> &digits, int64_t &rest) {
+    for (const DeviceDigit &d : digits) {
+      int64_t x = rest % d.base;
+      rest /= d.base;
+      if (d.inverted)
+        x = d.base - 1 - x;
+      if (d.kind == DeviceDigit::Const && x != d.index)
+        return false;
+      if (d.kind == DeviceDigit::Data)
+        value[d.index] = x;
+    }
+    return true;
+  };
+  int64_t mem = addr % memorySize(), pe = addr / memorySize();
+  if (!take(memory, mem) || !take(pes, pe))
+    return -1;
+  int64_t index = 0, place = 1;
+  for (unsigned i = 0; i < dataBases.size(); ++i) {
+    index += value[i] * place;
+    place *= dataBases[i];
+  }
+  return index < dataSize() ? index : -1;
+}
+
+void DigitMap::addressesOf(int64_t dataIndex,
+                           llvm::SmallVectorImpl<int64_t> &out) const {
+  llvm::SmallVector<int64_t, 16> value(dataBases.size());
+  for (unsigned i = 0; i < dataBases.size(); ++i) {
+    value[i] = dataIndex % dataBases[i];
+    dataIndex /= dataBases[i];
+  }
+  // All device digits, least significant first; stars count like an odometer.
+  llvm::SmallVector<const DeviceDigit *, 32> all;
+  for (const DeviceDigit &d : memory)
+    all.push_back(&d);
+  for (const DeviceDigit &d : pes)
+    all.push_back(&d);
+  llvm::SmallVector<int64_t, 32> star(all.size(), 0);
+  while (true) {
+    int64_t addr = 0, place = 1;
+    for (unsigned i = 0; i < all.size(); ++i) {
+      const DeviceDigit &d = *all[i];
+      int64_t x = d.kind == DeviceDigit::Data    ? value[d.index]
+                  : d.kind == DeviceDigit::Const ? d.index
+                                                 : star[i];
+      if (d.inverted)
+        x = d.base - 1 - x;
+      addr += x * place;
+      place *= d.base;
+    }
+    out.push_back(addr);
+    unsigned i = 0;
+    for (; i < all.size(); ++i) {
+      if (all[i]->kind != DeviceDigit::Star)
+        continue;
+      if (++star[i] < all[i]->base)
+        break;
+      star[i] = 0;
+    }
+    if (i == all.size())
+      return;
+  }
+}
+
+std::optional<KTile> DigitMap::toKTile() const {
+  KTile tile;
+  // Assign data digits to data dims: digit boundaries must meet dim ends.
+  std::vector<unsigned> dimOfDigit(dataBases.size());
+  unsigned dim = 0;
+  int64_t inDim = 1; // product of digits already in the current dim
+  for (unsigned i = 0; i < dataBases.size(); ++i) {
+    while (dim < shape.size() && inDim == shape[dim] && inDim != 0) {
+      ++dim;
+      inDim = 1;
+    }
+    if (dim >= shape.size())
+      return std::nullopt;
+    inDim = satMul(inDim, dataBases[i]);
+    if (shape[dim] % inDim != 0)
+      return std::nullopt;
+    dimOfDigit[i] = dim;
+  }
+  if (dataBases.empty() || inDim != shape[dim] || dim + 1 != shape.size())
+    return std::nullopt;
+  for (int64_t s : shape)
+    tile.data.push_back(SpaceDim::plain(s));
+  // k-Tile dims: the data digits in order, then one empty dim per constant or
+  // star digit.
+  tile.groups.assign(shape.size(), 0);
+  for (unsigned i = 0; i < dataBases.size(); ++i) {
+    tile.kdims.push_back(KDim::plain(dataBases[i]));
+    ++tile.groups[dimOfDigit[i]];
+  }
+  unsigned emptyGroup = 0;
+  auto place = [&](const std::vector<DeviceDigit> &digits) {
+    std::vector<unsigned> group;
+    for (const DeviceDigit &d : digits) {
+      unsigned l;
+      if (d.kind == DeviceDigit::Data) {
+        l = d.index;
+      } else {
+        l = tile.kdims.size();
+        KDim kd = KDim::plain(d.base);
+        kd.ok = d.kind == DeviceDigit::Star ? kReplicated : d.index;
+        if (d.kind == DeviceDigit::Const && d.inverted)
+          kd.ok = d.base - 1 - d.index;
+        tile.kdims.push_back(kd);
+        ++emptyGroup;
+      }
+      if (d.inverted && d.kind == DeviceDigit::Data)
+        tile.kdims[l].sense = Sense::Minus;
+      group.push_back(l);
+    }
+    if (group.empty()) { // a device dim of length 1
+      group.push_back(tile.kdims.size());
+      tile.kdims.push_back(KDim::plain(1));
+      ++emptyGroup;
+    }
+    tile.m.push_back(group);
+  };
+  place(memory);
+  place(pes);
+  if (emptyGroup)
+    tile.groups.push_back(emptyGroup);
+  tile.device.push_back(SpaceDim::plain(memorySize()));
+  tile.device.push_back(SpaceDim::plain(peCount()));
+  return tile;
+}

@@ -1,0 +1,58 @@
+//===- DigitMap.h - index digit maps and index bit maps (003 4.1, 6.1) ----===//
+//
+// An index digit map writes the device address as a mixed-radix number whose
+// digits are digits of the data index (003 6.1.3). The data index is
+// factorised as a = sum a_i * prod_{j<i} b_i, digit a_i having base b_i. A
+// device digit is a data digit (possibly reversed: b - 1 - a_i, the "sense"
+// of 6.1.3), a constant (a disabled digit: only addresses with that value
+// hold data), or `*` (replication: every value holds the same data).
+//
+// An index bit map (003 4.1.3) is the digit map whose bases are all 2. The
+// device is [memory; PEs]: memory digits form device dim 0 and PE digits the
+// one-dimensional PE view, as in `bits [p: a2 !a0 | m: 1 a1]` (fig. 4.3).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAPC_IR_DIGITMAP_H
+#define MAPC_IR_DIGITMAP_H
+
+#include "ir/KTile.h"
+#include "llvm/ADT/SmallVector.h"
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mapc {
+
+struct DeviceDigit {
+  enum Kind { Data, Const, Star } kind = Data;
+  int64_t base = 2;
+  int64_t index = 0; ///< data digit number (Data) or the value (Const)
+  bool inverted = false;
+};
+
+struct DigitMap {
+  bool isBits = false;               ///< written as `bits [...]`
+  std::vector<DeviceDigit> memory;   ///< least significant first
+  std::vector<DeviceDigit> pes;      ///< least significant first
+  std::vector<int64_t> dataBases;    ///< base of data digit i
+  std::vector<int64_t> shape;        ///< the array's shape
+
+  int64_t memorySize() const;
+  int64_t peCount() const;
+  int64_t deviceSize() const { return satMul(memorySize(), peCount()); }
+  int64_t dataSize() const;
+
+  /// The data index at linear device address `addr` (memory fastest), or -1.
+  int64_t dataAt(int64_t addr) const;
+  void addressesOf(int64_t dataIndex,
+                   llvm::SmallVectorImpl<int64_t> &out) const;
+
+  /// The equivalent k-Tile format, when the digit factorisation splits at
+  /// every data dim boundary (always so for bit maps of power-of-two arrays).
+  std::optional<KTile> toKTile() const;
+};
+
+} // namespace mapc
+
+#endif

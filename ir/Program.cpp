@@ -1,0 +1,73 @@
+//===- Program.cpp --------------------------------------------------------===//
+#include "ir/Program.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mapc;
+
+namespace {
+struct TypeInfo {
+  const char *name;
+  unsigned bytes;
+};
+constexpr TypeInfo kTypes[] = {{"u8", 1},  {"i8", 1},  {"u16", 2}, {"i16", 2},
+                               {"u32", 4}, {"i32", 4}, {"f32", 4}, {"u64", 8},
+                               {"i64", 8}, {"f64", 8}, {"c64", 8}, {"c128", 16}};
+} // namespace
+
+const char *mapc::elemTypeName(ElemType t) { return kTypes[int(t)].name; }
+unsigned mapc::elemTypeBytes(ElemType t) { return kTypes[int(t)].bytes; }
+
+std::optional<ElemType> mapc::parseElemType(llvm::StringRef name) {
+  for (unsigned i = 0; i < std::size(kTypes); ++i)
+    if (name.equals_insensitive(kTypes[i].name))
+      return ElemType(i);
+  return std::nullopt;
+}
+
+int64_t Machine::peCount() const {
+  int64_t n = 1;
+  for (int64_t p : pes)
+    n = satMul(n, p);
+  return n;
+}
+
+const char *Machine::kindName() const {
+  switch (kind) {
+  case MasPar: return "maspar";
+  case Hypercube: return "hypercube";
+  case Mesh: return "mesh";
+  }
+  return "?";
+}
+
+int64_t ArrayInfo::size() const {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n = satMul(n, s);
+  return n;
+}
+
+// Digit maps are evaluated by their own definition (003 6.1.3); their k-Tile
+// form, when they have one, must agree (checked by the unit tests).
+int64_t Layout::dataAt(int64_t addr) const {
+  return digits ? digits->dataAt(addr) : tile->dataAt(addr);
+}
+
+int64_t Layout::deviceSize() const {
+  return digits ? digits->deviceSize() : tile->deviceSize();
+}
+
+std::vector<int64_t> Layout::deviceShape() const {
+  if (!digits) {
+    auto shape = tile->deviceShape();
+    return {shape.begin(), shape.end()};
+  }
+  return {digits->memorySize(), digits->peCount()};
+}
+
+const ArrayInfo *Program::findArray(llvm::StringRef name) const {
+  for (const ArrayInfo &a : arrays)
+    if (a.name == name)
+      return &a;
+  return nullptr;
+}

@@ -1,0 +1,83 @@
+//===- Lowering.h - passes that build or transform k-Tile formats ---------===//
+//
+// Each pass is a free function; its machinery lives in an anonymous
+// namespace in its own file. A pass that cannot express its input as a
+// k-Tile format returns a LoweringError with a message and a hint, which
+// Sema turns into a diagnostic at the right place.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAPC_PASSES_LOWERING_H
+#define MAPC_PASSES_LOWERING_H
+
+#include "ir/KTile.h"
+#include "llvm/ADT/ArrayRef.h"
+#include <string>
+#include <variant>
+
+namespace mapc {
+
+struct LoweringError {
+  std::string message;
+  std::string hint;
+  int argument = -1; ///< which format or subscript it concerns, if known
+};
+using LowerResult = std::variant<KTile, LoweringError>;
+
+// ---- HPF (003 7.1) ------------------------------------------------------
+
+struct DistFormatSpec {
+  enum Kind { Star, Block, Cyclic } kind = Star;
+  int64_t arg = 0; ///< block(n) / cyclic(n); 0 when not given
+};
+
+/// DISTRIBUTE onto a processor arrangement (003 7.1.4): BLOCK is 1d
+/// hierarchical, CYCLIC 1d cut'n'stack, `*` memory; distributed dims take the
+/// processor dims in order; local parts are stored column-major in memory.
+/// Lengths the processors do not divide are padded with a data template.
+LowerResult lowerDistribute(llvm::ArrayRef<int64_t> shape,
+                            llvm::ArrayRef<DistFormatSpec> formats,
+                            llvm::ArrayRef<int64_t> procs);
+
+/// One align subscript of the target, in alignee terms.
+struct AlignSubSpec {
+  enum Kind { Replicate, Constant, Dummy } kind = Dummy;
+  unsigned dummy = 0; ///< alignee dim (Dummy)
+  int64_t stride = 1; ///< coefficient of the dummy (may be negative)
+  int64_t offset = 0; ///< constant term (Constant: the position)
+};
+
+/// ALIGN alignee WITH target (003 7.1.1): permutation, offset, stride,
+/// reversal, replication and constants, applied to the target's format.
+/// Alignee dims that no subscript uses are collapsed into memory.
+LowerResult lowerAlign(llvm::ArrayRef<int64_t> aligneeShape,
+                       const KTile &target,
+                       llvm::ArrayRef<AlignSubSpec> subs);
+
+// ---- standard mappings and transforms (003 5.3.4, 5.3.5, B.6.1) ---------
+
+enum class StandardMapping {
+  Hierarchical1d, Hierarchical2d, CutNStack1d, CutNStack2d, Scan1d
+};
+
+/// Builds a standard mapping of an array of `shape` on a machine whose PE
+/// set is viewed as `pes1d` PEs (1d mappings) or the grid `pes2d` (2d).
+LowerResult lowerStandardMapping(StandardMapping kind,
+                                 llvm::ArrayRef<int64_t> shape,
+                                 int64_t pes1d,
+                                 llvm::ArrayRef<int64_t> pes2d);
+
+/// Index bit reversal of data dim `dim` (003 5.3.5 bitrev): the dim's
+/// length must be a power of two and its k-Tile dims plain.
+LowerResult bitReverse(const KTile &tile, unsigned dim);
+
+// ---- canonical form (003 5.1.2) -----------------------------------------
+
+/// Rewrites a verified format into mapc's canonical form: length-1 k-Tile
+/// dims dropped, needlessly split dims merged (5.1.2 ii), and empty dims
+/// numbered in the order m references them (5.1.2 iii). The device shape is
+/// kept as written (5.1.2 i and iv would change what the user declared).
+KTile canonicalize(const KTile &tile);
+
+} // namespace mapc
+
+#endif

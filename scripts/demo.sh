@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs a real example end to end.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+"$root/scripts/install-deps.sh"
+"$root/scripts/build.sh"
+build="${MAPC_BUILD_DIR:-$root/build}"
+echo "== examples/hpf-distribute.map --emit=ktile"
+"$build/tools/mapc/mapc" "$root/examples/hpf-distribute.map" --emit=ktile
+echo "== examples/rotations.map --emit=layout"
+"$build/tools/mapc/mapc" "$root/examples/rotations.map" --emit=layout

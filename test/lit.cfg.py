@@ -1,0 +1,17 @@
+# lit configuration for mapc's FileCheck tests.
+import os
+import lit.formats
+
+config.name = "mapc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".map", ".test"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "unit"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.mapc_obj_root, "test")
+
+# FileCheck, not, count and split-file come from LLVM 19.
+path = os.pathsep.join([config.mapc_tools_dir, config.llvm_tools_dir,
+                        config.environment.get("PATH", os.environ["PATH"])])
+config.environment["PATH"] = path
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%mapc_src", config.mapc_src_root))

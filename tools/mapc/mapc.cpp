@@ -1,0 +1,159 @@
+//===- mapc.cpp - the mapc driver -----------------------------------------===//
+//
+// Reads one .map file, checks it, and prints what --emit asks for. Exit
+// codes: 0 success, 1 errors in the input, 2 a usage or file error.
+//
+//===----------------------------------------------------------------------===//
+#include "backend/LayoutPrinter.h"
+#include "frontend/Parser.h"
+#include "frontend/Sema.h"
+#include "ir/KTilePrinter.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace mapc;
+namespace cl = llvm::cl;
+
+namespace {
+
+enum class Emit { None, AST, KTile, Layout, Cycles, Plan, Cpp, Header, Butterfly };
+
+cl::OptionCategory mapcCategory("mapc options");
+
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .map file>"),
+                               cl::Required, cl::cat(mapcCategory));
+cl::opt<std::string> outputFile("o", cl::desc("Write output to <file>"),
+                                cl::value_desc("file"), cl::init("-"),
+                                cl::cat(mapcCategory));
+cl::opt<Emit> emit(
+    "emit", cl::desc("What to print"), cl::init(Emit::None),
+    cl::values(
+        clEnumValN(Emit::None, "none", "check the program only (default)"),
+        clEnumValN(Emit::AST, "ast", "the syntax tree with line:col"),
+        clEnumValN(Emit::KTile, "ktile",
+                   "every layout as a canonical k-Tile format"),
+        clEnumValN(Emit::Layout, "layout", "the device contents of every "
+                                           "layout"),
+        clEnumValN(Emit::Cycles, "cycles", "remaps in cycle notation (not "
+                                           "yet available)"),
+        clEnumValN(Emit::Plan, "plan", "remap plans (not yet available)"),
+        clEnumValN(Emit::Cpp, "cpp", "C++ source (not yet available)"),
+        clEnumValN(Emit::Header, "header", "C++ header (not yet available)"),
+        clEnumValN(Emit::Butterfly, "butterfly",
+                   "FFT analysis of 002 (not yet available)")),
+    cl::cat(mapcCategory));
+cl::opt<bool> runProgram("run", cl::desc("Run on the simulated machine (not "
+                                         "yet available)"),
+                         cl::cat(mapcCategory));
+cl::opt<bool> trace("trace", cl::desc("With --run, print every step (not yet "
+                                      "available)"),
+                    cl::cat(mapcCategory));
+
+/// --emit=layout refuses devices larger than this many cells: the text
+/// would run to gigabytes.
+constexpr int64_t kMaxPrintedCells = int64_t(1) << 28;
+
+void printVersion(llvm::raw_ostream &os) {
+  os << "mapc 0.1.0 (k-Tile front end; LLVM " << LLVM_VERSION_STRING
+     << ")\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(mapcCategory);
+  cl::SetVersionPrinter(printVersion);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "mapc: a compiler for data-mapping directives\n\n"
+      "  mapc FILE.map --emit=layout   print where every element lives\n"
+      "  mapc FILE.map --emit=ktile    print canonical k-Tile formats\n\n"
+      "Exit codes: 0 success, 1 errors in the input, 2 usage or file "
+      "errors.\n");
+
+  const char *later = nullptr;
+  switch (emit) {
+  case Emit::Cycles: later = "--emit=cycles"; break;
+  case Emit::Plan: later = "--emit=plan"; break;
+  case Emit::Cpp: later = "--emit=cpp"; break;
+  case Emit::Header: later = "--emit=header"; break;
+  case Emit::Butterfly: later = "--emit=butterfly"; break;
+  default: break;
+  }
+  if (runProgram || trace)
+    later = runProgram ? "--run" : "--trace";
+  if (later) {
+    llvm::WithColor::error(llvm::errs(), "mapc")
+        << later << " is not available in this version of mapc; it comes "
+        << "with the remap planner (see docs/architecture.md)\n";
+    return 2;
+  }
+
+  auto fileOrErr = llvm::MemoryBuffer::getFileOrSTDIN(inputFile,
+                                                      /*IsText=*/true);
+  if (std::error_code ec = fileOrErr.getError()) {
+    llvm::WithColor::error(llvm::errs(), "mapc")
+        << "cannot read '" << inputFile << "': " << ec.message() << "\n";
+    return 2;
+  }
+  llvm::SourceMgr srcMgr;
+  unsigned bufferId =
+      srcMgr.AddNewSourceBuffer(std::move(*fileOrErr), llvm::SMLoc());
+  Diagnostics diags(srcMgr, llvm::errs());
+
+  ast::Program ast = parseMap(bufferId, diags);
+  if (emit == Emit::AST && !diags.hadError()) {
+    std::error_code ec;
+    llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_Text);
+    if (ec) {
+      llvm::WithColor::error(llvm::errs(), "mapc")
+          << "cannot write '" << outputFile << "': " << ec.message() << "\n";
+      return 2;
+    }
+    printAST(ast, srcMgr, out.os());
+    out.keep();
+    return 0;
+  }
+  Program program = analyze(ast, diags);
+  if (diags.hadError()) {
+    diags.printSummary();
+    return 1;
+  }
+
+  std::error_code ec;
+  llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_Text);
+  if (ec) {
+    llvm::WithColor::error(llvm::errs(), "mapc")
+        << "cannot write '" << outputFile << "': " << ec.message() << "\n";
+    return 2;
+  }
+  for (unsigned i = 0; i < program.numStaticLayouts; ++i) {
+    const Layout &l = program.layouts[i];
+    if (emit == Emit::KTile) {
+      if (l.tile)
+        printKTileLayout(l.name, l.array, *l.tile, out.os());
+      else
+        printDigitMapLayout(l.name, l.array, *l.digits, out.os());
+    } else if (emit == Emit::Layout) {
+      if (l.deviceSize() > kMaxPrintedCells) {
+        diags.error(l.loc,
+                    "layout '" + l.name + "' has " +
+                        std::to_string(l.deviceSize()) +
+                        " device cells, too many to print",
+                    "--emit=layout prints at most 2^28 cells per layout; "
+                    "use --emit=ktile for large layouts");
+        diags.printSummary();
+        return 1;
+      }
+      printDeviceContents(l, out.os());
+    }
+  }
+  out.keep();
+  return 0;
+}
