@@ -66,10 +66,11 @@ KTile linearMapping(llvm::ArrayRef<int64_t> shape, int64_t pes,
     }
   }
   TileBuilder b(shape, 2);
-  bool anyLocal = false;
+  bool anyLocal = false, anyPE = rest > 1;
   for (unsigned j = 0; j < rank; ++j) {
     const DimSplit &s = split[j];
     b.dataDim(j).tlen = s.tlen;
+    anyPE |= s.pe > 1;
     if (s.peLow && s.pe > 1)
       b.add(j, s.pe, 1);
     if (s.local > 1 || s.pe == 1) {
@@ -83,6 +84,8 @@ KTile linearMapping(llvm::ArrayRef<int64_t> shape, int64_t pes,
     b.add(-1, rest, 1);
   if (!anyLocal) // one element per PE: memory is a dim of length 1
     b.add(-1, 1, 0);
+  if (!anyPE) // a single PE
+    b.add(-1, 1, 1);
   return b.finish();
 }
 
