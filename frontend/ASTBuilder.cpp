@@ -83,9 +83,10 @@ IntLit Builder::intLit(const Token *tok) {
   IntLit lit{0, loc(tok), false};
   if (!present(tok))
     return lit;
-  llvm::StringRef text(tok->getText());
+  std::string text = tok->getText(); // getText() returns a temporary
   unsigned long long v;
-  if (text.getAsInteger(10, v) || v > uint64_t(kMaxLiteral)) {
+  if (llvm::StringRef(text).getAsInteger(10, v) ||
+      v > uint64_t(kMaxLiteral)) {
     diags.error(lit.loc, "number '" + text + "' is too large",
                 "numbers in .map files must be at most 2^48");
     return lit;
@@ -304,7 +305,8 @@ MapSection Builder::section(MapParser::MapSectionContext *ctx) {
     }
     if (item->IDENT()) {
       mi.kind = MapItem::DataBit;
-      llvm::StringRef name = item->IDENT()->getText();
+      std::string text = item->IDENT()->getText();
+      llvm::StringRef name = text;
       unsigned long long n;
       if ((!name.consume_front("a") && !name.consume_front("A")) ||
           name.getAsInteger(10, n) || n > 4096) {

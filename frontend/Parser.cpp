@@ -32,10 +32,19 @@ public:
   ErrorListener(const TokenLocator &locator, Diagnostics &diags)
       : locator(locator), diags(diags) {}
 
-  void syntaxError(antlr4::Recognizer *, antlr4::Token *offending,
+  void syntaxError(antlr4::Recognizer *recognizer, antlr4::Token *offending,
                    size_t line, size_t col, const std::string &msg,
                    std::exception_ptr) override {
     llvm::SMLoc loc = locator.loc(line, col);
+    // A missing token is reported just after the token before it, where
+    // the user has to type it (as clang does).
+    if (llvm::StringRef(msg).starts_with("missing "))
+      if (auto *parser = dynamic_cast<antlr4::Parser *>(recognizer))
+        if (antlr4::Token *prev = parser->getTokenStream()->LT(-1))
+          if (prev->getType() != antlr4::Token::EOF && prev->getLine() > 0)
+            loc = locator.loc(prev->getLine(),
+                              prev->getCharPositionInLine() +
+                                  prev->getText().size());
     llvm::StringRef m(msg);
     if (m.consume_front("token recognition error at: ")) {
       diags.error(loc, "unexpected character " + m.str(),

@@ -19,18 +19,14 @@ void Diagnostics::warning(llvm::SMLoc loc, const llvm::Twine &msg) {
 
 void Diagnostics::note(llvm::SMLoc loc, const llvm::Twine &msg) {
   // A note without the source line: the error above already showed it.
-  std::string text = msg.str();
   if (!loc.isValid()) {
-    os << "note: " << text << "\n";
+    os << "note: " << msg << "\n";
     return;
   }
   unsigned bufferId = srcMgr.FindBufferContainingLoc(loc);
   auto [line, col] = srcMgr.getLineAndColumn(loc, bufferId);
-  llvm::StringRef file =
-      srcMgr.getMemoryBuffer(bufferId)->getBufferIdentifier();
-  llvm::SMDiagnostic diag(srcMgr, loc, file, line, col - 1,
-                          llvm::SourceMgr::DK_Note, text, "", {});
-  diag.print(nullptr, os, /*ShowColors=*/false);
+  os << srcMgr.getMemoryBuffer(bufferId)->getBufferIdentifier() << ":" << line
+     << ":" << col << ": note: " << msg << "\n";
 }
 
 void Diagnostics::printSummary() {
