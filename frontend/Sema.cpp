@@ -551,7 +551,11 @@ std::optional<KTile> Sema::lowerAlignment(const Alignment &a,
           continue;
         }
         if (t.var.name.empty()) {
-          offset += t.coeff;
+          if (__builtin_add_overflow(offset, t.coeff, &offset)) {
+            diags.error(t.loc, "the subscript's constant is too large",
+                        "subscripts must stay inside the align target");
+            ok = false;
+          }
           continue;
         }
         auto it = dummyDim.find(t.var.name);

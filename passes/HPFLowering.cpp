@@ -106,7 +106,7 @@ LowerResult mapc::lowerDistribute(llvm::ArrayRef<int64_t> shape,
                              int(j)};
       b.add(j, block, 0);
       b.add(j, p, peDim);
-      b.dataDim(j).tlen = block * p;
+      b.dataDim(j).tlen = satMul(block, p);
     } else {
       int64_t width = f.arg ? f.arg : 1;
       int64_t rounds = ceilDiv(n, satMul(width, p));
@@ -178,7 +178,14 @@ LowerResult mapc::lowerAlign(llvm::ArrayRef<int64_t> aligneeShape,
     unsigned q = sub.dummy;
     used[q] = true;
     int64_t n = aligneeShape[q];
-    int64_t first = sub.offset, last = sub.offset + sub.stride * (n - 1);
+    int64_t first = sub.offset, span, last;
+    bool overflow = __builtin_mul_overflow(sub.stride, n - 1, &span) ||
+                    __builtin_add_overflow(first, span, &last);
+    if (overflow)
+      return fail("the alignee's dim " + str(q) + " reaches far outside the "
+                  "target's dim " + str(r),
+                  "stride and offset must keep every alignee index inside "
+                  "the target (HPF align)");
     if (std::min(first, last) < 0 || std::max(first, last) >= x.len)
       return fail("the alignee's dim " + str(q) + " reaches index " +
                       str(std::min(first, last) < 0 ? std::min(first, last)
