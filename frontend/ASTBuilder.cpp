@@ -32,8 +32,9 @@ constexpr int64_t kMaxLiteral = int64_t(1) << 48;
 
 class Builder {
 public:
-  Builder(const TokenLocator &locator, Diagnostics &diags)
-      : locator(locator), diags(diags) {}
+  Builder(const TokenLocator &locator, Diagnostics &diags,
+          const std::vector<TextPos> &errors)
+      : locator(locator), diags(diags), errors(errors) {}
 
   Program program(MapParser::ProgramContext *ctx);
 
@@ -75,9 +76,25 @@ private:
   KTileField field(MapParser::KtileFieldContext *ctx);
   MapSection section(MapParser::MapSectionContext *ctx);
 
+  bool hasSyntaxError(antlr4::ParserRuleContext *ctx) const;
+
   const TokenLocator &locator;
   Diagnostics &diags;
+  const std::vector<TextPos> &errors;
 };
+
+bool Builder::hasSyntaxError(antlr4::ParserRuleContext *ctx) const {
+  const Token *start = ctx->getStart(), *stop = ctx->getStop();
+  if (!start || !stop)
+    return true;
+  TextPos from{start->getLine(), start->getCharPositionInLine()};
+  TextPos to{stop->getLine(),
+             stop->getCharPositionInLine() + stop->getText().size()};
+  for (const TextPos &e : errors)
+    if (from <= e && e <= to)
+      return true;
+  return false;
+}
 
 IntLit Builder::intLit(const Token *tok) {
   IntLit lit{0, loc(tok), false};
@@ -101,7 +118,8 @@ Program Builder::program(MapParser::ProgramContext *ctx) {
   if (!ctx)
     return out;
   for (auto *s : ctx->statement())
-    statement(s, out);
+    if (!hasSyntaxError(s))
+      statement(s, out);
   return out;
 }
 
@@ -337,6 +355,7 @@ MapSection Builder::section(MapParser::MapSectionContext *ctx) {
 } // namespace
 
 ast::Program mapc::buildAST(MapParser::ProgramContext *tree,
-                            const TokenLocator &locator, Diagnostics &diags) {
-  return Builder(locator, diags).program(tree);
+                            const TokenLocator &locator, Diagnostics &diags,
+                            const std::vector<TextPos> &errors) {
+  return Builder(locator, diags, errors).program(tree);
 }

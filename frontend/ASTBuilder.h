@@ -21,9 +21,15 @@ private:
   unsigned bufferId;
 };
 
+/// A source position as ANTLR counts it: 1-based line, 0-based column.
+using TextPos = std::pair<size_t, size_t>;
+
 /// Builds the AST; the only code that looks inside ANTLR contexts.
+/// Statements that contain a syntax error (one of `errors`) are left out, so
+/// that recovery guesses do not turn into misleading semantic errors.
 ast::Program buildAST(MapParser::ProgramContext *tree,
-                      const TokenLocator &locator, Diagnostics &diags);
+                      const TokenLocator &locator, Diagnostics &diags,
+                      const std::vector<TextPos> &errors);
 
 } // namespace mapc
 

@@ -35,6 +35,7 @@ public:
   void syntaxError(antlr4::Recognizer *recognizer, antlr4::Token *offending,
                    size_t line, size_t col, const std::string &msg,
                    std::exception_ptr) override {
+    TextPos where{line, col};
     llvm::SMLoc loc = locator.loc(line, col);
     // A missing token is reported just after the token before it, where
     // the user has to type it (as clang does).
@@ -42,9 +43,13 @@ public:
       if (auto *parser = dynamic_cast<antlr4::Parser *>(recognizer))
         if (antlr4::Token *prev = parser->getTokenStream()->LT(-1))
           if (prev->getType() != antlr4::Token::EOF && prev->getLine() > 0)
-            loc = locator.loc(prev->getLine(),
-                              prev->getCharPositionInLine() +
-                                  prev->getText().size());
+          {
+            size_t endCol =
+                prev->getCharPositionInLine() + prev->getText().size();
+            loc = locator.loc(prev->getLine(), endCol);
+            where = {prev->getLine(), endCol};
+          }
+    errors.push_back(where);
     llvm::StringRef m(msg);
     if (m.consume_front("token recognition error at: ")) {
       diags.error(loc, "unexpected character " + m.str(),
@@ -56,6 +61,13 @@ public:
     llvm::StringRef t(text);
     if (t.starts_with("missing ';'") || t.contains("expecting ';'"))
       hint = "every statement ends with ';'";
+    // Keyword tokens are numbered first, up to RESHAPE (see Map.g4).
+    if (offending && offending->getType() >= MapLexer::MACHINE &&
+        offending->getType() <= MapLexer::RESHAPE &&
+        t.contains("a name"))
+      hint = "'" + offending->getText() +
+             "' is a keyword of the language (in any case); choose another "
+             "name";
     if (t.consume_front("mismatched input ") ||
         t.consume_front("extraneous input ")) {
       auto [got, expected] = t.split(" expecting ");
@@ -69,6 +81,9 @@ public:
     }
     diags.error(loc, "syntax error: " + text, hint);
   }
+
+  /// Where each syntax error was found, to drop the statements holding them.
+  std::vector<TextPos> errors;
 
 private:
   const TokenLocator &locator;
@@ -127,7 +142,7 @@ ast::Program mapc::parseMap(unsigned bufferId, Diagnostics &diags) {
     parser.removeErrorListeners();
     parser.addErrorListener(&listener);
     MapParser::ProgramContext *tree = parser.program();
-    return buildAST(tree, locator, diags);
+    return buildAST(tree, locator, diags, listener.errors);
   } catch (const std::exception &e) {
     // The runtime should not throw on any input; if it does, say so plainly
     // rather than crash.

@@ -160,8 +160,10 @@ void Sema::declareMachine(const MachineDecl &m) {
   Machine mach;
   if (kind == "maspar")
     mach.kind = Machine::MasPar;
-  else if (kind == "hypercube")
+  else if (kind == "hypercube") {
     mach.kind = Machine::Hypercube;
+    mach.pes = {1024}; // dims = 10 unless given
+  }
   else if (kind == "mesh")
     mach.kind = Machine::Mesh;
   else {
@@ -338,6 +340,13 @@ void Sema::collect(const ast::Program &ast) {
     else if (auto *l = std::get_if<LayoutDecl>(&s)) {
       if (l->name.name.empty())
         continue;
+      if (Entity *e = findEntity(l->name.name); e && e->kind == Entity::Array) {
+        diags.error(l->name.loc,
+                    "layout '" + l->name.name + "' has the name of an array",
+                    "--emit=layout prints an array's own mapping under its "
+                    "name; give the layout another name");
+        continue;
+      }
       if (layouts.count(l->name.name)) {
         diags.error(l->name.loc,
                     "layout '" + l->name.name + "' is already declared",
@@ -1158,7 +1167,7 @@ std::optional<KTile> Sema::transformLayout(const LayoutExpr &e,
     }
     dims.push_back(unsigned(v));
   }
-  if (shape != array.shape && name != "transpose") {
+  if (shape != array.shape) {
     diags.error(e.args[0].loc,
                 "'" + e.args[0].name + "' maps an array of shape " +
                     shapeText(shape) + ", not " + shapeText(array.shape),
@@ -1288,10 +1297,11 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
           continue;
         }
         const Layout &l = out.layouts[to];
-        if (shapes[l.array] != shapes[a->name]) {
+        const std::vector<int64_t> &layoutShape = findEntity(l.array)->shape;
+        if (layoutShape != shapes[a->name]) {
           diags.error(p->second.loc,
                       "layout '" + l.name + "' maps shape " +
-                          shapeText(shapes[l.array]) + " but " + a->name +
+                          shapeText(layoutShape) + " but " + a->name +
                           " now has shape " + shapeText(shapes[a->name]),
                       "remap to a layout of an array with the same shape");
           continue;

@@ -69,13 +69,16 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(mapcCategory);
   cl::SetVersionPrinter(printVersion);
-  cl::ParseCommandLineOptions(
+  bool parsed = cl::ParseCommandLineOptions(
       argc, argv,
       "mapc: a compiler for data-mapping directives\n\n"
       "  mapc FILE.map --emit=layout   print where every element lives\n"
       "  mapc FILE.map --emit=ktile    print canonical k-Tile formats\n\n"
       "Exit codes: 0 success, 1 errors in the input, 2 usage or file "
-      "errors.\n");
+      "errors.\n",
+      &llvm::errs());
+  if (!parsed)
+    return 2; // a usage error, reported above
 
   const char *later = nullptr;
   switch (emit) {
