@@ -14,8 +14,36 @@ using namespace mapc::ast;
 using antlr4::Token;
 using antlr4::tree::TerminalNode;
 
+TokenLocator::TokenLocator(llvm::SourceMgr &srcMgr, unsigned bufferId)
+    : srcMgr(srcMgr), bufferId(bufferId),
+      text(srcMgr.getMemoryBuffer(bufferId)->getBuffer()) {
+  bool ascii = true;
+  for (char c : text)
+    ascii &= static_cast<unsigned char>(c) < 0x80;
+  size_t cp = 0;
+  lineStarts.push_back(0);
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80)
+      continue; // a UTF-8 continuation byte: same code point
+    if (!ascii)
+      bytes.push_back(i);
+    ++cp;
+    if (text[i] == '\n')
+      lineStarts.push_back(cp);
+  }
+}
+
+size_t TokenLocator::byteOf(size_t codePoint) const {
+  if (bytes.empty())
+    return std::min(codePoint, text.size());
+  return codePoint < bytes.size() ? bytes[codePoint] : text.size();
+}
+
 llvm::SMLoc TokenLocator::loc(size_t line, size_t col) const {
-  return srcMgr.FindLocForLineAndColumn(bufferId, line, col + 1);
+  if (line == 0 || line > lineStarts.size())
+    return llvm::SMLoc::getFromPointer(text.end());
+  return llvm::SMLoc::getFromPointer(text.begin() +
+                                     byteOf(lineStarts[line - 1] + col));
 }
 
 llvm::SMLoc TokenLocator::loc(const Token *tok) const {

@@ -23,7 +23,36 @@ std::string friendlyTokens(std::string text) {
     while ((pos = text.find(from)) != std::string::npos)
       text.replace(pos, strlen(from), to);
   }
-  return text;
+  // Keyword tokens appear by their symbolic names (OF, ONTO): show them as
+  // the user writes them. Only whole upper-case words are rewritten.
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    size_t j = i;
+    while (j < text.size() && text[j] >= 'A' && text[j] <= 'Z')
+      ++j;
+    bool word = j > i && (i == 0 || !isalnum((unsigned char)text[i - 1])) &&
+                (j == text.size() || !isalnum((unsigned char)text[j]));
+    if (word) {
+      std::string w = text.substr(i, j - i);
+      static const char *const keywords[] = {
+          "MACHINE", "PROCESSORS", "TEMPLATE", "ARRAY",   "DISTRIBUTE",
+          "REDISTRIBUTE", "ONTO",  "ALIGN",    "REALIGN", "WITH",
+          "LAYOUT",  "OF",         "KTILE",    "BITS",    "DIGITS",
+          "PLACE",   "IN",         "REMAP",    "TO",      "COPY",
+          "RESHAPE"};
+      bool keyword = false;
+      for (const char *k : keywords)
+        keyword |= w == k;
+      out += keyword ? "'" + llvm::StringRef(w).lower() + "'" : w;
+      i = j;
+    } else if (j > i) {
+      out += text.substr(i, j - i);
+      i = j;
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
 }
 
 /// Turns ANTLR syntax errors into diagnostics with a location and a hint.
@@ -93,16 +122,15 @@ private:
 /// Rejects input that is not UTF-8 text before ANTLR sees it; returns false
 /// and reports the first bad byte.
 bool checkText(llvm::StringRef text, llvm::SMLoc start, Diagnostics &diags) {
+  // The first byte that is not UTF-8 text, or a NUL, whichever comes first.
   const char *bad = nullptr;
-  for (const char &c : text)
-    if (c == '\0') {
-      bad = &c;
-      break;
-    }
   const llvm::UTF8 *src = reinterpret_cast<const llvm::UTF8 *>(text.begin());
   const llvm::UTF8 *end = reinterpret_cast<const llvm::UTF8 *>(text.end());
-  if (!bad && !llvm::isLegalUTF8String(&src, end))
+  if (!llvm::isLegalUTF8String(&src, end))
     bad = reinterpret_cast<const char *>(src);
+  size_t nul = text.find('\0');
+  if (nul != llvm::StringRef::npos && (!bad || text.begin() + nul < bad))
+    bad = text.begin() + nul;
   if (!bad)
     return true;
   diags.error(llvm::SMLoc::getFromPointer(bad),

@@ -8,7 +8,7 @@
 namespace mapc {
 
 /// Largest .map file accepted; larger inputs get a diagnostic, not a parse.
-constexpr size_t kMaxSourceBytes = 8u << 20;
+constexpr size_t kMaxSourceBytes = 2u << 20;
 
 /// Parses the buffer `bufferId` of the diagnostics' SourceMgr. Syntax errors
 /// are reported (the parser recovers and goes on) and the AST of what could

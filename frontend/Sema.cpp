@@ -24,6 +24,18 @@ namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
+/// Limits that keep every check linear in practice: no real program comes
+/// near them (HPF allows rank 7).
+constexpr size_t kMaxRank = 32;
+constexpr size_t kMaxTileDims = 128;
+
+/// "an array", "a template", "a processors arrangement".
+const char *kindPhrase(int kind) {
+  static const char *phrases[] = {"a processors arrangement", "a template",
+                                  "an array"};
+  return phrases[kind];
+}
+
 std::string shapeText(llvm::ArrayRef<int64_t> shape) {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i)
@@ -38,6 +50,9 @@ struct Entity {
   std::vector<int64_t> shape;
   ElemType type = ElemType::F32;
   llvm::SMLoc loc;
+  /// False when the declaration itself was rejected: uses stay silent, so
+  /// one mistake gives one error.
+  bool valid = true;
   // The static mapping directive, if any.
   const DistributeDecl *distribute = nullptr;
   const AlignDecl *align = nullptr;
@@ -126,6 +141,11 @@ bool Sema::validShape(const std::vector<IntLit> &shape, llvm::SMLoc loc,
                       const std::string &what, std::vector<int64_t> &out) {
   bool ok = true;
   int64_t total = 1;
+  if (shape.size() > kMaxRank) {
+    diags.error(loc, what + " has " + str(shape.size()) + " dimensions",
+                "mapc handles at most " + str(kMaxRank) + " dimensions");
+    return false;
+  }
   for (const IntLit &n : shape) {
     if (!n.valid) {
       ok = false;
@@ -242,7 +262,7 @@ void Sema::declareShape(const ShapeDecl &d) {
   if (Entity *old = findEntity(d.name.name)) {
     diags.error(d.name.loc, "'" + d.name.name + "' is already declared",
                 "choose another name");
-    diags.error(old->loc, "previous declaration of '" + d.name.name + "'");
+    diags.note(old->loc, "previous declaration of '" + d.name.name + "'");
     return;
   }
   Entity e;
@@ -250,14 +270,19 @@ void Sema::declareShape(const ShapeDecl &d) {
   e.name = d.name.name;
   e.loc = d.name.loc;
   if (!validShape(d.shape, d.loc, std::string(what[d.kind]) + " " + e.name,
-                  e.shape))
+                  e.shape)) {
+    e.valid = false;
+    entities.emplace(e.name, e);
     return;
+  }
   if (d.kind == ShapeDecl::Array && !d.elemType.name.empty()) {
     auto t = parseElemType(d.elemType.name);
     if (!t) {
       diags.error(d.elemType.loc,
                   "unknown element type '" + d.elemType.name + "'",
                   "use one of u8 i8 u16 i16 u32 i32 f32 u64 i64 f64 c64 c128");
+      e.valid = false;
+      entities.emplace(e.name, e);
       return;
     }
     e.type = *t;
@@ -270,7 +295,8 @@ Entity *Sema::expect(const Ident &name, Entity::Kind kind, const char *what) {
   if (name.name.empty())
     return nullptr; // a syntax error was already reported
   Entity *e = findEntity(name.name);
-  static const char *kinds[] = {"processors", "template", "array"};
+  if (e && !e->valid)
+    return nullptr; // its declaration was already reported
   if (!e) {
     diags.error(name.loc, std::string("unknown ") + what + " '" + name.name +
                               "'",
@@ -281,9 +307,13 @@ Entity *Sema::expect(const Ident &name, Entity::Kind kind, const char *what) {
   if (e->kind != kind && !(kind == Entity::Array &&
                            e->kind == Entity::Template &&
                            std::string(what) == "array or template")) {
-    diags.error(name.loc, "'" + name.name + "' is a " + kinds[e->kind] +
-                              ", not a " + what,
-                std::string("name a declared ") + what + " here");
+    std::string want = std::string(what) == "processors"
+                           ? "a processors arrangement"
+                           : std::string(what) == "template" ? "a template"
+                                                             : std::string("an ") + what;
+    diags.error(name.loc, "'" + name.name + "' is " + kindPhrase(e->kind) +
+                              ", not " + want,
+                "name " + want + " here");
     return nullptr;
   }
   return e;
@@ -293,6 +323,8 @@ void Sema::declareMapping(const Ident &target, llvm::SMLoc loc,
                           const DistributeDecl *dist, const AlignDecl *align,
                           const PairStmt *place) {
   Entity *e = findEntity(target.name);
+  if (e && !e->valid)
+    return;
   if (!e) {
     if (!target.name.empty())
       diags.error(target.loc, "unknown array '" + target.name + "'",
@@ -358,7 +390,7 @@ void Sema::collect(const ast::Program &ast) {
   }
   // Processors must fit the machine (003 7.1.2 allows rejecting more).
   for (auto &[name, e] : entities) {
-    if (e.kind != Entity::Processors)
+    if (e.kind != Entity::Processors || !e.valid)
       continue;
     int64_t n = 1;
     for (int64_t p : e.shape)
@@ -624,7 +656,7 @@ const KTile *Sema::mappingOf(const std::string &name, llvm::SMLoc useLoc) {
   if (mappingFailed.count(name))
     return nullptr;
   Entity *e = findEntity(name);
-  if (!e)
+  if (!e || !e->valid)
     return nullptr;
   if (!mappingInProgress.insert(name).second) {
     diags.error(useLoc, "'" + name + "' is aligned, through a chain of "
@@ -822,6 +854,12 @@ std::optional<KTile> Sema::ktileLayout(const LayoutExpr &e,
   std::vector<int64_t> ks;
   if (!numbers(KField::K, ks, &t.groups, false))
     return std::nullopt;
+  if (ks.size() > kMaxTileDims) {
+    diags.error(locs[KField::K], "k has " + str(ks.size()) + " k-Tile dims",
+                "mapc handles at most " + str(kMaxTileDims) +
+                    " k-Tile dims per format");
+    return std::nullopt;
+  }
   for (int64_t k : ks)
     t.kdims.push_back(KDim::plain(k));
   size_t nk = ks.size();
@@ -954,6 +992,13 @@ std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
   std::map<int64_t, int64_t> dataBase; // digit number -> base
   std::map<int64_t, llvm::SMLoc> dataLoc;
   for (const MapSection &s : e.sections) {
+    if (s.items.size() > kMaxTileDims) {
+      diags.error(s.label.loc, "a section with " + str(s.items.size()) +
+                                   " digits",
+                  "mapc handles at most " + str(kMaxTileDims) +
+                      " digits per section");
+      return std::nullopt;
+    }
     std::string label = llvm::StringRef(s.label.name).lower();
     bool isPE = label == "p";
     if (!isPE && label != "m") {
@@ -1212,7 +1257,8 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
   std::map<std::string, int> current; // array -> layout index
   for (const ast::Statement &s : ast.statements) {
     if (auto *d = std::get_if<ShapeDecl>(&s)) {
-      if (d->kind != ShapeDecl::Array || !findEntity(d->name.name))
+      if (d->kind != ShapeDecl::Array || !findEntity(d->name.name) ||
+          !findEntity(d->name.name)->valid)
         continue;
       Entity &e = *findEntity(d->name.name);
       if (e.loc.getPointer() != d->name.loc.getPointer())
@@ -1405,7 +1451,7 @@ mapc::Program Sema::run(const ast::Program &ast) {
   collect(ast);
   // Every mapping and layout is checked even if nothing prints it.
   for (const std::string &name : declOrder)
-    if (findEntity(name)->kind != Entity::Processors)
+    if (findEntity(name)->kind != Entity::Processors && findEntity(name)->valid)
       mappingOf(name, findEntity(name)->loc);
   for (auto &[name, entry] : layouts)
     if (entry.state == LayoutEntry::Unresolved)

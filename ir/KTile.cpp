@@ -113,7 +113,12 @@ void verifySpaceDim(const SpaceDim &s, unsigned i, bool isData,
                    "lengths must be between 1 and 2^40"});
     return;
   }
-  if (s.tlen < s.len || s.tlen > kMaxSpaceSize)
+  if (s.tlen > kMaxSpaceSize)
+    out.push_back({tlen,
+                   "template of " + dim + " has length " + str(s.tlen) +
+                       ", more than 2^40",
+                   "use a smaller block or cycle length"});
+  else if (s.tlen < s.len)
     out.push_back({tlen,
                    "template of " + dim + " has length " + str(s.tlen) +
                        ", smaller than the " + space + " length " +
@@ -176,7 +181,11 @@ std::vector<KTileProblem> KTile::verify() const {
                      "lengths must be between 1 and 2^40"});
       continue;
     }
-    if (kd.tk < kd.k || kd.tk > kMaxSpaceSize)
+    if (kd.tk > kMaxSpaceSize)
+      out.push_back({KField::TK, "template of " + dim + " has length " +
+                                     str(kd.tk) + ", more than 2^40",
+                     "use a smaller template"});
+    else if (kd.tk < kd.k)
       out.push_back({KField::TK,
                      "template of " + dim + " has length " + str(kd.tk) +
                          ", smaller than its length " + str(kd.k),
