@@ -1298,6 +1298,12 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
   std::map<std::string, std::vector<int64_t>> shapes;
   for (const ArrayInfo &a : out.arrays)
     shapes[a.name] = a.shape;
+  // An array placed in a named layout starts in that layout: statements
+  // name it as their source (the contents are the same).
+  for (const ArrayInfo &a : out.arrays)
+    if (const Entity *e = findEntity(a.name); e && e->place && current.count(a.name))
+      if (int named = indexOfNamed(e->place->second.name); named >= 0)
+        current[a.name] = named;
 
   auto currentOf = [&](const Ident &name, const char *role) -> Entity * {
     Entity *e = expect(name, Entity::Array, "array");

@@ -8,6 +8,7 @@
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
 #include "ir/KTilePrinter.h"
+#include "passes/RemapCycles.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -39,8 +40,8 @@ cl::opt<Emit> emit(
                    "every layout as a canonical k-Tile format"),
         clEnumValN(Emit::Layout, "layout", "the device contents of every "
                                            "layout"),
-        clEnumValN(Emit::Cycles, "cycles", "remaps in cycle notation (not "
-                                           "yet available)"),
+        clEnumValN(Emit::Cycles, "cycles",
+                   "radix-2 remaps in cycle notation (003 4.2.2)"),
         clEnumValN(Emit::Plan, "plan", "remap plans (not yet available)"),
         clEnumValN(Emit::Cpp, "cpp", "C++ source (not yet available)"),
         clEnumValN(Emit::Header, "header", "C++ header (not yet available)"),
@@ -82,7 +83,6 @@ int main(int argc, char **argv) {
 
   const char *later = nullptr;
   switch (emit) {
-  case Emit::Cycles: later = "--emit=cycles"; break;
   case Emit::Plan: later = "--emit=plan"; break;
   case Emit::Cpp: later = "--emit=cpp"; break;
   case Emit::Header: later = "--emit=header"; break;
@@ -135,6 +135,45 @@ int main(int argc, char **argv) {
     llvm::WithColor::error(llvm::errs(), "mapc")
         << "cannot write '" << outputFile << "': " << ec.message() << "\n";
     return 2;
+  }
+  if (emit == Emit::Cycles) {
+    // Every statement that moves data: remap, redistribute, realign, copy.
+    for (const Statement &st : program.statements) {
+      if (st.kind == Statement::Reshape)
+        continue;
+      const Layout &from = program.layouts[st.from];
+      const Layout &to = program.layouts[st.to];
+      auto src = toIndexBitMap(from), dst = toIndexBitMap(to);
+      std::string why;
+      if (auto *e = std::get_if<std::string>(&src))
+        why = "layout '" + from.name + "' is not a radix-2 bit map: " + *e;
+      else if (auto *e = std::get_if<std::string>(&dst))
+        why = "layout '" + to.name + "' is not a radix-2 bit map: " + *e;
+      std::variant<std::vector<Cycle>, std::string> cycles;
+      if (why.empty()) {
+        cycles = remapCycles(std::get<IndexBitMap>(src),
+                             std::get<IndexBitMap>(dst));
+        if (auto *e = std::get_if<std::string>(&cycles))
+          why = *e;
+      }
+      if (!why.empty()) {
+        diags.error(st.loc, "cannot write this remap in cycle notation: " + why,
+                    "--emit=cycles covers remaps between power-of-two "
+                    "layouts (003 4.2, 5.1)");
+        continue;
+      }
+      out.os() << "remap " << st.array << ": " << from.name << " -> "
+               << to.name << ":";
+      std::string text = formatCycles(std::get<IndexBitMap>(src),
+                                      std::get<std::vector<Cycle>>(cycles));
+      if (!text.empty())
+        out.os() << " " << text;
+      out.os() << "\n";
+    }
+    if (diags.hadError()) {
+      diags.printSummary();
+      return 1;
+    }
   }
   for (unsigned i = 0; i < program.numStaticLayouts; ++i) {
     const Layout &l = program.layouts[i];

@@ -1,0 +1,104 @@
+//===- BitMap.cpp ---------------------------------------------------------===//
+#include "ir/BitMap.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mapc;
+
+std::string IndexBitMap::bitName(unsigned i) const {
+  return i < memoryBits ? "m" + std::to_string(i)
+                        : "p" + std::to_string(i - memoryBits);
+}
+
+namespace {
+
+bool pow2(int64_t v) { return v > 0 && llvm::isPowerOf2_64(uint64_t(v)); }
+unsigned log2(int64_t v) { return llvm::Log2_64(uint64_t(v)); }
+
+std::variant<IndexBitMap, std::string> fromKTile(const KTile &t) {
+  for (const SpaceDim &s : t.data)
+    if (!pow2(s.len) || s.tlen != s.len || s.off || s.toff)
+      return std::string("its data dims are not plain powers of two");
+  for (const SpaceDim &s : t.device)
+    if (s.tlen != s.len || s.off || s.toff)
+      return std::string("it has a device template or offset");
+  for (const KDim &d : t.kdims) {
+    if (!pow2(d.k) || d.tk != d.k || d.otk)
+      return std::string("it has a k-Tile dim that is not a plain power of "
+                         "two");
+    if (d.enc == Encoding::Gray)
+      return std::string("it uses a Gray encoding, which is not a bit "
+                         "permutation");
+    if (d.ok == kReplicated)
+      return std::string("it replicates data");
+  }
+  unsigned firstEmpty = t.firstEmptyDim();
+  // Data bit offset of each k-Tile dim (empty dims: none).
+  std::vector<unsigned> firstDataBit(t.kdims.size(), 0);
+  unsigned bit = 0;
+  for (unsigned l = 0; l < firstEmpty; ++l) {
+    if (t.kdims[l].ok != 0)
+      return std::string("it has a k-Tile offset on a data dim");
+    firstDataBit[l] = bit;
+    bit += log2(t.kdims[l].k);
+  }
+  IndexBitMap map;
+  map.dataBits = bit;
+  for (unsigned i = 0; i < t.device.size(); ++i)
+    for (unsigned l : t.m[i]) {
+      const KDim &d = t.kdims[l];
+      bool inverted = d.sense == Sense::Minus;
+      for (unsigned b = 0; b < log2(d.k); ++b) {
+        DeviceBit db;
+        if (l < firstEmpty) {
+          db.dataBit = firstDataBit[l] + b;
+          db.value = inverted;
+        } else {
+          db.enabled = false;
+          db.value = ((d.ok >> b) & 1) != inverted;
+        }
+        map.bits.push_back(db);
+      }
+      if (i == 0)
+        map.memoryBits = map.bits.size();
+    }
+  if (t.device.size() == 1)
+    map.memoryBits = map.bits.size();
+  map.peBits = map.bits.size() - map.memoryBits;
+  return map;
+}
+
+std::variant<IndexBitMap, std::string> fromDigits(const DigitMap &d) {
+  IndexBitMap map;
+  map.dataBits = d.dataBases.size();
+  for (int64_t b : d.dataBases)
+    if (b != 2)
+      return std::string("it is a digit map with a base other than 2");
+  auto take = [&](const std::vector<DeviceDigit> &digits) -> bool {
+    for (const DeviceDigit &dd : digits) {
+      if (dd.base != 2 || dd.kind == DeviceDigit::Star)
+        return false;
+      DeviceBit b;
+      b.enabled = dd.kind == DeviceDigit::Data;
+      b.dataBit = b.enabled ? unsigned(dd.index) : 0;
+      b.value = b.enabled ? dd.inverted : (dd.index != 0) != dd.inverted;
+      map.bits.push_back(b);
+    }
+    return true;
+  };
+  if (!take(d.memory) || !take(d.pes))
+    return std::string("it replicates data or has digits of base other "
+                       "than 2");
+  map.memoryBits = d.memory.size();
+  map.peBits = d.pes.size();
+  return map;
+}
+
+} // namespace
+
+std::variant<IndexBitMap, std::string>
+mapc::toIndexBitMap(const Layout &layout) {
+  if (layout.digits)
+    return fromDigits(*layout.digits);
+  return fromKTile(*layout.tile);
+}
