@@ -15,12 +15,7 @@ int64_t product(const std::vector<DeviceDigit> &digits) {
 int64_t DigitMap::memorySize() const { return product(memory); }
 int64_t DigitMap::peCount() const { return product(pes); }
 
-int64_t DigitMap::dataSize() const {
-  int64_t n = 1;
-  for (int64_t s : shape)
-    n = satMul(n, s);
-  return n;
-}
+int64_t DigitMap::dataSize() const { return shapeSize(shape); }
 
 int64_t DigitMap::dataAt(int64_t addr) const {
   llvm::SmallVector<int64_t, 16> value(dataBases.size(), 0);

@@ -22,6 +22,13 @@ int64_t mapc::satMul(int64_t a, int64_t b) {
   return r;
 }
 
+int64_t mapc::shapeSize(llvm::ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n = satMul(n, s);
+  return n;
+}
+
 uint64_t mapc::grayDecode(uint64_t g) {
   uint64_t w = g;
   for (unsigned shift = 1; shift < 64; shift <<= 1)

@@ -133,6 +133,8 @@ uint64_t grayDecode(uint64_t g);
 
 /// Multiplies with saturation at INT64_MAX, so size checks cannot overflow.
 int64_t satMul(int64_t a, int64_t b);
+/// The saturating product of a shape: its number of elements.
+int64_t shapeSize(llvm::ArrayRef<int64_t> shape);
 
 } // namespace mapc
 

@@ -24,12 +24,7 @@ std::optional<ElemType> mapc::parseElemType(llvm::StringRef name) {
   return std::nullopt;
 }
 
-int64_t Machine::peCount() const {
-  int64_t n = 1;
-  for (int64_t p : pes)
-    n = satMul(n, p);
-  return n;
-}
+int64_t Machine::peCount() const { return shapeSize(pes); }
 
 const char *Machine::kindName() const {
   switch (kind) {
@@ -40,12 +35,7 @@ const char *Machine::kindName() const {
   return "?";
 }
 
-int64_t ArrayInfo::size() const {
-  int64_t n = 1;
-  for (int64_t s : shape)
-    n = satMul(n, s);
-  return n;
-}
+int64_t ArrayInfo::size() const { return shapeSize(shape); }
 
 // Digit maps are evaluated by their own definition (003 6.1.3); their k-Tile
 // form, when they have one, must agree (checked by the unit tests).

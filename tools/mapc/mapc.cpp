@@ -55,6 +55,18 @@ cl::opt<bool> trace("trace", cl::desc("With --run, print every step (not yet "
                                       "available)"),
                     cl::cat(mapcCategory));
 
+/// Opens -o (or stdout); reports and returns null when it cannot.
+std::unique_ptr<llvm::ToolOutputFile> openOutput() {
+  std::error_code ec;
+  auto out = std::make_unique<llvm::ToolOutputFile>(outputFile, ec,
+                                                    llvm::sys::fs::OF_Text);
+  if (!ec)
+    return out;
+  llvm::WithColor::error(llvm::errs(), "mapc")
+      << "cannot write '" << outputFile << "': " << ec.message() << "\n";
+  return nullptr;
+}
+
 /// --emit=layout refuses devices larger than this many cells: the text
 /// would run to gigabytes.
 constexpr int64_t kMaxPrintedCells = int64_t(1) << 28;
@@ -112,15 +124,11 @@ int main(int argc, char **argv) {
 
   ast::Program ast = parseMap(bufferId, diags);
   if (emit == Emit::AST && !diags.hadError()) {
-    std::error_code ec;
-    llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_Text);
-    if (ec) {
-      llvm::WithColor::error(llvm::errs(), "mapc")
-          << "cannot write '" << outputFile << "': " << ec.message() << "\n";
+    auto out = openOutput();
+    if (!out)
       return 2;
-    }
-    printAST(ast, srcMgr, out.os());
-    out.keep();
+    printAST(ast, srcMgr, out->os());
+    out->keep();
     return 0;
   }
   Program program = analyze(ast, diags);
@@ -129,13 +137,10 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  std::error_code ec;
-  llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_Text);
-  if (ec) {
-    llvm::WithColor::error(llvm::errs(), "mapc")
-        << "cannot write '" << outputFile << "': " << ec.message() << "\n";
+  auto output = openOutput();
+  if (!output)
     return 2;
-  }
+  llvm::ToolOutputFile &out = *output;
   if (emit == Emit::Cycles) {
     // Every statement that moves data: remap, redistribute, realign, copy.
     for (const Statement &st : program.statements) {
