@@ -116,13 +116,13 @@ struct MapItem {
 };
 
 struct MapSection {
-  Ident label; // p | m
+  Ident label;                // p | m
   std::vector<MapItem> items; // most significant first, as written
 };
 
 struct LayoutExpr {
   enum Kind { KTile, Bits, Digits, Transform, Named } kind = Named;
-  std::vector<KTileField> fields;  // KTile
+  std::vector<KTileField> fields;   // KTile
   std::vector<MapSection> sections; // Bits, Digits
   Ident callee;                     // Transform, Named
   std::vector<Ident> args;          // Transform: names and numbers as text

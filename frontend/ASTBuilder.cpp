@@ -130,8 +130,7 @@ IntLit Builder::intLit(const Token *tok) {
     return lit;
   std::string text = tok->getText(); // getText() returns a temporary
   unsigned long long v;
-  if (llvm::StringRef(text).getAsInteger(10, v) ||
-      v > uint64_t(kMaxLiteral)) {
+  if (llvm::StringRef(text).getAsInteger(10, v) || v > uint64_t(kMaxLiteral)) {
     diags.error(lit.loc, "number '" + text + "' is too large",
                 "numbers in .map files must be at most 2^48");
     return lit;
@@ -155,15 +154,19 @@ void Builder::statement(MapParser::StatementContext *ctx, Program &out) {
   if (auto *c = ctx->machineDecl()) {
     out.statements.push_back(machine(c));
   } else if (auto *c = ctx->processorsDecl()) {
-    out.statements.push_back(ShapeDecl{ShapeDecl::Processors, ident(c->IDENT()),
+    out.statements.push_back(ShapeDecl{ShapeDecl::Processors,
+                                       ident(c->IDENT()),
                                        c->intArgs() ? ints(c->intArgs()->INT())
                                                     : std::vector<IntLit>{},
-                                       {}, loc(c)});
+                                       {},
+                                       loc(c)});
   } else if (auto *c = ctx->templateDecl()) {
-    out.statements.push_back(ShapeDecl{ShapeDecl::Template, ident(c->IDENT()),
+    out.statements.push_back(ShapeDecl{ShapeDecl::Template,
+                                       ident(c->IDENT()),
                                        c->intArgs() ? ints(c->intArgs()->INT())
                                                     : std::vector<IntLit>{},
-                                       {}, loc(c)});
+                                       {},
+                                       loc(c)});
   } else if (auto *c = ctx->arrayDecl()) {
     out.statements.push_back(ShapeDecl{ShapeDecl::Array, ident(c->IDENT(0)),
                                        c->intArgs() ? ints(c->intArgs()->INT())
@@ -182,11 +185,11 @@ void Builder::statement(MapParser::StatementContext *ctx, Program &out) {
   } else if (auto *c = ctx->layoutDecl()) {
     out.statements.push_back(layout(c));
   } else if (auto *c = ctx->placeStmt()) {
-    out.statements.push_back(PairStmt{PairStmt::Place, ident(c->array),
-                                      ident(c->layout), loc(c)});
+    out.statements.push_back(
+        PairStmt{PairStmt::Place, ident(c->array), ident(c->layout), loc(c)});
   } else if (auto *c = ctx->remapStmt()) {
-    out.statements.push_back(PairStmt{PairStmt::Remap, ident(c->array),
-                                      ident(c->layout), loc(c)});
+    out.statements.push_back(
+        PairStmt{PairStmt::Remap, ident(c->array), ident(c->layout), loc(c)});
   } else if (auto *c = ctx->copyStmt()) {
     out.statements.push_back(
         PairStmt{PairStmt::Copy, ident(c->src), ident(c->dst), loc(c)});
@@ -262,8 +265,7 @@ AlignSub Builder::alignSub(MapParser::AlignSubContext *ctx) {
       sub.terms.push_back(term(e->term(), negate));
     for (auto *a : e->addTerm())
       if (a->term())
-        sub.terms.push_back(
-            term(a->term(), a->op && a->op->getText() == "-"));
+        sub.terms.push_back(term(a->term(), a->op && a->op->getText() == "-"));
     return sub;
   }
   sub.kind = ctx->getText() == "*" ? AlignSub::Star : AlignSub::Colon;
@@ -298,7 +300,8 @@ LayoutDecl Builder::layout(MapParser::LayoutDeclContext *ctx) {
     e.kind = LayoutExpr::Digits;
     for (auto *s : d->mapSection())
       e.sections.push_back(section(s));
-  } else if (auto *t = dynamic_cast<MapParser::TransformLayoutContext *>(expr)) {
+  } else if (auto *t =
+                 dynamic_cast<MapParser::TransformLayoutContext *>(expr)) {
     e.kind = LayoutExpr::Transform;
     e.callee = ident(t->IDENT());
     for (auto *a : t->layoutArg())

@@ -105,11 +105,21 @@ private:
           const FieldItem &it = f.groups[g][i];
           os << (i ? ", " : "");
           switch (it.kind) {
-          case FieldItem::Int: os << it.intValue.value; break;
-          case FieldItem::Star: os << "*"; break;
-          case FieldItem::Plus: os << "+"; break;
-          case FieldItem::Minus: os << "-"; break;
-          case FieldItem::Word: os << it.word; break;
+          case FieldItem::Int:
+            os << it.intValue.value;
+            break;
+          case FieldItem::Star:
+            os << "*";
+            break;
+          case FieldItem::Plus:
+            os << "+";
+            break;
+          case FieldItem::Minus:
+            os << "-";
+            break;
+          case FieldItem::Word:
+            os << it.word;
+            break;
           }
         }
       }
@@ -125,8 +135,8 @@ private:
   void print(const PairStmt &p) {
     static const char *kinds[] = {"Place", "Remap", "Copy"};
     static const char *joins[] = {" in ", " to ", " to "};
-    os << kinds[p.kind] << " " << p.first.name << joins[p.kind]
-       << p.second.name << " @" << at(p.loc) << "\n";
+    os << kinds[p.kind] << " " << p.first.name << joins[p.kind] << p.second.name
+       << " @" << at(p.loc) << "\n";
   }
   void print(const ReshapeStmt &r) {
     os << "Reshape " << r.array.name << " to ";

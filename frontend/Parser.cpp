@@ -3,8 +3,8 @@
 
 #include "MapLexer.h"
 #include "MapParser.h"
-#include "frontend/ASTBuilder.h"
 #include "antlr4-runtime.h"
+#include "frontend/ASTBuilder.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ConvertUTF.h"
@@ -35,10 +35,10 @@ std::string friendlyTokens(std::string text) {
     if (word) {
       std::string w = text.substr(i, j - i);
       static const char *const keywords[] = {
-          "MACHINE", "PROCESSORS", "TEMPLATE", "ARRAY",   "DISTRIBUTE",
-          "REDISTRIBUTE", "ONTO",  "ALIGN",    "REALIGN", "WITH",
-          "LAYOUT",  "OF",         "KTILE",    "BITS",    "DIGITS",
-          "PLACE",   "IN",         "REMAP",    "TO",      "COPY",
+          "MACHINE",      "PROCESSORS", "TEMPLATE", "ARRAY",   "DISTRIBUTE",
+          "REDISTRIBUTE", "ONTO",       "ALIGN",    "REALIGN", "WITH",
+          "LAYOUT",       "OF",         "KTILE",    "BITS",    "DIGITS",
+          "PLACE",        "IN",         "REMAP",    "TO",      "COPY",
           "RESHAPE"};
       bool keyword = false;
       for (const char *k : keywords)
@@ -71,8 +71,7 @@ public:
     if (llvm::StringRef(msg).starts_with("missing "))
       if (auto *parser = dynamic_cast<antlr4::Parser *>(recognizer))
         if (antlr4::Token *prev = parser->getTokenStream()->LT(-1))
-          if (prev->getType() != antlr4::Token::EOF && prev->getLine() > 0)
-          {
+          if (prev->getType() != antlr4::Token::EOF && prev->getLine() > 0) {
             size_t endCol =
                 prev->getCharPositionInLine() + prev->getText().size();
             loc = locator.loc(prev->getLine(), endCol);
@@ -92,8 +91,7 @@ public:
       hint = "every statement ends with ';'";
     // Keyword tokens are numbered first, up to RESHAPE (see Map.g4).
     if (offending && offending->getType() >= MapLexer::MACHINE &&
-        offending->getType() <= MapLexer::RESHAPE &&
-        t.contains("a name"))
+        offending->getType() <= MapLexer::RESHAPE && t.contains("a name"))
       hint = "'" + offending->getText() +
              "' is a keyword of the language (in any case); choose another "
              "name";

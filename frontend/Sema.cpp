@@ -88,8 +88,7 @@ private:
   const KTile *mappingOf(const std::string &name, llvm::SMLoc useLoc);
   std::optional<KTile> lowerDistribution(const Distribution &d,
                                          const Entity &target);
-  std::optional<KTile> lowerAlignment(const Alignment &a,
-                                      const Entity &alignee,
+  std::optional<KTile> lowerAlignment(const Alignment &a, const Entity &alignee,
                                       const KTile &target);
   KTile defaultMapping(const Entity &e);
 
@@ -111,8 +110,7 @@ private:
                  const std::map<KField, llvm::SMLoc> *fieldLocs = nullptr);
   bool checkFits(const Layout &layout, llvm::SMLoc loc);
   bool reportLowering(const LowerResult &r, llvm::SMLoc loc,
-                      const std::vector<llvm::SMLoc> &argLocs,
-                      KTile &out);
+                      const std::vector<llvm::SMLoc> &argLocs, KTile &out);
 
   // ---- statements -------------------------------------------------------
   void statements(const ast::Program &ast, mapc::Program &out);
@@ -183,8 +181,7 @@ void Sema::declareMachine(const MachineDecl &m) {
   else if (kind == "hypercube") {
     mach.kind = Machine::Hypercube;
     mach.pes = {1024}; // dims = 10 unless given
-  }
-  else if (kind == "mesh")
+  } else if (kind == "mesh")
     mach.kind = Machine::Mesh;
   else {
     diags.error(m.kind.loc, "unknown machine '" + m.kind.name + "'",
@@ -243,12 +240,11 @@ void Sema::declareMachine(const MachineDecl &m) {
         mach.pes = {1};
       }
     } else {
-      const char *valid = mach.kind == Machine::MasPar  ? "pes, memory, cluster"
+      const char *valid = mach.kind == Machine::MasPar ? "pes, memory, cluster"
                           : mach.kind == Machine::Mesh ? "pes, memory"
                                                        : "dims, memory";
       diags.error(a.key.loc,
-                  "unknown parameter '" + a.key.name + "' for machine " +
-                      kind,
+                  "unknown parameter '" + a.key.name + "' for machine " + kind,
                   std::string("this machine takes ") + valid);
     }
   }
@@ -298,21 +294,21 @@ Entity *Sema::expect(const Ident &name, Entity::Kind kind, const char *what) {
   if (e && !e->valid)
     return nullptr; // its declaration was already reported
   if (!e) {
-    diags.error(name.loc, std::string("unknown ") + what + " '" + name.name +
-                              "'",
-                std::string("declare it, e.g. '") + what + " " + name.name +
-                    "(...);'");
+    diags.error(
+        name.loc, std::string("unknown ") + what + " '" + name.name + "'",
+        std::string("declare it, e.g. '") + what + " " + name.name + "(...);'");
     return nullptr;
   }
-  if (e->kind != kind && !(kind == Entity::Array &&
-                           e->kind == Entity::Template &&
-                           std::string(what) == "array or template")) {
-    std::string want = std::string(what) == "processors"
-                           ? "a processors arrangement"
-                           : std::string(what) == "template" ? "a template"
-                                                             : std::string("an ") + what;
-    diags.error(name.loc, "'" + name.name + "' is " + kindPhrase(e->kind) +
-                              ", not " + want,
+  if (e->kind != kind &&
+      !(kind == Entity::Array && e->kind == Entity::Template &&
+        std::string(what) == "array or template")) {
+    std::string want =
+        std::string(what) == "processors" ? "a processors arrangement"
+        : std::string(what) == "template" ? "a template"
+                                          : std::string("an ") + what;
+    diags.error(name.loc,
+                "'" + name.name + "' is " + kindPhrase(e->kind) + ", not " +
+                    want,
                 "name " + want + " here");
     return nullptr;
   }
@@ -332,8 +328,10 @@ void Sema::declareMapping(const Ident &target, llvm::SMLoc loc,
     return;
   }
   if (e->kind == Entity::Processors) {
-    diags.error(target.loc, "'" + target.name + "' is a processors "
-                            "arrangement and cannot be mapped",
+    diags.error(target.loc,
+                "'" + target.name +
+                    "' is a processors "
+                    "arrangement and cannot be mapped",
                 "distribute or align an array or template");
     return;
   }
@@ -460,8 +458,7 @@ bool Sema::checkFits(const Layout &layout, llvm::SMLoc loc) {
 }
 
 bool Sema::reportLowering(const LowerResult &r, llvm::SMLoc loc,
-                          const std::vector<llvm::SMLoc> &argLocs,
-                          KTile &out) {
+                          const std::vector<llvm::SMLoc> &argLocs, KTile &out) {
   if (auto *err = std::get_if<LoweringError>(&r)) {
     llvm::SMLoc at = loc;
     if (err->argument >= 0 && size_t(err->argument) < argLocs.size())
@@ -546,9 +543,9 @@ std::optional<KTile> Sema::lowerAlignment(const Alignment &a,
                                           const KTile &target) {
   if (a.dummies.size() != alignee.shape.size()) {
     diags.error(a.alignee.loc,
-                "'" + alignee.name + "' has rank " +
-                    str(alignee.shape.size()) + " but " +
-                    str(a.dummies.size()) + " align dummies are given",
+                "'" + alignee.name + "' has rank " + str(alignee.shape.size()) +
+                    " but " + str(a.dummies.size()) +
+                    " align dummies are given",
                 "give one dummy per dimension of the alignee");
     return std::nullopt;
   }
@@ -659,8 +656,10 @@ const KTile *Sema::mappingOf(const std::string &name, llvm::SMLoc useLoc) {
   if (!e || !e->valid)
     return nullptr;
   if (!mappingInProgress.insert(name).second) {
-    diags.error(useLoc, "'" + name + "' is aligned, through a chain of "
-                        "alignments, with itself",
+    diags.error(useLoc,
+                "'" + name +
+                    "' is aligned, through a chain of "
+                    "alignments, with itself",
                 "break the cycle: one array in the chain must be "
                 "distributed or placed");
     mappingFailed.insert(name);
@@ -676,18 +675,18 @@ const KTile *Sema::mappingOf(const std::string &name, llvm::SMLoc useLoc) {
     if (t)
       tile = lowerAlignment(a, *e, *t);
   } else if (e->place) {
-    if (const Layout *l = layoutNamed(e->place->second.name,
-                                      e->place->second.loc)) {
-      if (l->array != name &&
-          findEntity(l->array)->shape != e->shape) {
+    if (const Layout *l =
+            layoutNamed(e->place->second.name, e->place->second.loc)) {
+      if (l->array != name && findEntity(l->array)->shape != e->shape) {
         diags.error(e->place->second.loc,
                     "layout '" + l->name + "' maps " + l->array +
                         ", whose shape differs from " + name + "'s",
                     "place an array in a layout declared 'of' it");
       } else if (!l->tile) {
         diags.error(e->place->second.loc,
-                    "layout '" + l->name + "' is a digit map with no k-Tile "
-                    "form and cannot be placed yet",
+                    "layout '" + l->name +
+                        "' is a digit map with no k-Tile "
+                        "form and cannot be placed yet",
                     "use a k-Tile or bits layout");
       } else {
         tile = *l->tile;
@@ -697,8 +696,8 @@ const KTile *Sema::mappingOf(const std::string &name, llvm::SMLoc useLoc) {
     tile = defaultMapping(*e);
   }
   mappingInProgress.erase(name);
-  if (tile && !checkTile(*tile, e->mappingLoc.isValid() ? e->mappingLoc
-                                                        : e->loc))
+  if (tile &&
+      !checkTile(*tile, e->mappingLoc.isValid() ? e->mappingLoc : e->loc))
     tile.reset();
   if (!tile) {
     mappingFailed.insert(name);
@@ -745,8 +744,7 @@ bool Sema::resolveLayout(LayoutEntry &entry) {
       break;
     case LayoutExpr::Bits:
     case LayoutExpr::Digits:
-      if (auto m = mapLayout(d.expr, *array,
-                             d.expr.kind == LayoutExpr::Bits)) {
+      if (auto m = mapLayout(d.expr, *array, d.expr.kind == LayoutExpr::Bits)) {
         l.tile = m->tile;
         l.digits = m->digits;
       }
@@ -802,8 +800,9 @@ std::optional<KTile> Sema::ktileLayout(const LayoutExpr &e,
   }
   for (KField required : {KField::K, KField::M, KField::D})
     if (!fields.count(required)) {
-      diags.error(e.loc, std::string("k-Tile format has no '") +
-                             fieldName(required) + "' field",
+      diags.error(e.loc,
+                  std::string("k-Tile format has no '") + fieldName(required) +
+                      "' field",
                   "a k-Tile format needs at least k, m and d (003 3.1.11)");
       ok = false;
     }
@@ -812,8 +811,7 @@ std::optional<KTile> Sema::ktileLayout(const LayoutExpr &e,
 
   // Reads a field as numbers; `groups` receives the group sizes.
   auto numbers = [&](KField f, std::vector<int64_t> &out,
-                     std::vector<unsigned> *groups,
-                     bool allowStar) -> bool {
+                     std::vector<unsigned> *groups, bool allowStar) -> bool {
     const KTileField *field = fields.at(f);
     bool good = true;
     for (const auto &g : field->groups) {
@@ -843,9 +841,9 @@ std::optional<KTile> Sema::ktileLayout(const LayoutExpr &e,
       n += g.size();
     if (n == want)
       return true;
-    diags.error(locs[f], std::string("field '") + fieldName(f) + "' has " +
-                             str(n) + " entries but there are " + str(want) +
-                             " " + per,
+    diags.error(locs[f],
+                std::string("field '") + fieldName(f) + "' has " + str(n) +
+                    " entries but there are " + str(want) + " " + per,
                 std::string("give one entry per ") + per);
     return false;
   };
@@ -872,8 +870,8 @@ std::optional<KTile> Sema::ktileLayout(const LayoutExpr &e,
       return std::nullopt;
     if (given != array.shape) {
       diags.error(locs[KField::A],
-                  "a = " + shapeText(given) + " does not match " +
-                      array.name + shapeText(array.shape),
+                  "a = " + shapeText(given) + " does not match " + array.name +
+                      shapeText(array.shape),
                   "leave `a` out, or give the array's shape");
       return std::nullopt;
     }
@@ -955,7 +953,7 @@ std::optional<KTile> Sema::ktileLayout(const LayoutExpr &e,
       std::vector<unsigned> g;
       for (unsigned i = 0; i < s; ++i, ++pos)
         g.push_back(flat[pos] > int64_t(1) << 20 ? (1u << 20)
-                                                  : unsigned(flat[pos]));
+                                                 : unsigned(flat[pos]));
       t.m.push_back(g);
     }
   }
@@ -993,10 +991,9 @@ std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
   std::map<int64_t, llvm::SMLoc> dataLoc;
   for (const MapSection &s : e.sections) {
     if (s.items.size() > kMaxTileDims) {
-      diags.error(s.label.loc, "a section with " + str(s.items.size()) +
-                                   " digits",
-                  "mapc handles at most " + str(kMaxTileDims) +
-                      " digits per section");
+      diags.error(
+          s.label.loc, "a section with " + str(s.items.size()) + " digits",
+          "mapc handles at most " + str(kMaxTileDims) + " digits per section");
       return std::nullopt;
     }
     std::string label = llvm::StringRef(s.label.name).lower();
@@ -1054,9 +1051,9 @@ std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
         dd.base = item.base.value;
       }
       if (dd.kind == DeviceDigit::Const && dd.index >= dd.base) {
-        diags.error(item.loc, "constant " + str(dd.index) +
-                                  " does not fit a digit of base " +
-                                  str(dd.base),
+        diags.error(item.loc,
+                    "constant " + str(dd.index) +
+                        " does not fit a digit of base " + str(dd.base),
                     bits ? "a disabled bit is 0 or 1"
                          : "use a value below the base");
         ok = false;
@@ -1064,8 +1061,8 @@ std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
       }
       if (dd.kind == DeviceDigit::Data) {
         if (dataBase.count(dd.index)) {
-          diags.error(item.loc, "data digit a" + str(dd.index) +
-                                    " appears twice",
+          diags.error(item.loc,
+                      "data digit a" + str(dd.index) + " appears twice",
                       "each data digit appears once in the device address");
           ok = false;
           continue;
@@ -1231,9 +1228,9 @@ std::optional<KTile> Sema::transformLayout(const LayoutExpr &e,
     subs[r].dummy = r;
   if (name == "transpose") {
     if (shape[dims[0]] != shape[dims[1]]) {
-      diags.error(e.loc, "transpose of dims of different lengths (" +
-                             str(shape[dims[0]]) + " and " +
-                             str(shape[dims[1]]) + ")",
+      diags.error(e.loc,
+                  "transpose of dims of different lengths (" +
+                      str(shape[dims[0]]) + " and " + str(shape[dims[1]]) + ")",
                   "the two dims must have the same length (003 5.3.5)");
       return std::nullopt;
     }
@@ -1301,7 +1298,8 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
   // An array placed in a named layout starts in that layout: statements
   // name it as their source (the contents are the same).
   for (const ArrayInfo &a : out.arrays)
-    if (const Entity *e = findEntity(a.name); e && e->place && current.count(a.name))
+    if (const Entity *e = findEntity(a.name);
+        e && e->place && current.count(a.name))
       if (int named = indexOfNamed(e->place->second.name); named >= 0)
         current[a.name] = named;
 
@@ -1396,13 +1394,18 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
       int to = addDynamic(*t, a->name, d->dist.loc);
       if (to < 0)
         continue;
-      out.statements.push_back({mapc::Statement::Redistribute, a->name, "",
-                                current[a->name], to, {}, d->dist.loc});
+      out.statements.push_back({mapc::Statement::Redistribute,
+                                a->name,
+                                "",
+                                current[a->name],
+                                to,
+                                {},
+                                d->dist.loc});
       current[a->name] = to;
     } else if (auto *r = std::get_if<AlignDecl>(&s); r && r->dynamic) {
       Entity *a = currentOf(r->align.alignee, "array");
-      Entity *target = expect(r->align.target, Entity::Array,
-                              "array or template");
+      Entity *target =
+          expect(r->align.target, Entity::Array, "array or template");
       if (!a || !target)
         continue;
       const KTile *tt;
@@ -1423,8 +1426,13 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
       int to = addDynamic(*t, a->name, r->align.loc);
       if (to < 0)
         continue;
-      out.statements.push_back({mapc::Statement::Realign, a->name, "",
-                                current[a->name], to, {}, r->align.loc});
+      out.statements.push_back({mapc::Statement::Realign,
+                                a->name,
+                                "",
+                                current[a->name],
+                                to,
+                                {},
+                                r->align.loc});
       current[a->name] = to;
     } else if (auto *r = std::get_if<ReshapeStmt>(&s)) {
       Entity *a = currentOf(r->array, "array");
@@ -1441,8 +1449,10 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
       if (n != old) {
         diags.error(r->loc,
                     "reshape of " + a->name + shapeText(shapes[a->name]) +
-                        " to " + shapeText(shape) + " changes the number "
-                        "of elements (" + str(old) + " to " + str(n) + ")",
+                        " to " + shapeText(shape) +
+                        " changes the number "
+                        "of elements (" +
+                        str(old) + " to " + str(n) + ")",
                     "the new shape must have the same number of elements");
         continue;
       }

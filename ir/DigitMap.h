@@ -32,11 +32,11 @@ struct DeviceDigit {
 };
 
 struct DigitMap {
-  bool isBits = false;               ///< written as `bits [...]`
-  std::vector<DeviceDigit> memory;   ///< least significant first
-  std::vector<DeviceDigit> pes;      ///< least significant first
-  std::vector<int64_t> dataBases;    ///< base of data digit i
-  std::vector<int64_t> shape;        ///< the array's shape
+  bool isBits = false;             ///< written as `bits [...]`
+  std::vector<DeviceDigit> memory; ///< least significant first
+  std::vector<DeviceDigit> pes;    ///< least significant first
+  std::vector<int64_t> dataBases;  ///< base of data digit i
+  std::vector<int64_t> shape;      ///< the array's shape
 
   int64_t memorySize() const;
   int64_t peCount() const;

@@ -38,21 +38,36 @@ uint64_t mapc::grayDecode(uint64_t g) {
 
 const char *mapc::fieldName(KField f) {
   switch (f) {
-  case KField::A: return "a";
-  case KField::TA: return "ta";
-  case KField::OA: return "oa";
-  case KField::OTA: return "ota";
-  case KField::K: return "k";
-  case KField::TK: return "tk";
-  case KField::OK: return "ok";
-  case KField::OTK: return "otk";
-  case KField::S: return "s";
-  case KField::E: return "e";
-  case KField::M: return "m";
-  case KField::D: return "d";
-  case KField::TD: return "td";
-  case KField::OD: return "od";
-  case KField::OTD: return "otd";
+  case KField::A:
+    return "a";
+  case KField::TA:
+    return "ta";
+  case KField::OA:
+    return "oa";
+  case KField::OTA:
+    return "ota";
+  case KField::K:
+    return "k";
+  case KField::TK:
+    return "tk";
+  case KField::OK:
+    return "ok";
+  case KField::OTK:
+    return "otk";
+  case KField::S:
+    return "s";
+  case KField::E:
+    return "e";
+  case KField::M:
+    return "m";
+  case KField::D:
+    return "d";
+  case KField::TD:
+    return "td";
+  case KField::OD:
+    return "od";
+  case KField::OTD:
+    return "otd";
   }
   return "?";
 }
@@ -128,8 +143,7 @@ void verifySpaceDim(const SpaceDim &s, unsigned i, bool isData,
   else if (s.tlen < s.len)
     out.push_back({tlen,
                    "template of " + dim + " has length " + str(s.tlen) +
-                       ", smaller than the " + space + " length " +
-                       str(s.len),
+                       ", smaller than the " + space + " length " + str(s.len),
                    "a template must be at least as long as its space"});
   else if (s.toff < 0 || s.toff > s.tlen - s.len)
     out.push_back({toff,
@@ -137,8 +151,8 @@ void verifySpaceDim(const SpaceDim &s, unsigned i, bool isData,
                        " puts the space outside its template",
                    "use an offset between 0 and " + str(s.tlen - s.len)});
   if (s.off < 0 || s.off >= s.len)
-    out.push_back({off, "offset " + str(s.off) + " of " + dim +
-                            " is out of range",
+    out.push_back({off,
+                   "offset " + str(s.off) + " of " + dim + " is out of range",
                    "use an offset between 0 and " + str(s.len - 1)});
 }
 } // namespace
@@ -170,8 +184,8 @@ std::vector<KTileProblem> KTile::verify() const {
     return out;
   }
   if (total != kdims.size()) {
-    out.push_back({KField::K, "k groups do not account for every k-Tile dim",
-                   ""});
+    out.push_back(
+        {KField::K, "k groups do not account for every k-Tile dim", ""});
     return out;
   }
   for (unsigned j = 0; j < data.size(); ++j)
@@ -189,8 +203,9 @@ std::vector<KTileProblem> KTile::verify() const {
       continue;
     }
     if (kd.tk > kMaxSpaceSize)
-      out.push_back({KField::TK, "template of " + dim + " has length " +
-                                     str(kd.tk) + ", more than 2^40",
+      out.push_back({KField::TK,
+                     "template of " + dim + " has length " + str(kd.tk) +
+                         ", more than 2^40",
                      "use a smaller template"});
     else if (kd.tk < kd.k)
       out.push_back({KField::TK,
@@ -209,8 +224,8 @@ std::vector<KTileProblem> KTile::verify() const {
                            str(dataDimOf(l)),
                        "only empty k-Tile dims can be replicated (003 3.2.5)"});
     } else if (kd.ok < 0 || kd.ok >= kd.k) {
-      out.push_back({KField::OK, "offset " + str(kd.ok) + " of " + dim +
-                                     " is out of range",
+      out.push_back({KField::OK,
+                     "offset " + str(kd.ok) + " of " + dim + " is out of range",
                      "use an offset between 0 and " + str(kd.k - 1) +
                          ", or '*' on an empty dim"});
     }
@@ -233,11 +248,12 @@ std::vector<KTileProblem> KTile::verify() const {
       bool less = prod < data[j].tlen;
       out.push_back(
           {KField::K,
-           std::string(less ? "k-Tile dims do not cover" :
-                              "k-Tile dims do not fit in") +
+           std::string(less ? "k-Tile dims do not cover"
+                            : "k-Tile dims do not fit in") +
                " data dim " + str(j) + ": their product is " + str(prod) +
-               " but the data " + (data[j].tlen != data[j].len ? "template " : "") +
-               "length is " + str(data[j].tlen),
+               " but the data " +
+               (data[j].tlen != data[j].len ? "template " : "") + "length is " +
+               str(data[j].tlen),
            "the k-Tile dims of each data dim must multiply to its length; "
            "pad with `ta` if it does not factor"});
     }
@@ -257,14 +273,14 @@ std::vector<KTileProblem> KTile::verify() const {
     for (unsigned l : m[i]) {
       if (l >= kdims.size()) {
         out.push_back({KField::M,
-                       "m names k-Tile dim " + str(l) + ", but there are only " +
-                           str(kdims.size()),
+                       "m names k-Tile dim " + str(l) +
+                           ", but there are only " + str(kdims.size()),
                        "k-Tile dims are numbered from 0 in the order of `k`"});
         continue;
       }
       if (seen[l]++)
-        out.push_back({KField::M, "k-Tile dim " + str(l) +
-                                      " is mentioned twice in m",
+        out.push_back({KField::M,
+                       "k-Tile dim " + str(l) + " is mentioned twice in m",
                        "list every k-Tile dim exactly once in m"});
       prod = satMul(prod, kdims[l].tk);
     }
@@ -274,8 +290,8 @@ std::vector<KTileProblem> KTile::verify() const {
     else if (prod != device[i].len)
       out.push_back(
           {KField::M,
-           std::string(prod < device[i].len ? "k-Tile dims do not cover" :
-                                              "k-Tile dims overflow") +
+           std::string(prod < device[i].len ? "k-Tile dims do not cover"
+                                            : "k-Tile dims overflow") +
                " device dim " + str(i) + ": their product is " + str(prod) +
                " but its length is " + str(device[i].len),
            "the k-Tile dims mapped to each device dim must multiply to its "
@@ -320,7 +336,8 @@ int64_t KTile::dataAt(int64_t addr) const {
     const KDim &kd = kdims[l];
     if (w[l] < kd.otk || w[l] >= kd.otk + kd.k)
       return -1;
-    int64_t b = kd.ok == kReplicated ? 0 : (w[l] - kd.otk + kd.k - kd.ok) % kd.k;
+    int64_t b =
+        kd.ok == kReplicated ? 0 : (w[l] - kd.otk + kd.k - kd.ok) % kd.k;
     if (l >= firstEmpty && b != 0)
       return -1;
     w[l] = b;

@@ -47,8 +47,8 @@ constexpr int64_t kReplicated = -1;
 /// One dimension of the k-Tile space with its template, offsets, sense and
 /// encoding.
 struct KDim {
-  int64_t k = 1;  ///< length in K
-  int64_t tk = 1; ///< length in the k-Tile template T_K (>= k)
+  int64_t k = 1;   ///< length in K
+  int64_t tk = 1;  ///< length in the k-Tile template T_K (>= k)
   int64_t otk = 0; ///< where K starts inside T_K (o_TK)
   int64_t ok = 0;  ///< offset inside K (o_K), or kReplicated
   Sense sense = Sense::Plus;
@@ -96,7 +96,7 @@ struct KTile {
   std::vector<unsigned> groups; ///< number of k-Tile dims per `k` group;
                                 ///< groups past data.size() are empty dims
   std::vector<std::vector<unsigned>> m; ///< per device dim, least sig. first
-  std::vector<SpaceDim> device; ///< d, t_D, o_D, o_TD per device dim
+  std::vector<SpaceDim> device;         ///< d, t_D, o_D, o_TD per device dim
 
   unsigned numDataDims() const { return data.size(); }
   unsigned numDeviceDims() const { return device.size(); }

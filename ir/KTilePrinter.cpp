@@ -65,8 +65,7 @@ void mapc::printKTileLayout(const std::string &name, const std::string &array,
   os << "layout " << name << " of " << array << " = ktile {\n";
   field(os, "a", perSpace(t.data, [](const SpaceDim &d) { return d.len; }));
   if (anySpace(t.data, [](const SpaceDim &d) { return d.tlen != d.len; }))
-    field(os, "ta",
-          perSpace(t.data, [](const SpaceDim &d) { return d.tlen; }));
+    field(os, "ta", perSpace(t.data, [](const SpaceDim &d) { return d.tlen; }));
   if (anySpace(t.data, [](const SpaceDim &d) { return d.toff != 0; }))
     field(os, "ota",
           perSpace(t.data, [](const SpaceDim &d) { return d.toff; }));

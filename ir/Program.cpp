@@ -9,9 +9,9 @@ struct TypeInfo {
   const char *name;
   unsigned bytes;
 };
-constexpr TypeInfo kTypes[] = {{"u8", 1},  {"i8", 1},  {"u16", 2}, {"i16", 2},
-                               {"u32", 4}, {"i32", 4}, {"f32", 4}, {"u64", 8},
-                               {"i64", 8}, {"f64", 8}, {"c64", 8}, {"c128", 16}};
+constexpr TypeInfo kTypes[] = {
+    {"u8", 1},  {"i8", 1},  {"u16", 2}, {"i16", 2}, {"u32", 4}, {"i32", 4},
+    {"f32", 4}, {"u64", 8}, {"i64", 8}, {"f64", 8}, {"c64", 8}, {"c128", 16}};
 } // namespace
 
 const char *mapc::elemTypeName(ElemType t) { return kTypes[int(t)].name; }
@@ -28,9 +28,12 @@ int64_t Machine::peCount() const { return shapeSize(pes); }
 
 const char *Machine::kindName() const {
   switch (kind) {
-  case MasPar: return "maspar";
-  case Hypercube: return "hypercube";
-  case Mesh: return "mesh";
+  case MasPar:
+    return "maspar";
+  case Hypercube:
+    return "hypercube";
+  case Mesh:
+    return "mesh";
   }
   return "?";
 }

@@ -18,7 +18,20 @@
 
 namespace mapc {
 
-enum class ElemType { U8, I8, U16, I16, U32, I32, F32, U64, I64, F64, C64, C128 };
+enum class ElemType {
+  U8,
+  I8,
+  U16,
+  I16,
+  U32,
+  I32,
+  F32,
+  U64,
+  I64,
+  F64,
+  C64,
+  C128
+};
 const char *elemTypeName(ElemType t);
 unsigned elemTypeBytes(ElemType t);
 std::optional<ElemType> parseElemType(llvm::StringRef name);

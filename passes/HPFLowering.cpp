@@ -97,13 +97,11 @@ LowerResult mapc::lowerDistribute(llvm::ArrayRef<int64_t> shape,
     if (f.kind == DistFormatSpec::Block) {
       int64_t block = f.arg ? f.arg : ceilDiv(n, p);
       if (satMul(block, p) < n)
-        return LoweringError{"block(" + str(block) + ") over " + str(p) +
-                                 " processors holds only " +
-                                 str(block * p) + " of " + str(n) +
-                                 " elements",
-                             "use a block size of at least " +
-                                 str(ceilDiv(n, p)),
-                             int(j)};
+        return LoweringError{
+            "block(" + str(block) + ") over " + str(p) +
+                " processors holds only " + str(block * p) + " of " + str(n) +
+                " elements",
+            "use a block size of at least " + str(ceilDiv(n, p)), int(j)};
       b.add(j, block, 0);
       b.add(j, p, peDim);
       b.dataDim(j).tlen = satMul(block, p);
@@ -124,9 +122,9 @@ LowerResult mapc::lowerAlign(llvm::ArrayRef<int64_t> aligneeShape,
                              const KTile &target,
                              llvm::ArrayRef<AlignSubSpec> subs) {
   if (subs.size() != target.numDataDims())
-    return LoweringError{"align target has rank " +
-                             str(target.numDataDims()) + " but " +
-                             str(subs.size()) + " subscripts are given",
+    return LoweringError{"align target has rank " + str(target.numDataDims()) +
+                             " but " + str(subs.size()) +
+                             " subscripts are given",
                          "give one subscript per target dimension"};
   OpenTile t;
   t.dims = target.kdims;
@@ -182,8 +180,10 @@ LowerResult mapc::lowerAlign(llvm::ArrayRef<int64_t> aligneeShape,
     bool overflow = __builtin_mul_overflow(sub.stride, n - 1, &span) ||
                     __builtin_add_overflow(first, span, &last);
     if (overflow)
-      return fail("the alignee's dim " + str(q) + " reaches far outside the "
-                  "target's dim " + str(r),
+      return fail("the alignee's dim " + str(q) +
+                      " reaches far outside the "
+                      "target's dim " +
+                      str(r),
                   "stride and offset must keep every alignee index inside "
                   "the target (HPF align)");
     if (std::min(first, last) < 0 || std::max(first, last) >= x.len)
@@ -208,7 +208,8 @@ LowerResult mapc::lowerAlign(llvm::ArrayRef<int64_t> aligneeShape,
       }
       if (stride != 1 || start + n > x.len)
         return fail("the alignment crosses the wrap-around offset of the "
-                    "target's dim " + str(r),
+                    "target's dim " +
+                        str(r),
                     "align with a target that has no `oa` offset in this "
                     "dim");
       base = x.toff + start;

@@ -50,20 +50,22 @@ struct AlignSubSpec {
 /// reversal, replication and constants, applied to the target's format.
 /// Alignee dims that no subscript uses are collapsed into memory.
 LowerResult lowerAlign(llvm::ArrayRef<int64_t> aligneeShape,
-                       const KTile &target,
-                       llvm::ArrayRef<AlignSubSpec> subs);
+                       const KTile &target, llvm::ArrayRef<AlignSubSpec> subs);
 
 // ---- standard mappings and transforms (003 5.3.4, 5.3.5, B.6.1) ---------
 
 enum class StandardMapping {
-  Hierarchical1d, Hierarchical2d, CutNStack1d, CutNStack2d, Scan1d
+  Hierarchical1d,
+  Hierarchical2d,
+  CutNStack1d,
+  CutNStack2d,
+  Scan1d
 };
 
 /// Builds a standard mapping of an array of `shape` on a machine whose PE
 /// set is viewed as `pes1d` PEs (1d mappings) or the grid `pes2d` (2d).
 LowerResult lowerStandardMapping(StandardMapping kind,
-                                 llvm::ArrayRef<int64_t> shape,
-                                 int64_t pes1d,
+                                 llvm::ArrayRef<int64_t> shape, int64_t pes1d,
                                  llvm::ArrayRef<int64_t> pes2d);
 
 /// Index bit reversal of data dim `dim` (003 5.3.5 bitrev): the dim's

@@ -84,8 +84,8 @@ mapc::remapCycles(const IndexBitMap &src, const IndexBitMap &dst) {
   // Leave out pure identities; list cycles by their first bit.
   std::vector<Cycle> out;
   for (Cycle &c : cycles) {
-    bool identity = c.size() == 1 && !c[0].invertedAfter &&
-                    !c[0].disabledInSource;
+    bool identity =
+        c.size() == 1 && !c[0].invertedAfter && !c[0].disabledInSource;
     if (!identity)
       out.push_back(std::move(c));
   }

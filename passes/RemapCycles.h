@@ -12,10 +12,10 @@ namespace mapc {
 
 /// One element of a cycle: a device bit and what happens to it.
 struct CycleBit {
-  unsigned bit;              ///< device bit index (m0.. then p0..)
+  unsigned bit;               ///< device bit index (m0.. then p0..)
   bool invertedAfter = false; ///< `!`: inverted after the move
   bool disabledInSource = false;
-  bool sourceValue = false;   ///< the source's value when disabled (. or ~)
+  bool sourceValue = false; ///< the source's value when disabled (. or ~)
 };
 
 /// A cycle lists each bit followed by its destination; the last moves to

@@ -150,7 +150,8 @@ LowerResult mapc::bitReverse(const KTile &tile, unsigned dim) {
       tile.data[dim].off != 0)
     return LoweringError{"bit reversal of dim " + std::to_string(dim) +
                              " needs a power-of-two length without template "
-                             "or offset, not " + std::to_string(len),
+                             "or offset, not " +
+                             std::to_string(len),
                          "bitrev applies to radix-2 dims (003 5.3.5)"};
   // Split each k-Tile dim of the group into bits, then reverse the order of
   // the bits on the data side; the device side keeps every bit where it was.
@@ -160,10 +161,11 @@ LowerResult mapc::bitReverse(const KTile &tile, unsigned dim) {
   std::vector<unsigned> bitsOf(tile.kdims.size(), 0);
   for (unsigned l : group) {
     const KDim &d = tile.kdims[l];
-    if (!(d.k == d.tk && d.otk == 0 && d.ok == 0 &&
-          d.enc == Encoding::Binary && llvm::isPowerOf2_64(uint64_t(d.k))))
+    if (!(d.k == d.tk && d.otk == 0 && d.ok == 0 && d.enc == Encoding::Binary &&
+          llvm::isPowerOf2_64(uint64_t(d.k))))
       return LoweringError{"bit reversal needs plain power-of-two k-Tile dims "
-                           "in dim " + std::to_string(dim),
+                           "in dim " +
+                               std::to_string(dim),
                            "remove templates, offsets and Gray encoding from "
                            "this dim first"};
     bitsOf[l] = llvm::Log2_64(uint64_t(d.k));

@@ -3,8 +3,7 @@
 
 using namespace mapc;
 
-TileBuilder::TileBuilder(llvm::ArrayRef<int64_t> shape,
-                         unsigned numDeviceDims)
+TileBuilder::TileBuilder(llvm::ArrayRef<int64_t> shape, unsigned numDeviceDims)
     : byDevice(numDeviceDims), deviceTemplate(numDeviceDims, 0) {
   for (int64_t n : shape)
     data.push_back(SpaceDim::plain(n));

@@ -129,8 +129,7 @@ TEST(KTile, CanonicalFormMergesNeedlessSplits) {
   // 003 5.1.2 ii: k = [16, 8; 16, 8], m = [0, 1; 2, 3] is k = [128; 128].
   KTile t;
   t.data = {SpaceDim::plain(128), SpaceDim::plain(128)};
-  t.kdims = {KDim::plain(16), KDim::plain(8), KDim::plain(16),
-             KDim::plain(8)};
+  t.kdims = {KDim::plain(16), KDim::plain(8), KDim::plain(16), KDim::plain(8)};
   t.groups = {2, 2};
   t.m = {{0, 1}, {2, 3}};
   t.device = {SpaceDim::plain(128), SpaceDim::plain(128)};
@@ -148,8 +147,7 @@ TEST(DigitMap, BitMapOfFigure43) {
   map.dataBases = {2, 2, 2};
   map.memory = {{DeviceDigit::Data, 2, 1, false},
                 {DeviceDigit::Const, 2, 1, false}};
-  map.pes = {{DeviceDigit::Data, 2, 0, true},
-             {DeviceDigit::Data, 2, 2, false}};
+  map.pes = {{DeviceDigit::Data, 2, 0, true}, {DeviceDigit::Data, 2, 2, false}};
   // Device d3 d2 d1 d0 holds data d1 d3 !d2... check a few by definition.
   for (int64_t addr = 0; addr < 16; ++addr) {
     int64_t d0 = addr & 1, d1 = (addr >> 1) & 1, d2 = (addr >> 2) & 1,

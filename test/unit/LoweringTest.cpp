@@ -5,8 +5,8 @@
 // pinning the format's fields.
 //
 //===----------------------------------------------------------------------===//
-#include "RandomTile.h"
 #include "passes/Lowering.h"
+#include "RandomTile.h"
 
 #include <gtest/gtest.h>
 #include <set>
@@ -207,10 +207,9 @@ TEST(StandardMappings, LinearMappingsDealTheLinearIndex) {
            {512, 512}, {4096, 4096}, {16, 4}, {8}, {3, 2}, {5, 7}}) {
     for (int64_t pes : {1, 4, 16, 1024}) {
       for (bool hier : {true, false}) {
-        KTile t = ok(lowerStandardMapping(
-            hier ? StandardMapping::Hierarchical1d
-                 : StandardMapping::CutNStack1d,
-            shape, pes, {}));
+        KTile t = ok(lowerStandardMapping(hier ? StandardMapping::Hierarchical1d
+                                               : StandardMapping::CutNStack1d,
+                                          shape, pes, {}));
         auto problems = t.verify();
         ASSERT_TRUE(problems.empty())
             << problems[0].message << " pes " << pes << " hier " << hier
@@ -244,13 +243,13 @@ TEST(StandardMappings, HalfScanLinePerPE) {
 }
 
 TEST(StandardMappings, BitReverseReversesTheIndexBits) {
-  KTile t = ok(lowerStandardMapping(StandardMapping::Hierarchical1d, {16}, 4,
-                                    {}));
+  KTile t =
+      ok(lowerStandardMapping(StandardMapping::Hierarchical1d, {16}, 4, {}));
   KTile r = ok(bitReverse(t, 0));
   ASSERT_TRUE(r.verify().empty());
   for (int64_t i = 0; i < 16; ++i) {
-    int64_t rev = ((i & 1) << 3) | ((i & 2) << 1) | ((i & 4) >> 1) |
-                  ((i & 8) >> 3);
+    int64_t rev =
+        ((i & 1) << 3) | ((i & 2) << 1) | ((i & 4) >> 1) | ((i & 8) >> 3);
     EXPECT_EQ(addrs(r, i), addrs(t, rev));
   }
 }

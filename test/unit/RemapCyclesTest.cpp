@@ -64,10 +64,10 @@ TEST(RemapCycles, Figure43) {
   src.peBits = dst.peBits = 2;
   src.dataBits = dst.dataBits = 3;
   // m0 m1 p0 p1: source a1 1 !a0 a2; destination 1 !a0 !a1 !a2.
-  src.bits = {{true, 1, false}, {false, 0, true}, {true, 0, true},
-              {true, 2, false}};
-  dst.bits = {{false, 0, true}, {true, 0, true}, {true, 1, true},
-              {true, 2, true}};
+  src.bits = {
+      {true, 1, false}, {false, 0, true}, {true, 0, true}, {true, 2, false}};
+  dst.bits = {
+      {false, 0, true}, {true, 0, true}, {true, 1, true}, {true, 2, true}};
   auto cycles = std::get<std::vector<Cycle>>(remapCycles(src, dst));
   EXPECT_EQ(formatCycles(src, cycles), "(m0, !p0, m1~)(!p1)");
 }

@@ -22,7 +22,17 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Emit { None, AST, KTile, Layout, Cycles, Plan, Cpp, Header, Butterfly };
+enum class Emit {
+  None,
+  AST,
+  KTile,
+  Layout,
+  Cycles,
+  Plan,
+  Cpp,
+  Header,
+  Butterfly
+};
 
 cl::OptionCategory mapcCategory("mapc options");
 
@@ -38,8 +48,9 @@ cl::opt<Emit> emit(
         clEnumValN(Emit::AST, "ast", "the syntax tree with line:col"),
         clEnumValN(Emit::KTile, "ktile",
                    "every layout as a canonical k-Tile format"),
-        clEnumValN(Emit::Layout, "layout", "the device contents of every "
-                                           "layout"),
+        clEnumValN(Emit::Layout, "layout",
+                   "the device contents of every "
+                   "layout"),
         clEnumValN(Emit::Cycles, "cycles",
                    "radix-2 remaps in cycle notation (003 4.2.2)"),
         clEnumValN(Emit::Plan, "plan", "remap plans (not yet available)"),
@@ -48,11 +59,13 @@ cl::opt<Emit> emit(
         clEnumValN(Emit::Butterfly, "butterfly",
                    "FFT analysis of 002 (not yet available)")),
     cl::cat(mapcCategory));
-cl::opt<bool> runProgram("run", cl::desc("Run on the simulated machine (not "
-                                         "yet available)"),
+cl::opt<bool> runProgram("run",
+                         cl::desc("Run on the simulated machine (not "
+                                  "yet available)"),
                          cl::cat(mapcCategory));
-cl::opt<bool> trace("trace", cl::desc("With --run, print every step (not yet "
-                                      "available)"),
+cl::opt<bool> trace("trace",
+                    cl::desc("With --run, print every step (not yet "
+                             "available)"),
                     cl::cat(mapcCategory));
 
 /// Opens -o (or stdout); reports and returns null when it cannot.
@@ -72,8 +85,7 @@ std::unique_ptr<llvm::ToolOutputFile> openOutput() {
 constexpr int64_t kMaxPrintedCells = int64_t(1) << 28;
 
 void printVersion(llvm::raw_ostream &os) {
-  os << "mapc 0.1.0 (k-Tile front end; LLVM " << LLVM_VERSION_STRING
-     << ")\n";
+  os << "mapc 0.1.0 (k-Tile front end; LLVM " << LLVM_VERSION_STRING << ")\n";
 }
 
 } // namespace
@@ -95,11 +107,20 @@ int main(int argc, char **argv) {
 
   const char *later = nullptr;
   switch (emit) {
-  case Emit::Plan: later = "--emit=plan"; break;
-  case Emit::Cpp: later = "--emit=cpp"; break;
-  case Emit::Header: later = "--emit=header"; break;
-  case Emit::Butterfly: later = "--emit=butterfly"; break;
-  default: break;
+  case Emit::Plan:
+    later = "--emit=plan";
+    break;
+  case Emit::Cpp:
+    later = "--emit=cpp";
+    break;
+  case Emit::Header:
+    later = "--emit=header";
+    break;
+  case Emit::Butterfly:
+    later = "--emit=butterfly";
+    break;
+  default:
+    break;
   }
   if (runProgram || trace)
     later = runProgram ? "--run" : "--trace";
@@ -156,8 +177,8 @@ int main(int argc, char **argv) {
         why = "layout '" + to.name + "' is not a radix-2 bit map: " + *e;
       std::variant<std::vector<Cycle>, std::string> cycles;
       if (why.empty()) {
-        cycles = remapCycles(std::get<IndexBitMap>(src),
-                             std::get<IndexBitMap>(dst));
+        cycles =
+            remapCycles(std::get<IndexBitMap>(src), std::get<IndexBitMap>(dst));
         if (auto *e = std::get_if<std::string>(&cycles))
           why = *e;
       }
@@ -167,8 +188,8 @@ int main(int argc, char **argv) {
                     "layouts (003 4.2, 5.1)");
         continue;
       }
-      out.os() << "remap " << st.array << ": " << from.name << " -> "
-               << to.name << ":";
+      out.os() << "remap " << st.array << ": " << from.name << " -> " << to.name
+               << ":";
       std::string text = formatCycles(std::get<IndexBitMap>(src),
                                       std::get<std::vector<Cycle>>(cycles));
       if (!text.empty())
