@@ -119,7 +119,7 @@ private:
 
 /// Rejects input that is not UTF-8 text before ANTLR sees it; returns false
 /// and reports the first bad byte.
-bool checkText(llvm::StringRef text, llvm::SMLoc start, Diagnostics &diags) {
+bool checkText(llvm::StringRef text, Diagnostics &diags) {
   // The first byte that is not UTF-8 text, or a NUL, whichever comes first.
   const char *bad = nullptr;
   const llvm::UTF8 *src = reinterpret_cast<const llvm::UTF8 *>(text.begin());
@@ -135,7 +135,6 @@ bool checkText(llvm::StringRef text, llvm::SMLoc start, Diagnostics &diags) {
               "the file is not UTF-8 text (found byte 0x" +
                   llvm::utohexstr(static_cast<unsigned char>(*bad)) + ")",
               "mapc reads .map source files; check the file name");
-  (void)start;
   return false;
 }
 
@@ -153,7 +152,7 @@ ast::Program mapc::parseMap(unsigned bufferId, Diagnostics &diags) {
                 "split the program into smaller files");
     return {};
   }
-  if (!checkText(text, start, diags))
+  if (!checkText(text, diags))
     return {};
 
   TokenLocator locator(srcMgr, bufferId);

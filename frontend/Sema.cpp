@@ -1303,12 +1303,17 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
       if (int named = indexOfNamed(e->place->second.name); named >= 0)
         current[a.name] = named;
 
-  auto currentOf = [&](const Ident &name, const char *role) -> Entity * {
+  auto currentOf = [&](const Ident &name) -> Entity * {
     Entity *e = expect(name, Entity::Array, "array");
     if (e && !current.count(e->name))
       return nullptr; // its mapping failed and was reported
-    (void)role;
     return e;
+  };
+  // Records a statement that moves `array` into layout `to`.
+  auto moveTo = [&](mapc::Statement::Kind kind, const std::string &array,
+                    int to, llvm::SMLoc loc) {
+    out.statements.push_back({kind, array, "", current[array], to, {}, loc});
+    current[array] = to;
   };
   auto addDynamic = [&](KTile tile, const std::string &array,
                         llvm::SMLoc loc) -> int {
@@ -1328,15 +1333,10 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
     if (auto *p = std::get_if<PairStmt>(&s)) {
       if (p->kind == PairStmt::Place)
         continue;
-      Entity *a = currentOf(p->first, "source");
+      Entity *a = currentOf(p->first);
       if (!a)
         continue;
-      mapc::Statement st;
-      st.loc = p->loc;
-      st.array = a->name;
-      st.from = current[a->name];
       if (p->kind == PairStmt::Remap) {
-        st.kind = mapc::Statement::Remap;
         int to = indexOfNamed(p->second.name);
         if (to < 0) {
           if (!layouts.count(p->second.name))
@@ -1356,10 +1356,9 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
                       "remap to a layout of an array with the same shape");
           continue;
         }
-        st.to = to;
+        moveTo(mapc::Statement::Remap, a->name, to, p->loc);
       } else {
-        st.kind = mapc::Statement::Copy;
-        Entity *b = currentOf(p->second, "destination");
+        Entity *b = currentOf(p->second);
         if (!b)
           continue;
         if (shapes[a->name] != shapes[b->name]) {
@@ -1375,15 +1374,18 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
                       "use 'remap' to move an array within its own storage");
           continue;
         }
-        st.target = b->name;
-        st.to = current[b->name];
+        // A copy leaves both arrays in their layouts: B takes A's data in
+        // B's current layout.
+        out.statements.push_back({mapc::Statement::Copy,
+                                  a->name,
+                                  b->name,
+                                  current[a->name],
+                                  current[b->name],
+                                  {},
+                                  p->loc});
       }
-      current[a->name] = st.to;
-      if (st.kind == mapc::Statement::Copy)
-        current[a->name] = st.from;
-      out.statements.push_back(st);
     } else if (auto *d = std::get_if<DistributeDecl>(&s); d && d->dynamic) {
-      Entity *a = currentOf(d->dist.target, "array");
+      Entity *a = currentOf(d->dist.target);
       if (!a)
         continue;
       Entity view = *a;
@@ -1392,18 +1394,10 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
       if (!t || !checkTile(*t, d->dist.loc))
         continue;
       int to = addDynamic(*t, a->name, d->dist.loc);
-      if (to < 0)
-        continue;
-      out.statements.push_back({mapc::Statement::Redistribute,
-                                a->name,
-                                "",
-                                current[a->name],
-                                to,
-                                {},
-                                d->dist.loc});
-      current[a->name] = to;
+      if (to >= 0)
+        moveTo(mapc::Statement::Redistribute, a->name, to, d->dist.loc);
     } else if (auto *r = std::get_if<AlignDecl>(&s); r && r->dynamic) {
-      Entity *a = currentOf(r->align.alignee, "array");
+      Entity *a = currentOf(r->align.alignee);
       Entity *target =
           expect(r->align.target, Entity::Array, "array or template");
       if (!a || !target)
@@ -1412,7 +1406,16 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
       if (target->kind == Entity::Array) {
         if (!current.count(target->name))
           continue;
-        tt = &*out.layouts[current[target->name]].tile;
+        const Layout &now = out.layouts[current[target->name]];
+        if (!now.tile) {
+          diags.error(r->align.target.loc,
+                      "'" + target->name + "' is now in layout '" + now.name +
+                          "', a digit map with no k-Tile form",
+                      "realign with an array whose current layout is a "
+                      "k-Tile or bits layout");
+          continue;
+        }
+        tt = &*now.tile;
       } else {
         tt = mappingOf(target->name, r->align.target.loc);
       }
@@ -1424,18 +1427,10 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
       if (!t || !checkTile(*t, r->align.loc))
         continue;
       int to = addDynamic(*t, a->name, r->align.loc);
-      if (to < 0)
-        continue;
-      out.statements.push_back({mapc::Statement::Realign,
-                                a->name,
-                                "",
-                                current[a->name],
-                                to,
-                                {},
-                                r->align.loc});
-      current[a->name] = to;
+      if (to >= 0)
+        moveTo(mapc::Statement::Realign, a->name, to, r->align.loc);
     } else if (auto *r = std::get_if<ReshapeStmt>(&s)) {
-      Entity *a = currentOf(r->array, "array");
+      Entity *a = currentOf(r->array);
       if (!a)
         continue;
       std::vector<int64_t> shape;

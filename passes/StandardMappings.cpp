@@ -93,15 +93,11 @@ KTile linearMapping(llvm::ArrayRef<int64_t> shape, int64_t pes,
 KTile scanMapping(llvm::ArrayRef<int64_t> shape, int64_t pes) {
   TileBuilder b(shape, 2);
   b.add(0, shape[0], 0);
-  int64_t lines = 1;
-  for (unsigned j = 1; j < shape.size(); ++j) {
+  for (unsigned j = 1; j < shape.size(); ++j)
     b.add(j, shape[j], 1);
-    lines *= shape[j];
-  }
   if (shape.size() == 1)
     b.add(-1, 1, 1);
   b.padDevice(1, pes);
-  (void)lines;
   return b.finish();
 }
 
