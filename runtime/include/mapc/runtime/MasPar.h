@@ -1,0 +1,121 @@
+//===- MasPar.h - a simulated MasPar-like SIMD machine
+//---------------------===//
+//
+// A functional and timed model of the MasPar MP-1 as 003 ch. 2.4 and 5.6
+// describe it: an ACU driving a grid of PEs, each with its own byte-addressed
+// memory; plural values with an activity mask; direct loads and stores (every
+// active PE at the same address) and indirect ones (a per-PE address) of 8,
+// 16, 32 or 64 bits; a router whose connections are shared by clusters of
+// PEs; and the xnet, a toroidal mesh in eight directions. Every operation
+// charges its price from CostModel to a ledger of ticks.
+//
+// PE numbering: iproc = x + width * y on a width x height grid (003 2.4).
+// Cluster of a PE: iproc / clusterSize (consecutive PEs share a connection;
+// the real MP-1 draws clusters as 4 x 4 blocks, which only renumbers them).
+//
+// Router timing (5.6.4, 6.4). A send moves one value from every active PE to
+// its destination PE. Plain mode gives every PE a connection of its own:
+// each round every cluster opens one connection, so the send takes
+//   rounds = max over clusters of (active senders in it, receivers in it)
+// rounds of ropen + rsend, assuming the contention-free connection order of
+// 6.4. Clustered mode opens one connection per pair of clusters that talk
+// and drains every PE of the pair through it (5.6.4):
+//   partners = max over clusters of distinct clusters it sends to or
+//              receives from,
+//   group    = max number of PEs sharing one cluster pair,
+//   cost     = partners * (ropen + group * rsend).
+// A send in which no active PE leaves its own PE is free.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAPC_RUNTIME_MASPAR_H
+#define MAPC_RUNTIME_MASPAR_H
+
+#include "mapc/runtime/CostModel.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mapc::rt {
+
+/// One value per PE (up to 64 bits), as MPL's `plural`.
+using Plural = std::vector<uint64_t>;
+/// One flag per PE.
+using Mask = std::vector<uint8_t>;
+
+/// Ticks spent, by kind of instruction.
+struct Ledger {
+  int64_t memory = 0; ///< loads and stores
+  int64_t router = 0; ///< ropen and rsend
+  int64_t xnet = 0;
+  int64_t routerSends = 0; ///< router send instructions issued (not free)
+  int64_t total() const { return memory + router + xnet; }
+};
+
+enum class XnetDir { N, NE, E, SE, S, SW, W, NW };
+
+class MasPar {
+public:
+  /// A width x height PE grid, `memoryBytes` of memory per PE, routers
+  /// shared by `clusterSize` consecutive PEs (a power of two).
+  MasPar(unsigned width, unsigned height, uint64_t memoryBytes,
+         unsigned clusterSize = 16, CostModel cost = {});
+
+  unsigned width() const { return width_; }
+  unsigned height() const { return height_; }
+  unsigned peCount() const { return width_ * height_; }
+  unsigned clusterSize() const { return clusterSize_; }
+  uint64_t memoryBytes() const { return memoryBytes_; }
+  const CostModel &cost() const { return cost_; }
+  Ledger &ledger() { return ledger_; }
+  const Ledger &ledger() const { return ledger_; }
+
+  /// All PEs active.
+  Mask allActive() const { return Mask(peCount(), 1); }
+
+  /// Direct load: every active PE reads `bytes` (1, 2, 4, 8) at `address`.
+  /// Inactive PEs get 0. Little-endian.
+  Plural load(unsigned bytes, uint64_t address, const Mask &active);
+  /// Indirect load: PE i reads at addresses[i].
+  Plural loadIndirect(unsigned bytes, const Plural &addresses,
+                      const Mask &active);
+  void store(unsigned bytes, uint64_t address, const Plural &values,
+             const Mask &active);
+  void storeIndirect(unsigned bytes, const Plural &addresses,
+                     const Plural &values, const Mask &active);
+
+  /// Router send: active PE i sends values[i] to PE dest[i]. Returns, per
+  /// PE, the value received and in `received` whether one arrived. Two
+  /// senders to one PE is a programming error (asserts). `extraBytes` adds
+  /// a second send through each connection (brute force sends an address
+  /// with each datum, 6.3.3).
+  Plural routerSend(unsigned bytes, const Plural &values, const Plural &dest,
+                    const Mask &active, bool clustered, Mask &received,
+                    unsigned extraBytes = 0);
+  /// The ticks routerSend would charge, without moving data.
+  int64_t routerCost(unsigned bytes, const Plural &dest, const Mask &active,
+                     bool clustered, unsigned extraBytes = 0) const;
+
+  /// Xnet: every active PE sends values[i] `distance` PEs in direction
+  /// `dir` with toroidal wrap; the receiver gets it whether or not it is
+  /// active (as the MP-1's xnetc). Costs xnetBase + distance * xnetHop.
+  Plural xnetSend(unsigned bytes, XnetDir dir, unsigned distance,
+                  const Plural &values, const Mask &active, Mask &received);
+
+  /// Raw access for setting up and checking data (free: not an instruction).
+  uint8_t *memoryOf(unsigned pe) { return &memory_[size_t(pe) * memoryBytes_]; }
+  const uint8_t *memoryOf(unsigned pe) const {
+    return &memory_[size_t(pe) * memoryBytes_];
+  }
+
+private:
+  unsigned width_, height_, clusterSize_;
+  uint64_t memoryBytes_;
+  CostModel cost_;
+  Ledger ledger_;
+  std::vector<uint8_t> memory_;
+};
+
+} // namespace mapc::rt
+
+#endif

@@ -1,0 +1,167 @@
+//===- LowerBound.cpp - 003 5.8.1's lower bound, for any radix-2 remap ----===//
+//
+// Fig. 5.4 bounds each benchmark problem by the memory and router traffic no
+// plan can avoid. Generalised to any pair of layouts (docs/cost-model.md):
+//
+//   memory  every element that changes address is read and written once,
+//           in chunks as wide as the identity low m-bits allow (at most 64
+//           bits), with indirect addressing for the elements that change
+//           PE when a cycle mixes m- and p-bits (the thesis assumes it);
+//   router  every element that changes PE is sent once, in transfers as
+//           wide as the m-bits that stay in memory allow; a cluster sends
+//           its share through one connection per partner cluster.
+//
+// Counts are averages over PEs and clusters, which never exceed the maxima
+// a SIMD machine pays for, so the bound stays a bound.
+//
+//===----------------------------------------------------------------------===//
+#include "mapc/runtime/Execute.h"
+
+#include <algorithm>
+#include <numeric>
+
+using namespace mapc::rt;
+
+namespace {
+/// Union-find with parities: solutions of XOR equations over address bits.
+struct ParityUnion {
+  std::vector<int> parent;
+  std::vector<uint8_t> par; ///< parity to the parent
+  bool consistent = true;
+  explicit ParityUnion(unsigned n) : parent(n), par(n, 0) {
+    std::iota(parent.begin(), parent.end(), 0);
+  }
+  int find(int x, uint8_t &p) {
+    p = 0;
+    while (parent[x] != x) {
+      p ^= par[x];
+      x = parent[x];
+    }
+    return x;
+  }
+  /// a_x xor a_y = v
+  void join(int x, int y, uint8_t v) {
+    uint8_t px, py;
+    int rx = find(x, px), ry = find(y, py);
+    if (rx == ry) {
+      if ((px ^ py) != v)
+        consistent = false;
+      return;
+    }
+    parent[rx] = ry;
+    par[rx] = px ^ py ^ v;
+  }
+  /// log2 of the number of solutions, with node `zero` fixed to 0.
+  int freeBits(int zero) {
+    if (!consistent)
+      return -1;
+    int roots = 0;
+    uint8_t p;
+    int rz = find(zero, p);
+    for (int i = 0; i < int(parent.size()); ++i)
+      if (find(i, p) == i && i != rz)
+        ++roots;
+    return roots;
+  }
+};
+
+static uint64_t bitOf(uint64_t v, unsigned i) { return (v >> i) & 1; }
+} // namespace
+
+int64_t mapc::rt::lowerBound(const BitLayout &src, const BitLayout &dst,
+                             unsigned elemBytes, bool copy,
+                             unsigned clusterSize, const CostModel &cost) {
+  BitMove g;
+  if (!remapMove(src, dst, g))
+    return 0;
+  unsigned n = src.bits(), mB = src.mBits, pB = src.pBits;
+  int enabled = 0, enabledP = 0;
+  for (unsigned i = 0; i < n; ++i)
+    if (src.dataBit[i] >= 0) {
+      ++enabled;
+      enabledP += i >= mB;
+    }
+  double validTotal = double(uint64_t(1) << enabled);
+  double validPEs = double(uint64_t(1) << enabledP);
+
+  // Count valid source addresses satisfying XOR equations on some bits.
+  auto countSolutions = [&](bool onlyPeBits) {
+    ParityUnion u(n + 1);
+    for (unsigned i = 0; i < n; ++i) {
+      if (src.dataBit[i] < 0)
+        u.join(int(i), int(n), src.value[i]);
+      unsigned t = g.to[i];
+      if (!onlyPeBits || t >= mB)
+        u.join(int(i), int(t), uint8_t(bitOf(g.flip, t)));
+    }
+    int f = u.freeBits(int(n));
+    return f < 0 ? 0.0 : double(uint64_t(1) << f);
+  };
+
+  // Memory: elements that change address (all of them for a copy).
+  double moved = copy ? validTotal : validTotal - countSolutions(false);
+  if (moved <= 0)
+    return 0;
+  unsigned low = 0;
+  while (low < mB && g.to[low] == low && !bitOf(g.flip, low))
+    ++low;
+  uint64_t chunk =
+      std::min<uint64_t>(8, uint64_t(elemBytes) << std::min(low, 8u));
+  unsigned wm = widthIndex(unsigned(chunk));
+  bool mixes = false;
+  {
+    std::vector<bool> seen(n, false);
+    for (unsigned i = 0; i < n; ++i) {
+      if (seen[i])
+        continue;
+      bool m = false, p = false;
+      for (unsigned j = i; !seen[j]; j = g.to[j]) {
+        seen[j] = true;
+        (j < mB ? m : p) = true;
+      }
+      mixes |= m && p;
+    }
+  }
+  // Elements that change PE go through the (mp*) machinery, which reads
+  // and writes them indirectly when cycles mix m- and p-bits; the others
+  // can always be moved with direct addresses.
+  double leave = validTotal - countSolutions(true);
+  auto chunks = [&](double elements) {
+    return elements / validPEs * elemBytes / double(chunk);
+  };
+  // Averages over PEs, rounded down: the busiest PE pays at least this.
+  int64_t memory =
+      int64_t(chunks(moved - leave) * double(cost.load[wm] + cost.store(wm)) +
+              chunks(leave) *
+                  double(mixes ? cost.loadIndirect[wm] + cost.storeIndirect(wm)
+                               : cost.load[wm] + cost.store(wm)));
+
+  // Router: elements whose PE changes.
+  int64_t router = 0;
+  if (leave > 0) {
+    unsigned stay = 0;
+    for (unsigned i = 0; i < mB; ++i)
+      if (src.dataBit[i] >= 0 && g.to[i] < mB)
+        ++stay;
+    uint64_t wr =
+        std::min<uint64_t>(8, uint64_t(elemBytes) << std::min(stay, 8u));
+    unsigned cBits = 0;
+    while ((1u << cBits) < clusterSize && cBits < pB)
+      ++cBits;
+    double clusters = double(uint64_t(1) << (pB - cBits));
+    double bytes = leave * elemBytes / clusters;
+    int64_t sends = int64_t(bytes / double(wr) + 0.999999);
+    // Distinct partner clusters: cluster-select bits fed by bits that vary
+    // inside one source cluster (its intra-cluster p-bits and its m-bits).
+    unsigned fed = 0;
+    for (unsigned i = 0; i < n; ++i) {
+      bool varies = src.dataBit[i] >= 0 && i < mB + cBits;
+      if (varies && g.to[i] >= mB + cBits)
+        ++fed;
+    }
+    int64_t opens =
+        std::max<int64_t>(1, (int64_t(1) << std::min(fed, 20u)) - 1);
+    router = opens * cost.ropen + sends * cost.rsend[widthIndex(unsigned(wr))];
+  }
+  return memory + router;
+}

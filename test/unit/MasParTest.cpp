@@ -1,0 +1,603 @@
+//===- MasParTest.cpp - the simulated MasPar and its prices ---------------===//
+//
+// Prices are those of 003 fig. 5.2; the router model is the one spelled out
+// in MasPar.h (003 5.6.4, 6.4).
+//
+//===----------------------------------------------------------------------===//
+#include "mapc/runtime/MasPar.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
+
+using namespace mapc::rt;
+
+namespace {
+
+const unsigned kWidths[] = {1, 2, 4, 8};
+
+// Fig. 5.2, transcribed independently of CostModel's defaults.
+const int64_t kRopen = 42;
+const int64_t kRsend[] = {25, 33, 49, 81};
+const int64_t kXnetBase[] = {13, 15, 19, 27};
+const int64_t kXnetHop[] = {10, 18, 34, 66};
+const int64_t kLoad[] = {20, 38, 74, 146};
+const int64_t kLoadIndirect[] = {55, 103, 199, 391};
+
+Plural iota(unsigned n, uint64_t from = 0) {
+  Plural p(n);
+  std::iota(p.begin(), p.end(), from);
+  return p;
+}
+
+template <typename F> Plural mapPes(unsigned n, F f) {
+  Plural p(n);
+  for (unsigned i = 0; i < n; ++i)
+    p[i] = f(i);
+  return p;
+}
+
+// Checks that every received value is the sender's, and nothing else came.
+void expectDelivered(const Plural &values, const Plural &dest,
+                     const Mask &active, const Plural &got,
+                     const Mask &received, unsigned bytes) {
+  uint64_t mask = bytes == 8 ? ~uint64_t(0) : (uint64_t(1) << 8 * bytes) - 1;
+  Mask expect(dest.size(), 0);
+  for (size_t i = 0; i < dest.size(); ++i) {
+    if (!active[i])
+      continue;
+    expect[dest[i]] = 1;
+    EXPECT_EQ(got[dest[i]], values[i] & mask) << "from PE " << i;
+  }
+  for (size_t i = 0; i < dest.size(); ++i) {
+    EXPECT_EQ(received[i], expect[i]) << "PE " << i;
+    if (!expect[i]) {
+      EXPECT_EQ(got[i], 0u) << "PE " << i;
+    }
+  }
+}
+
+// An independent, literal transcription of MasPar.h's router model.
+int64_t referenceRouterCost(unsigned peCount, unsigned clusterSize,
+                            unsigned bytes, const Plural &dest,
+                            const Mask &active, bool clustered,
+                            unsigned extraBytes) {
+  bool leaves = false;
+  for (unsigned i = 0; i < peCount; ++i)
+    leaves |= active[i] && dest[i] != i;
+  if (!leaves)
+    return 0;
+  int64_t send = kRsend[widthIndex(bytes)];
+  int64_t extra = extraBytes ? kRsend[widthIndex(extraBytes)] : 0;
+  unsigned clusters = peCount / clusterSize;
+  if (!clustered) {
+    std::vector<int64_t> senders(clusters), receivers(clusters);
+    for (unsigned i = 0; i < peCount; ++i)
+      if (active[i]) {
+        ++senders[i / clusterSize];
+        ++receivers[dest[i] / clusterSize];
+      }
+    int64_t rounds =
+        std::max(*std::max_element(senders.begin(), senders.end()),
+                 *std::max_element(receivers.begin(), receivers.end()));
+    return rounds * (kRopen + send) + (extraBytes ? rounds * extra : 0);
+  }
+  std::vector<std::set<unsigned>> to(clusters), from(clusters);
+  std::map<std::pair<unsigned, unsigned>, int64_t> pair;
+  for (unsigned i = 0; i < peCount; ++i)
+    if (active[i]) {
+      unsigned s = i / clusterSize, d = unsigned(dest[i] / clusterSize);
+      to[s].insert(d);
+      from[d].insert(s);
+      ++pair[{s, d}];
+    }
+  int64_t partners = 0, group = 0;
+  for (unsigned c = 0; c < clusters; ++c)
+    partners = std::max<int64_t>(
+        {partners, int64_t(to[c].size()), int64_t(from[c].size())});
+  for (auto &[key, count] : pair)
+    group = std::max(group, count);
+  return partners * (kRopen + group * (send + extra));
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Construction
+//===----------------------------------------------------------------------===//
+
+TEST(MasParTest, Shape) {
+  MasPar m(32, 32, 64);
+  EXPECT_EQ(m.peCount(), 1024u);
+  EXPECT_EQ(m.clusterSize(), 16u);
+  EXPECT_EQ(m.memoryBytes(), 64u);
+  for (unsigned pe = 0; pe < m.peCount(); ++pe)
+    for (unsigned a = 0; a < 64; ++a)
+      ASSERT_EQ(m.memoryOf(pe)[a], 0) << pe << " " << a;
+  EXPECT_EQ(m.ledger().total(), 0);
+  EXPECT_EQ(m.allActive(), Mask(1024, 1));
+}
+
+TEST(MasParTest, ClusterClampedToMachine) {
+  MasPar m(4, 2, 8, 64);
+  EXPECT_EQ(m.clusterSize(), 8u);
+  MasPar one(1, 1, 8);
+  EXPECT_EQ(one.peCount(), 1u);
+  EXPECT_EQ(one.clusterSize(), 1u);
+}
+
+TEST(MasParDeathTest, BadShapes) {
+  EXPECT_DEATH(MasPar(3, 1, 8), "power of two");
+  EXPECT_DEATH(MasPar(4, 4, 8, 3), "clusterSize");
+  EXPECT_DEATH(MasPar(4, 4, 8, 0), "clusterSize");
+}
+
+//===----------------------------------------------------------------------===//
+// Fig. 5.2 prices, one instruction each
+//===----------------------------------------------------------------------===//
+
+TEST(MasParTest, DefaultCostModelIsFigure52) {
+  CostModel c;
+  EXPECT_EQ(c.ropen, kRopen);
+  for (unsigned w = 0; w < 4; ++w) {
+    EXPECT_EQ(c.rsend[w], kRsend[w]);
+    EXPECT_EQ(c.load[w], kLoad[w]);
+    EXPECT_EQ(c.loadIndirect[w], kLoadIndirect[w]);
+    EXPECT_EQ(c.store(w), kLoad[w]);
+    EXPECT_EQ(c.storeIndirect(w), kLoadIndirect[w]);
+    for (int64_t d = 0; d < 40; ++d)
+      EXPECT_EQ(c.xnet(w, d), kXnetBase[w] + d * kXnetHop[w]);
+  }
+  EXPECT_EQ(widthIndex(1), 0u);
+  EXPECT_EQ(widthIndex(2), 1u);
+  EXPECT_EQ(widthIndex(4), 2u);
+  EXPECT_EQ(widthIndex(8), 3u);
+}
+
+TEST(MasParTest, MemoryPrices) {
+  MasPar m(8, 8, 64);
+  Mask all = m.allActive();
+  Plural addr(m.peCount(), 8), vals = iota(m.peCount());
+  for (unsigned w = 0; w < 4; ++w) {
+    unsigned bytes = kWidths[w];
+    int64_t before = m.ledger().memory;
+    m.load(bytes, 0, all);
+    EXPECT_EQ(m.ledger().memory - before, kLoad[w]) << "ld" << 8 * bytes;
+    before = m.ledger().memory;
+    m.loadIndirect(bytes, addr, all);
+    EXPECT_EQ(m.ledger().memory - before, kLoadIndirect[w])
+        << "ld" << 8 * bytes << "*";
+    before = m.ledger().memory;
+    m.store(bytes, 0, vals, all);
+    EXPECT_EQ(m.ledger().memory - before, kLoad[w]) << "st" << 8 * bytes;
+    before = m.ledger().memory;
+    m.storeIndirect(bytes, addr, vals, all);
+    EXPECT_EQ(m.ledger().memory - before, kLoadIndirect[w])
+        << "st" << 8 * bytes << "*";
+  }
+  EXPECT_EQ(m.ledger().router, 0);
+  EXPECT_EQ(m.ledger().xnet, 0);
+  EXPECT_EQ(m.ledger().total(), m.ledger().memory);
+}
+
+TEST(MasParTest, OneRouterConnectionPrice) {
+  // One PE to one PE in another cluster: one ropen and one rsend.
+  for (bool clustered : {false, true})
+    for (unsigned w = 0; w < 4; ++w) {
+      MasPar m(32, 32, 8);
+      Mask active(m.peCount(), 0), got;
+      active[5] = 1;
+      Plural dest = iota(m.peCount());
+      dest[5] = 700;
+      m.routerSend(kWidths[w], iota(m.peCount()), dest, active, clustered, got);
+      EXPECT_EQ(m.ledger().router, kRopen + kRsend[w]);
+      EXPECT_EQ(m.ledger().routerSends, 1);
+      EXPECT_EQ(m.ledger().total(), kRopen + kRsend[w]);
+    }
+}
+
+TEST(MasParTest, XnetPrices) {
+  for (unsigned w = 0; w < 4; ++w)
+    for (unsigned d : {1u, 2u, 5u, 16u}) {
+      MasPar m(32, 32, 8);
+      Mask got;
+      m.xnetSend(kWidths[w], XnetDir::E, d, iota(m.peCount()), m.allActive(),
+                 got);
+      EXPECT_EQ(m.ledger().xnet, kXnetBase[w] + int64_t(d) * kXnetHop[w]);
+      EXPECT_EQ(m.ledger().total(), m.ledger().xnet);
+    }
+  // 003 fig. 5.2: xnet8 = 13 + d * 10.
+  MasPar m(16, 16, 8);
+  Mask got;
+  m.xnetSend(1, XnetDir::NW, 3, iota(m.peCount()), m.allActive(), got);
+  EXPECT_EQ(m.ledger().xnet, 13 + 3 * 10);
+}
+
+//===----------------------------------------------------------------------===//
+// Memory semantics
+//===----------------------------------------------------------------------===//
+
+TEST(MasParTest, LittleEndianWidths) {
+  MasPar m(2, 2, 16);
+  m.store(8, 4, Plural(4, 0x0807060504030201ull), m.allActive());
+  for (unsigned pe = 0; pe < 4; ++pe)
+    for (unsigned k = 0; k < 8; ++k)
+      EXPECT_EQ(m.memoryOf(pe)[4 + k], k + 1);
+  EXPECT_EQ(m.load(1, 4, m.allActive())[0], 0x01u);
+  EXPECT_EQ(m.load(2, 5, m.allActive())[1], 0x0302u);
+  EXPECT_EQ(m.load(4, 6, m.allActive())[2], 0x06050403u);
+  EXPECT_EQ(m.load(8, 4, m.allActive())[3], 0x0807060504030201ull);
+  // A narrow store writes only its own bytes, and only the low bits.
+  m.store(2, 6, Plural(4, 0xAABBCCDDull), m.allActive());
+  EXPECT_EQ(m.load(8, 4, m.allActive())[0], 0x08070605CCDD0201ull);
+  // The last bytes of memory are reachable.
+  m.store(8, 8, Plural(4, 0x1122334455667788ull), m.allActive());
+  EXPECT_EQ(m.load(1, 15, m.allActive())[2], 0x11u);
+}
+
+TEST(MasParTest, DirectAndIndirect) {
+  MasPar m(4, 4, 64);
+  unsigned n = m.peCount();
+  Mask all = m.allActive();
+  // Direct: every PE writes at the same address; indirect: each at its own.
+  m.store(4, 0, iota(n, 100), all);
+  Plural addr(n), vals(n);
+  for (unsigned i = 0; i < n; ++i) {
+    addr[i] = 8 + 2 * i;
+    vals[i] = 0xBEEF1000u + i; // a 16-bit store keeps 0x1000 + i
+  }
+  m.storeIndirect(2, addr, vals, all);
+  for (unsigned i = 0; i < n; ++i) {
+    uint32_t direct = m.memoryOf(i)[0] | m.memoryOf(i)[1] << 8;
+    EXPECT_EQ(direct, 100 + i);
+    for (unsigned a = 8; a < 64; ++a) {
+      uint8_t want = a == 8 + 2 * i ? uint8_t(i) : a == 9 + 2 * i ? 0x10 : 0;
+      EXPECT_EQ(m.memoryOf(i)[a], want) << "PE " << i << " byte " << a;
+    }
+  }
+  Plural direct = m.load(4, 0, all);
+  Plural indirect = m.loadIndirect(2, addr, all);
+  for (unsigned i = 0; i < n; ++i) {
+    EXPECT_EQ(direct[i], 100 + i);
+    EXPECT_EQ(indirect[i], 0x1000u + i);
+  }
+  // An indirect load reads each PE's own memory: only PE 0 wrote byte 9.
+  Plural nine = m.loadIndirect(1, Plural(n, 9), all);
+  EXPECT_EQ(nine[0], 0x10u);
+  for (unsigned i = 1; i < n; ++i)
+    EXPECT_EQ(nine[i], 0u) << i;
+  EXPECT_EQ(m.ledger().memory, kLoad[2] + kLoadIndirect[1] + kLoad[2] +
+                                   kLoadIndirect[1] + kLoadIndirect[0]);
+}
+
+TEST(MasParTest, InactivePesUntouched) {
+  MasPar m(4, 4, 16);
+  unsigned n = m.peCount();
+  for (unsigned i = 0; i < n; ++i)
+    std::fill(m.memoryOf(i), m.memoryOf(i) + 16, uint8_t(0x5A));
+  Mask odd(n, 0);
+  for (unsigned i = 1; i < n; i += 2)
+    odd[i] = 1;
+  m.store(8, 0, Plural(n, 0), odd);
+  Plural addr(n, 8);
+  m.storeIndirect(8, addr, Plural(n, 0), odd);
+  for (unsigned i = 0; i < n; ++i)
+    for (unsigned a = 0; a < 16; ++a)
+      EXPECT_EQ(m.memoryOf(i)[a], odd[i] ? 0 : 0x5A) << i << " " << a;
+  Plural got = m.load(8, 0, odd);
+  Plural gotInd = m.loadIndirect(1, Plural(n, 3), odd);
+  for (unsigned i = 0; i < n; ++i) {
+    EXPECT_EQ(got[i], 0u); // odd PEs read zeros; even ones are inactive
+    EXPECT_EQ(gotInd[i], 0u);
+  }
+  // Inactive PEs may hold addresses that would be out of range.
+  Plural wild(n, 1000);
+  for (unsigned i = 1; i < n; i += 2)
+    wild[i] = 0;
+  Plural even = m.loadIndirect(1, wild, odd);
+  EXPECT_EQ(even[0], 0u);
+}
+
+TEST(MasParTest, NoActivePeIsFree) {
+  MasPar m(4, 4, 16);
+  unsigned n = m.peCount();
+  Mask none(n, 0), got;
+  m.load(8, 0, none);
+  m.loadIndirect(8, Plural(n, 0), none);
+  m.store(8, 0, Plural(n, 7), none);
+  m.storeIndirect(8, Plural(n, 0), Plural(n, 7), none);
+  Plural r =
+      m.routerSend(8, iota(n), mapPes(n, [](uint64_t i) { return i ^ 1; }),
+                   none, false, got);
+  EXPECT_EQ(got, Mask(n, 0));
+  EXPECT_EQ(r, Plural(n, 0));
+  m.xnetSend(8, XnetDir::E, 1, iota(n), none, got);
+  EXPECT_EQ(got, Mask(n, 0));
+  EXPECT_EQ(m.ledger().total(), 0);
+  EXPECT_EQ(m.ledger().routerSends, 0);
+  for (unsigned i = 0; i < n; ++i)
+    EXPECT_EQ(m.memoryOf(i)[0], 0);
+}
+
+TEST(MasParDeathTest, MemoryOutOfRange) {
+  MasPar m(2, 2, 16);
+  Mask all = m.allActive();
+  EXPECT_DEATH(m.load(8, 9, all), "load: address out of range");
+  EXPECT_DEATH(m.load(1, 16, all), "load: address out of range");
+  EXPECT_DEATH(m.store(4, ~uint64_t(0) - 1, Plural(4, 0), all),
+               "store: address out of range");
+  EXPECT_DEATH(m.loadIndirect(2, Plural{0, 0, 15, 0}, all),
+               "loadIndirect: address out of range");
+  EXPECT_DEATH(m.storeIndirect(1, Plural{0, 16, 0, 0}, Plural(4, 0), all),
+               "storeIndirect: address out of range");
+  EXPECT_DEATH(m.load(3, 0, all), "width");
+}
+
+//===----------------------------------------------------------------------===//
+// Router
+//===----------------------------------------------------------------------===//
+
+TEST(MasParTest, ClusterPreservingPermutation) {
+  // dest = i ^ 16 swaps whole clusters of 16 (5.6.4): clustered mode opens
+  // one connection per cluster and drains all 16 PEs through it.
+  Plural dest = mapPes(1024, [](uint64_t i) { return i ^ 16; });
+  for (unsigned w = 0; w < 4; ++w) {
+    unsigned bytes = kWidths[w];
+    for (bool clustered : {false, true}) {
+      MasPar m(32, 32, 8);
+      Mask got, all = m.allActive();
+      Plural vals = mapPes(1024, [](uint64_t i) {
+        return i * 0x0101010101010101ull + 0x0102030405060708ull;
+      });
+      int64_t predicted = m.routerCost(bytes, dest, all, clustered);
+      EXPECT_EQ(m.ledger().router, 0); // routerCost only predicts
+      Plural out = m.routerSend(bytes, vals, dest, all, clustered, got);
+      int64_t want =
+          clustered ? 1 * (kRopen + 16 * kRsend[w]) : 16 * (kRopen + kRsend[w]);
+      EXPECT_EQ(m.ledger().router, want) << bytes << " " << clustered;
+      EXPECT_EQ(predicted, want);
+      EXPECT_EQ(m.ledger().routerSends, 1);
+      expectDelivered(vals, dest, all, out, got, bytes);
+    }
+  }
+}
+
+TEST(MasParTest, ClusterScatteringTranspose) {
+  // The transpose of a 32 x 32 grid sends the 16 PEs of each cluster to 16
+  // different clusters: no connection can be shared.
+  Plural dest = mapPes(1024, [](uint64_t i) { return (i % 32) * 32 + i / 32; });
+  for (unsigned w = 0; w < 4; ++w)
+    for (bool clustered : {false, true}) {
+      MasPar m(32, 32, 8);
+      Mask got, all = m.allActive();
+      Plural vals = iota(1024, 3);
+      Plural out = m.routerSend(kWidths[w], vals, dest, all, clustered, got);
+      EXPECT_EQ(m.ledger().router, 16 * (kRopen + kRsend[w]))
+          << kWidths[w] << " " << clustered;
+      expectDelivered(vals, dest, all, out, got, kWidths[w]);
+    }
+}
+
+TEST(MasParTest, PartialActivity) {
+  Plural dest = mapPes(1024, [](uint64_t i) { return i ^ 16; });
+  // Four active PEs per cluster: four rounds plain, one group of four.
+  Mask four(1024, 0);
+  for (unsigned i = 0; i < 1024; ++i)
+    four[i] = i % 16 < 4;
+  for (bool clustered : {false, true}) {
+    MasPar m(32, 32, 8);
+    Mask got;
+    Plural vals = iota(1024, 1);
+    Plural out = m.routerSend(4, vals, dest, four, clustered, got);
+    EXPECT_EQ(m.ledger().router,
+              clustered ? kRopen + 4 * kRsend[2] : 4 * (kRopen + kRsend[2]));
+    expectDelivered(vals, dest, four, out, got, 4);
+  }
+  // A single active cluster that fans out to 16 clusters, each of which
+  // receives one value: the sender's 16 connections dominate.
+  Plural fan = iota(1024);
+  Mask one(1024, 0);
+  for (unsigned j = 0; j < 16; ++j) {
+    one[j] = 1;
+    fan[j] = 16 * (j + 1) + j;
+  }
+  for (bool clustered : {false, true}) {
+    MasPar m(32, 32, 8);
+    Mask got;
+    m.routerSend(8, iota(1024), fan, one, clustered, got);
+    EXPECT_EQ(m.ledger().router, 16 * (kRopen + kRsend[3]));
+  }
+  // Fan-in: PE 0 of clusters 1..8 all send into cluster 0; the receiving
+  // cluster's 8 partners set the cost (plain: its 8 receivers).
+  Plural in = iota(1024);
+  Mask eight(1024, 0);
+  for (unsigned c = 1; c <= 8; ++c) {
+    eight[16 * c] = 1;
+    in[16 * c] = c;
+  }
+  for (bool clustered : {false, true}) {
+    MasPar m(32, 32, 8);
+    Mask got;
+    Plural vals = iota(1024, 7);
+    Plural out = m.routerSend(1, vals, in, eight, clustered, got);
+    EXPECT_EQ(m.ledger().router, 8 * (kRopen + kRsend[0]));
+    expectDelivered(vals, in, eight, out, got, 1);
+  }
+}
+
+TEST(MasParTest, ExtraBytes) {
+  // Brute force sends an address with each datum (6.3.3).
+  Plural dest = mapPes(1024, [](uint64_t i) { return i ^ 16; });
+  MasPar m(32, 32, 8);
+  Mask all = m.allActive();
+  EXPECT_EQ(m.routerCost(1, dest, all, false, 4),
+            16 * (kRopen + kRsend[0]) + 16 * kRsend[2]);
+  EXPECT_EQ(m.routerCost(1, dest, all, true, 4),
+            kRopen + 16 * (kRsend[0] + kRsend[2]));
+  EXPECT_EQ(m.routerCost(8, dest, all, true, 0), kRopen + 16 * kRsend[3]);
+}
+
+TEST(MasParTest, SelfSendsAreFree) {
+  MasPar m(32, 32, 8);
+  Mask got, all = m.allActive();
+  Plural vals = iota(1024, 11);
+  Plural self = iota(1024);
+  for (bool clustered : {false, true}) {
+    EXPECT_EQ(m.routerCost(8, self, all, clustered), 0);
+    Plural out = m.routerSend(8, vals, self, all, clustered, got);
+    expectDelivered(vals, self, all, out, got, 8);
+  }
+  EXPECT_EQ(m.ledger().router, 0);
+  EXPECT_EQ(m.ledger().routerSends, 0);
+  // One PE leaving makes it a real send; staying PEs still take part.
+  Plural almost = self;
+  almost[0] = 1;
+  almost[1] = 0;
+  Plural out = m.routerSend(2, vals, almost, all, false, got);
+  EXPECT_EQ(m.ledger().router, 16 * (kRopen + kRsend[1]));
+  EXPECT_EQ(m.ledger().routerSends, 1);
+  expectDelivered(vals, almost, all, out, got, 2);
+}
+
+TEST(MasParDeathTest, RouterMisuse) {
+  MasPar m(4, 4, 8, 4);
+  Mask got, all = m.allActive();
+  Plural clash = iota(16);
+  clash[3] = 5;
+  EXPECT_DEATH(m.routerSend(1, iota(16), clash, all, false, got),
+               "two active PEs send to one PE");
+  EXPECT_DEATH(m.routerCost(1, clash, all, true),
+               "two active PEs send to one PE");
+  Plural far = iota(16);
+  far[2] = 16;
+  EXPECT_DEATH(m.routerSend(1, iota(16), far, all, true, got),
+               "destination PE out of range");
+  // Inactive PEs' destinations are ignored.
+  Mask some = all;
+  some[3] = 0;
+  some[2] = 0;
+  EXPECT_EQ(m.routerCost(1, clash, some, false), 0);
+  EXPECT_EQ(m.routerCost(1, far, some, false), 0);
+}
+
+TEST(MasParTest, RouterCostMatchesSendOnRandomPermutations) {
+  std::mt19937_64 rng(20240603);
+  const unsigned grids[][2] = {{32, 32}, {16, 8}, {64, 64}, {8, 2}, {4, 1}};
+  for (int trial = 0; trial < 400; ++trial) {
+    const unsigned *g = grids[trial % 5];
+    unsigned cluster = 1u << (rng() % 7); // 1 .. 64, clamped
+    MasPar m(g[0], g[1], 8, cluster);
+    unsigned n = m.peCount();
+    Plural dest = iota(n);
+    // Mix full permutations with ones that keep or swap clusters.
+    switch (trial % 4) {
+    case 0:
+      std::shuffle(dest.begin(), dest.end(), rng);
+      break;
+    case 1: { // permute within each cluster
+      for (unsigned c = 0; c < n; c += m.clusterSize())
+        std::shuffle(dest.begin() + c, dest.begin() + c + m.clusterSize(), rng);
+      break;
+    }
+    case 2: { // xor with a random PE mask
+      uint64_t x = rng() % n;
+      for (unsigned i = 0; i < n; ++i)
+        dest[i] = i ^ x;
+      break;
+    }
+    default: // a few transpositions: mostly self-sends
+      for (int k = 0; k < 3; ++k)
+        std::swap(dest[rng() % n], dest[rng() % n]);
+      break;
+    }
+    Mask active(n);
+    unsigned density = rng() % 4; // 0: all, else 1/2, 1/4, 1/8 of PEs
+    for (unsigned i = 0; i < n; ++i)
+      active[i] = density == 0 || rng() % (1u << density) == 0;
+    bool clustered = rng() % 2;
+    unsigned bytes = kWidths[rng() % 4];
+    unsigned extra = rng() % 3 == 0 ? kWidths[rng() % 4] : 0;
+
+    int64_t predicted = m.routerCost(bytes, dest, active, clustered, extra);
+    EXPECT_EQ(predicted, referenceRouterCost(n, m.clusterSize(), bytes, dest,
+                                             active, clustered, extra))
+        << "trial " << trial;
+    Plural vals(n);
+    for (auto &v : vals)
+      v = rng();
+    Mask got;
+    Plural out = m.routerSend(bytes, vals, dest, active, clustered, got, extra);
+    EXPECT_EQ(m.ledger().router, predicted) << "trial " << trial;
+    EXPECT_EQ(m.ledger().routerSends, predicted ? 1 : 0);
+    expectDelivered(vals, dest, active, out, got, bytes);
+    if (HasFailure())
+      break;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Xnet
+//===----------------------------------------------------------------------===//
+
+TEST(MasParTest, XnetWrapsInAllDirections) {
+  struct Case {
+    XnetDir dir;
+    int dx, dy;
+  } cases[] = {{XnetDir::N, 0, -1}, {XnetDir::NE, 1, -1}, {XnetDir::E, 1, 0},
+               {XnetDir::SE, 1, 1}, {XnetDir::S, 0, 1},   {XnetDir::SW, -1, 1},
+               {XnetDir::W, -1, 0}, {XnetDir::NW, -1, -1}};
+  const unsigned w = 8, h = 4;
+  for (const Case &c : cases)
+    for (unsigned d : {0u, 1u, 3u, 5u, 9u}) {
+      MasPar m(w, h, 8);
+      unsigned n = m.peCount();
+      Plural vals = iota(n, 0x100);
+      // Only even PEs send; odd (inactive) receivers still receive.
+      Mask active(n, 0), got;
+      for (unsigned i = 0; i < n; i += 2)
+        active[i] = 1;
+      Plural out = m.xnetSend(1, c.dir, d, vals, active, got);
+      Plural dest(n);
+      for (unsigned y = 0; y < h; ++y)
+        for (unsigned x = 0; x < w; ++x) {
+          int tx = ((int(x) + c.dx * int(d)) % int(w) + int(w)) % int(w);
+          int ty = ((int(y) + c.dy * int(d)) % int(h) + int(h)) % int(h);
+          dest[x + w * y] = unsigned(tx) + w * unsigned(ty);
+        }
+      expectDelivered(vals, dest, active, out, got, 1);
+      EXPECT_EQ(m.ledger().xnet, 13 + int64_t(d) * 10);
+      EXPECT_EQ(m.ledger().router, 0);
+    }
+}
+
+TEST(MasParTest, XnetNeighbours) {
+  // Spot checks by hand on a 4 x 4 grid, PE 5 = (1, 1).
+  MasPar m(4, 4, 8);
+  Mask one(16, 0), got;
+  one[5] = 1;
+  auto target = [&](XnetDir dir, unsigned d) {
+    Plural out = m.xnetSend(8, dir, d, iota(16, 40), one, got);
+    unsigned to = unsigned(std::find(got.begin(), got.end(), 1) - got.begin());
+    EXPECT_EQ(std::count(got.begin(), got.end(), 1), 1);
+    EXPECT_EQ(out[to], 45u);
+    return to;
+  };
+  EXPECT_EQ(target(XnetDir::N, 1), 1u);
+  EXPECT_EQ(target(XnetDir::NE, 1), 2u);
+  EXPECT_EQ(target(XnetDir::E, 1), 6u);
+  EXPECT_EQ(target(XnetDir::SE, 1), 10u);
+  EXPECT_EQ(target(XnetDir::S, 1), 9u);
+  EXPECT_EQ(target(XnetDir::SW, 1), 8u);
+  EXPECT_EQ(target(XnetDir::W, 1), 4u);
+  EXPECT_EQ(target(XnetDir::NW, 1), 0u);
+  EXPECT_EQ(target(XnetDir::N, 2), 13u); // wraps to the bottom row
+  EXPECT_EQ(target(XnetDir::W, 2), 7u);  // wraps to the right column
+  EXPECT_EQ(target(XnetDir::SE, 3), 0u); // (4, 4) = (0, 0)
+  EXPECT_EQ(target(XnetDir::E, 4), 5u);  // once around
+  EXPECT_EQ(m.ledger().xnet,
+            8 * (27 + 66) + 2 * (27 + 2 * 66) + (27 + 3 * 66) + (27 + 4 * 66));
+}

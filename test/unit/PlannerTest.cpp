@@ -1,0 +1,102 @@
+//===- PlannerTest.cpp - random remaps planned and run on the simulator ---===//
+//
+// 003 5.7's test: random pairs of index bit maps, remapped in place and by
+// copying with every element width, each result checked element by element.
+// Also: the predicted ticks equal the simulated ticks when no bit is
+// disabled (and bound them otherwise), and router plans never beat the
+// lower bound.
+//
+//===----------------------------------------------------------------------===//
+#include "RandomRemap.h"
+#include "passes/RemapPlanner.h"
+
+#include "gtest/gtest.h"
+
+using namespace mapc;
+
+namespace {
+
+struct Outcome {
+  int64_t ticks = 0, predicted = 0, bound = 0;
+  bool usedXnet = false;
+};
+
+Outcome runOne(std::mt19937_64 &rng, PlannerKind kind, unsigned mBits,
+               unsigned width, unsigned height, unsigned cluster,
+               unsigned elemBytes, bool copy, const std::string &label) {
+  unsigned pBits = 0;
+  while ((1u << pBits) < width * height)
+    ++pBits;
+  auto [src, dst] = test::randomRemap(rng, mBits, pBits);
+  PlanRequest req;
+  req.src = src;
+  req.dst = dst;
+  req.elemBytes = elemBytes;
+  req.copy = copy;
+  req.shape = {width, height, cluster};
+  auto planned = planRemap(req, kind);
+  Outcome o;
+  if (auto *err = std::get_if<std::string>(&planned)) {
+    ADD_FAILURE() << label << ": " << *err << "\n"
+                  << src.str() << " -> " << dst.str();
+    return o;
+  }
+  const rt::Plan &plan = std::get<rt::Plan>(planned);
+  uint64_t bytes = src.memorySize() * elemBytes;
+  rt::MasPar m(width, height, 3 * bytes, cluster);
+  rt::Regions regions{{0}, {copy ? bytes : 0}, {2 * bytes}};
+  test::fill(m, src, elemBytes, regions.src.base, 7);
+  std::string why;
+  bool ok = rt::executePlan(m, plan, regions, {}, &why);
+  EXPECT_TRUE(ok) << label << ": " << why;
+  uint64_t bad = test::mismatches(m, dst, elemBytes, regions.dst.base, 7);
+  EXPECT_EQ(bad, 0u) << label << ": " << src.str() << " -> " << dst.str()
+                     << " (" << plan.steps.size() << " steps)";
+  o.ticks = m.ledger().total();
+  o.predicted = plan.predictedTicks;
+  o.bound = plan.lowerBound;
+  for (const rt::Step &s : plan.steps)
+    o.usedXnet |= s.kind == rt::StepKind::Xnet;
+  bool anyDisabled = false;
+  for (int d : src.dataBit)
+    anyDisabled |= d < 0;
+  if (!anyDisabled) {
+    EXPECT_EQ(o.predicted, o.ticks)
+        << label << ": " << src.str() << " -> " << dst.str();
+  } else {
+    EXPECT_GE(o.predicted, o.ticks) << label;
+  }
+  return o;
+}
+
+TEST(Planner, RandomRemapsOptimal) {
+  std::mt19937_64 rng(20261122);
+  const unsigned widths[] = {1, 2, 4, 8, 16};
+  for (int i = 0; i < 6000; ++i) {
+    unsigned w = 4, h = 4 << (i % 2);
+    unsigned mBits = unsigned(rng() % 7);
+    unsigned e = widths[rng() % 5];
+    bool copy = rng() % 2;
+    Outcome o = runOne(rng, PlannerKind::Optimal, mBits, w, h, 4, e, copy,
+                       "optimal #" + std::to_string(i));
+    if (!o.usedXnet) {
+      EXPECT_GE(o.ticks, o.bound) << "optimal #" << i;
+    }
+    if (HasFailure())
+      return;
+  }
+}
+
+TEST(Planner, RandomRemapsBaselines) {
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 1500; ++i) {
+    unsigned mBits = unsigned(rng() % 6);
+    bool copy = rng() % 2;
+    runOne(rng, i % 2 ? PlannerKind::Atomic : PlannerKind::BruteForce, mBits, 4,
+           4, 4, 1u << (rng() % 4), copy, "baseline #" + std::to_string(i));
+    if (HasFailure())
+      return;
+  }
+}
+
+} // namespace
