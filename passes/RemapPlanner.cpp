@@ -359,6 +359,11 @@ Planner::Candidate Planner::optimal(const BitMove &g) const {
       }
     }
   }
+  // Small remaps can be cheaper sent element by element (003 6.3.3); the
+  // estimate walks every chunk, so only offer it where that is quick.
+  if (n <= 16)
+    add({{StepKind::BruteForce, g}},
+        {"every element sent with its address (003 6.3.3): cheapest here"});
   if (cands.empty()) {
     Candidate none;
     none.ok = false;

@@ -4,7 +4,8 @@
 // copying with every element width, each result checked element by element.
 // Also: the predicted ticks equal the simulated ticks when no bit is
 // disabled (and bound them otherwise), and router plans never beat the
-// lower bound.
+// lower bound (which, like 003 fig. 5.4, assumes indirect addressing for
+// mixed cycles and so does not bind xnet or brute-force steps).
 //
 //===----------------------------------------------------------------------===//
 #include "RandomRemap.h"
@@ -56,7 +57,8 @@ Outcome runOne(std::mt19937_64 &rng, PlannerKind kind, unsigned mBits,
   o.predicted = plan.predictedTicks;
   o.bound = plan.lowerBound;
   for (const rt::Step &s : plan.steps)
-    o.usedXnet |= s.kind == rt::StepKind::Xnet;
+    o.usedXnet |=
+        s.kind == rt::StepKind::Xnet || s.kind == rt::StepKind::BruteForce;
   bool anyDisabled = false;
   for (int d : src.dataBit)
     anyDisabled |= d < 0;

@@ -4,6 +4,7 @@
 // codes: 0 success, 1 errors in the input, 2 a usage or file error.
 //
 //===----------------------------------------------------------------------===//
+#include "ProgramRun.h"
 #include "backend/LayoutPrinter.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
@@ -53,20 +54,30 @@ cl::opt<Emit> emit(
                    "layout"),
         clEnumValN(Emit::Cycles, "cycles",
                    "radix-2 remaps in cycle notation (003 4.2.2)"),
-        clEnumValN(Emit::Plan, "plan", "remap plans (not yet available)"),
+        clEnumValN(Emit::Plan, "plan",
+                   "remap plans: steps, predicted ticks, lower bound"),
         clEnumValN(Emit::Cpp, "cpp", "C++ source (not yet available)"),
         clEnumValN(Emit::Header, "header", "C++ header (not yet available)"),
         clEnumValN(Emit::Butterfly, "butterfly",
                    "FFT analysis of 002 (not yet available)")),
     cl::cat(mapcCategory));
 cl::opt<bool> runProgram("run",
-                         cl::desc("Run on the simulated machine (not "
-                                  "yet available)"),
+                         cl::desc("Run on the simulated machine, verify "
+                                  "every element, report ticks"),
                          cl::cat(mapcCategory));
 cl::opt<bool> trace("trace",
-                    cl::desc("With --run, print every step (not yet "
-                             "available)"),
+                    cl::desc("With --run, print the device after every "
+                             "plan step"),
                     cl::cat(mapcCategory));
+cl::opt<PlannerKind> planner(
+    "planner", cl::desc("Remap planner"), cl::init(PlannerKind::Optimal),
+    cl::values(clEnumValN(PlannerKind::Optimal, "optimal",
+                          "003 4.4 with 5.6's machine choices (default)"),
+               clEnumValN(PlannerKind::Atomic, "atomic",
+                          "baseline: atomic bit operations (003 4.3, 5.5)"),
+               clEnumValN(PlannerKind::BruteForce, "brute-force",
+                          "baseline: send every element (003 6.3.3)")),
+    cl::cat(mapcCategory));
 
 /// Opens -o (or stdout); reports and returns null when it cannot.
 std::unique_ptr<llvm::ToolOutputFile> openOutput() {
@@ -107,9 +118,6 @@ int main(int argc, char **argv) {
 
   const char *later = nullptr;
   switch (emit) {
-  case Emit::Plan:
-    later = "--emit=plan";
-    break;
   case Emit::Cpp:
     later = "--emit=cpp";
     break;
@@ -122,8 +130,15 @@ int main(int argc, char **argv) {
   default:
     break;
   }
-  if (runProgram || trace)
-    later = runProgram ? "--run" : "--trace";
+  if (trace && !runProgram) {
+    llvm::WithColor::error(llvm::errs(), "mapc") << "--trace needs --run\n";
+    return 2;
+  }
+  if (runProgram && emit != Emit::None) {
+    llvm::WithColor::error(llvm::errs(), "mapc")
+        << "--run cannot be combined with --emit; run them separately\n";
+    return 2;
+  }
   if (later) {
     llvm::WithColor::error(llvm::errs(), "mapc")
         << later << " is not available in this version of mapc; it comes "
@@ -162,6 +177,22 @@ int main(int argc, char **argv) {
   if (!output)
     return 2;
   llvm::ToolOutputFile &out = *output;
+  if (emit == Emit::Plan || runProgram) {
+    ProgramPlans plans;
+    if (!planProgram(program, planner, runProgram ? "--run" : "--emit=plan",
+                     diags, plans)) {
+      diags.printSummary();
+      return 1;
+    }
+    if (emit == Emit::Plan) {
+      printPlans(plans, out.os());
+      out.keep();
+      return 0;
+    }
+    bool good = runPlans(program, plans, trace, out.os());
+    out.keep();
+    return good ? 0 : 1;
+  }
   if (emit == Emit::Cycles) {
     // Every statement that moves data: remap, redistribute, realign, copy.
     for (const Statement &st : program.statements) {

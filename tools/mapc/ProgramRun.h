@@ -1,0 +1,55 @@
+//===- ProgramRun.h - plans for a whole program, and running them ---------===//
+//
+// Puts every array of a program in one region of PE memory, plans every
+// statement that moves data (remap, copy, redistribute, realign) and runs
+// the plans in order on the simulated MasPar, checking every element
+// against the destination layout's index map (language.md "--run").
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAPC_TOOLS_PROGRAMRUN_H
+#define MAPC_TOOLS_PROGRAMRUN_H
+
+#include "ir/Diagnostics.h"
+#include "ir/Program.h"
+#include "passes/RemapPlanner.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+
+namespace mapc {
+
+struct StatementPlan {
+  const Statement *statement = nullptr;
+  std::string label; ///< "remap A: R -> C"
+  std::string cycles;
+  std::string function; ///< a C identifier for emitted code
+  rt::Plan plan;
+  uint64_t srcBase = 0, dstBase = 0; ///< byte offsets in PE memory
+};
+
+struct ProgramPlans {
+  rt::MachineShape shape;
+  unsigned mBits = 0, pBits = 0;
+  uint64_t memoryBytes = 0; ///< per PE, all regions and the scratch
+  uint64_t scratchBase = 0;
+  std::map<std::string, uint64_t> arrayBase;
+  std::vector<StatementPlan> statements;
+};
+
+/// Plans every data-moving statement; reports what cannot be planned at
+/// the statement's location. `what` names the driver option for messages.
+bool planProgram(const Program &program, PlannerKind kind, const char *what,
+                 Diagnostics &diags, ProgramPlans &out);
+
+/// --emit=plan's text.
+void printPlans(const ProgramPlans &plans, llvm::raw_ostream &os);
+
+/// --run (and --trace): executes, verifies and reports. Returns false on a
+/// mismatch or failure.
+bool runPlans(const Program &program, const ProgramPlans &plans, bool trace,
+              llvm::raw_ostream &os);
+
+} // namespace mapc
+
+#endif
