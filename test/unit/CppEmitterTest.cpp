@@ -133,12 +133,12 @@ TEST(CppEmitter, HeaderDeclaresMachineAndFunctions) {
   // Every step's cycle notation, named as in the layout it starts from.
   for (const EmittedRemap &r : rs)
     for (size_t i = 0; i < r.plan.steps.size(); ++i)
-      EXPECT_TRUE(contains(
-          h, std::to_string(i + 1) + ". " +
-                 rt::stepKindName(r.plan.steps[i].kind) + " " +
-                 rt::formatMove(r.plan.steps[i].move,
-                                r.plan.layoutAfter(int(i) - 1)) +
-                 "\n"))
+      EXPECT_TRUE(
+          contains(h, std::to_string(i + 1) + ". " +
+                          rt::stepKindName(r.plan.steps[i].kind) + " " +
+                          rt::formatMove(r.plan.steps[i].move,
+                                         r.plan.layoutAfter(int(i) - 1)) +
+                          "\n"))
           << h;
   // The header needs neither LLVM nor the executor.
   EXPECT_FALSE(contains(h, "llvm"));
@@ -195,8 +195,8 @@ TEST(CppEmitter, SourceRebuildsPlansFromTables) {
       for (const std::string &l : lines(s))
         found |= contains(l, "p.steps.push_back(planStep(") &&
                  contains(l, row) &&
-                 contains(l, ", " + std::to_string(st.predictedTicks) +
-                                 ", \"" + st.why + "\"));");
+                 contains(l, ", " + std::to_string(st.predictedTicks) + ", \"" +
+                                 st.why + "\"));");
       EXPECT_TRUE(found) << row << "\n" << s;
     }
   EXPECT_FALSE(contains(s, "llvm"));
@@ -211,7 +211,7 @@ TEST(CppEmitter, Deterministic) {
 TEST(CppEmitter, StringsAreEscaped) {
   std::vector<EmittedRemap> rs = twoRemaps();
   rs[0].plan.steps[0].why = std::string("a \"q\" b\\c\nd\te\x01"
-                                        "7f ??= \x7f\xc3\xa9");
+                                        "7f ?\?= \x7f\xc3\xa9");
   rs[0].plan.planner = "x\"y";
   rs[0].description = "line one\nline two \\";
   std::string s = source(rs);
@@ -226,7 +226,7 @@ TEST(CppEmitter, StringsAreEscaped) {
   std::string h = header(rs);
   EXPECT_TRUE(contains(h, "/// line one\\nline two \\\\.\n")) << h;
   EXPECT_TRUE(contains(s, "// line one\\nline two \\\\.\n")) << s;
-  for (const std::string &l : lines(h) /* every line */) {
+  for (const std::string &l : lines(h)) {
     EXPECT_FALSE(l.rfind("line two", 0) == 0) << l;
     EXPECT_TRUE(l.empty() || l.back() != '\\') << l;
   }
@@ -242,13 +242,13 @@ TEST(CppEmitter, NamesAreValidAndDistinct) {
   rs.push_back(rs[0]);
   rs[4].function = "int";
   std::string h = header(rs), s = source(rs);
-  for (const char *f : {"remap_A_1", "remap_A_1_2", "remap_9_bad_name",
-                        "int_2"}) {
+  for (const char *f :
+       {"remap_A_1", "remap_A_1_2", "remap_9_bad_name", "int_2"}) {
     std::string decl = std::string("bool ") + f + "(mapc::rt::MasPar &";
     EXPECT_TRUE(contains(h, decl)) << f << "\n" << h;
     EXPECT_TRUE(contains(s, decl)) << f << "\n" << s;
-    EXPECT_TRUE(contains(s, std::string("const mapc::rt::Plan &") + f +
-                                "_plan() {"))
+    EXPECT_TRUE(
+        contains(s, std::string("const mapc::rt::Plan &") + f + "_plan() {"))
         << f;
   }
   EXPECT_FALSE(contains(h, "bool int("));
@@ -281,6 +281,14 @@ TEST(CppEmitter, HeaderNameAndGuardOptions) {
   std::string h = header(twoRemaps(), o);
   EXPECT_TRUE(contains(h, "#ifndef OUT_PROG_H\n"));
   EXPECT_TRUE(contains(h, "#endif // OUT_PROG_H\n"));
+}
+
+TEST(CppEmitter, MalformedMoveDoesNotCrash) {
+  std::vector<EmittedRemap> rs = twoRemaps();
+  rs[0].plan.steps[0].move.to = {5, 99};
+  std::string h = header(rs);
+  EXPECT_TRUE(contains(h, "(malformed move)")) << h;
+  EXPECT_TRUE(contains(source(rs), "{5, 99}"));
 }
 
 } // namespace

@@ -17,6 +17,9 @@ using namespace mapc;
 
 namespace {
 
+/// How often each step kind ran, so the tests can insist on coverage.
+int kindCount[4] = {0, 0, 0, 0};
+
 struct Outcome {
   int64_t ticks = 0, predicted = 0, bound = 0;
   bool usedXnet = false;
@@ -57,6 +60,8 @@ Outcome runOne(std::mt19937_64 &rng, PlannerKind kind, unsigned mBits,
   o.predicted = plan.predictedTicks;
   o.bound = plan.lowerBound;
   for (const rt::Step &s : plan.steps)
+    ++kindCount[int(s.kind)];
+  for (const rt::Step &s : plan.steps)
     o.usedXnet |=
         s.kind == rt::StepKind::Xnet || s.kind == rt::StepKind::BruteForce;
   bool anyDisabled = false;
@@ -74,24 +79,30 @@ Outcome runOne(std::mt19937_64 &rng, PlannerKind kind, unsigned mBits,
 TEST(Planner, RandomRemapsOptimal) {
   std::mt19937_64 rng(20261122);
   const unsigned widths[] = {1, 2, 4, 8, 16};
-  for (int i = 0; i < 6000; ++i) {
-    unsigned w = 4, h = 4 << (i % 2);
-    unsigned mBits = unsigned(rng() % 7);
+  // Grids from 1 PE to 256 (0 to 8 p-bits), clusters of 4 or 16.
+  const unsigned shapes[][3] = {{1, 1, 1}, {2, 1, 2},  {4, 4, 4},
+                                {8, 4, 4}, {8, 8, 16}, {16, 16, 16}};
+  for (int i = 0; i < 12000; ++i) {
+    const unsigned *sh = shapes[i % 6];
+    unsigned mBits = unsigned(rng() % (sh[0] * sh[1] >= 64 ? 6 : 9));
     unsigned e = widths[rng() % 5];
     bool copy = rng() % 2;
-    Outcome o = runOne(rng, PlannerKind::Optimal, mBits, w, h, 4, e, copy,
-                       "optimal #" + std::to_string(i));
+    Outcome o = runOne(rng, PlannerKind::Optimal, mBits, sh[0], sh[1], sh[2], e,
+                       copy, "optimal #" + std::to_string(i));
     if (!o.usedXnet) {
       EXPECT_GE(o.ticks, o.bound) << "optimal #" << i;
     }
     if (HasFailure())
       return;
   }
+  // Every method of the optimal planner was chosen and checked.
+  for (int k = 0; k < 4; ++k)
+    EXPECT_GT(kindCount[k], 0) << rt::stepKindName(rt::StepKind(k));
 }
 
 TEST(Planner, RandomRemapsBaselines) {
   std::mt19937_64 rng(5);
-  for (int i = 0; i < 1500; ++i) {
+  for (int i = 0; i < 3000; ++i) {
     unsigned mBits = unsigned(rng() % 6);
     bool copy = rng() % 2;
     runOne(rng, i % 2 ? PlannerKind::Atomic : PlannerKind::BruteForce, mBits, 4,
