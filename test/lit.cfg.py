@@ -15,3 +15,10 @@ path = os.pathsep.join([config.mapc_tools_dir, config.llvm_tools_dir,
 config.environment["PATH"] = path
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%mapc_src", config.mapc_src_root))
+# Compiling emitted C++ against the runtime (test/run/emitted-cpp.map).
+config.substitutions.append(
+    ("%compile_emitted",
+     "%s %s/test/tools/compile_emitted.py --cxx %s --runtime-include "
+     "%s/runtime/include --runtime-lib %s"
+     % (config.python_executable, config.mapc_src_root, config.cxx,
+        config.mapc_src_root, config.runtime_lib)))

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ProgramRun.h"
+#include "backend/CppEmitter.h"
 #include "backend/LayoutPrinter.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
@@ -44,22 +45,24 @@ cl::opt<std::string> outputFile("o", cl::desc("Write output to <file>"),
                                 cl::cat(mapcCategory));
 cl::opt<Emit> emit(
     "emit", cl::desc("What to print"), cl::init(Emit::None),
-    cl::values(
-        clEnumValN(Emit::None, "none", "check the program only (default)"),
-        clEnumValN(Emit::AST, "ast", "the syntax tree with line:col"),
-        clEnumValN(Emit::KTile, "ktile",
-                   "every layout as a canonical k-Tile format"),
-        clEnumValN(Emit::Layout, "layout",
-                   "the device contents of every "
-                   "layout"),
-        clEnumValN(Emit::Cycles, "cycles",
-                   "radix-2 remaps in cycle notation (003 4.2.2)"),
-        clEnumValN(Emit::Plan, "plan",
-                   "remap plans: steps, predicted ticks, lower bound"),
-        clEnumValN(Emit::Cpp, "cpp", "C++ source (not yet available)"),
-        clEnumValN(Emit::Header, "header", "C++ header (not yet available)"),
-        clEnumValN(Emit::Butterfly, "butterfly",
-                   "FFT analysis of 002 (not yet available)")),
+    cl::values(clEnumValN(Emit::None, "none",
+                          "check the program only (default)"),
+               clEnumValN(Emit::AST, "ast", "the syntax tree with line:col"),
+               clEnumValN(Emit::KTile, "ktile",
+                          "every layout as a canonical k-Tile format"),
+               clEnumValN(Emit::Layout, "layout",
+                          "the device contents of every "
+                          "layout"),
+               clEnumValN(Emit::Cycles, "cycles",
+                          "radix-2 remaps in cycle notation (003 4.2.2)"),
+               clEnumValN(Emit::Plan, "plan",
+                          "remap plans: steps, predicted ticks, lower bound"),
+               clEnumValN(Emit::Cpp, "cpp",
+                          "C++ source: one function per remap statement"),
+               clEnumValN(Emit::Header, "header",
+                          "the C++ header for --emit=cpp's functions"),
+               clEnumValN(Emit::Butterfly, "butterfly",
+                          "FFT analysis of 002 (not yet available)")),
     cl::cat(mapcCategory));
 cl::opt<bool> runProgram("run",
                          cl::desc("Run on the simulated machine, verify "
@@ -69,6 +72,11 @@ cl::opt<bool> trace("trace",
                     cl::desc("With --run, print the device after every "
                              "plan step"),
                     cl::cat(mapcCategory));
+cl::opt<std::string>
+    headerName("header-name",
+               cl::desc("The header --emit=cpp includes (default "
+                        "mapc_program.h)"),
+               cl::init("mapc_program.h"), cl::cat(mapcCategory));
 cl::opt<PlannerKind> planner(
     "planner", cl::desc("Remap planner"), cl::init(PlannerKind::Optimal),
     cl::values(clEnumValN(PlannerKind::Optimal, "optimal",
@@ -118,12 +126,6 @@ int main(int argc, char **argv) {
 
   const char *later = nullptr;
   switch (emit) {
-  case Emit::Cpp:
-    later = "--emit=cpp";
-    break;
-  case Emit::Header:
-    later = "--emit=header";
-    break;
   case Emit::Butterfly:
     later = "--emit=butterfly";
     break;
@@ -177,12 +179,40 @@ int main(int argc, char **argv) {
   if (!output)
     return 2;
   llvm::ToolOutputFile &out = *output;
-  if (emit == Emit::Plan || runProgram) {
+  if (emit == Emit::Plan || emit == Emit::Cpp || emit == Emit::Header ||
+      runProgram) {
     ProgramPlans plans;
-    if (!planProgram(program, planner, runProgram ? "--run" : "--emit=plan",
-                     diags, plans)) {
+    const char *what = runProgram           ? "--run"
+                       : emit == Emit::Plan ? "--emit=plan"
+                       : emit == Emit::Cpp  ? "--emit=cpp"
+                                            : "--emit=header";
+    if (!planProgram(program, planner, what, diags, plans)) {
       diags.printSummary();
       return 1;
+    }
+    if (emit == Emit::Cpp || emit == Emit::Header) {
+      std::vector<EmittedRemap> remaps;
+      for (const StatementPlan &sp : plans.statements) {
+        auto lc = srcMgr.getLineAndColumn(sp.statement->loc);
+        remaps.push_back({sp.function,
+                          sp.label + " (" + inputFile + ":" +
+                              std::to_string(lc.first) + ":" +
+                              std::to_string(lc.second) + ")",
+                          sp.plan, sp.srcBase, sp.dstBase});
+      }
+      EmitOptions opts;
+      opts.headerName = headerName;
+      opts.peWidth = plans.shape.width;
+      opts.peHeight = plans.shape.height;
+      opts.clusterSize = plans.shape.clusterSize;
+      opts.memoryBytes = plans.memoryBytes;
+      opts.scratchBase = plans.scratchBase;
+      if (emit == Emit::Cpp)
+        emitSource(remaps, opts, out.os());
+      else
+        emitHeader(remaps, opts, out.os());
+      out.keep();
+      return 0;
     }
     if (emit == Emit::Plan) {
       printPlans(plans, out.os());

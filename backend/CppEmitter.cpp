@@ -1,0 +1,457 @@
+//===- CppEmitter.cpp - `--emit=cpp` and `--emit=header` ------------------===//
+//
+// The emitted code is read by people and compiled by strict compilers, so:
+// one table row per line, no timestamps or paths (the same input gives the
+// same bytes), every string and comment escaped, every helper used (an
+// unused static function is an error under -Wall -Werror), and unsigned
+// literals where the runtime takes unsigned values (-Wsign-conversion).
+//
+//===----------------------------------------------------------------------===//
+#include "backend/CppEmitter.h"
+
+#include "mapc/runtime/BitLayout.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <set>
+
+using namespace mapc;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Text
+//===----------------------------------------------------------------------===//
+
+/// The body of a C++ string literal, or (inComment) the text of a `//`
+/// comment. Octal escapes take at most three digits, so unlike `\x` they
+/// never run on into a following hex digit. A `?` after a `?` is escaped:
+/// `??/` and friends are trigraphs before C++17 and draw -Wtrigraphs after.
+std::string escape(const std::string &s, bool inComment = false) {
+  std::string out;
+  char prev = 0;
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"' && !inComment)
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '?' && prev == '?')
+      out += "\\?";
+    else if (u >= 0x20 && u < 0x7f)
+      out += c;
+    else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", unsigned(u));
+      out += buf;
+    }
+    prev = c;
+  }
+  return out;
+}
+
+std::string quoted(const std::string &s) { return "\"" + escape(s) + "\""; }
+
+/// Text for a `//` comment: on one line, and never ending in a backslash,
+/// which would splice the next line into the comment (-Wcomment).
+std::string comment(const std::string &s) {
+  std::string out = escape(s, /*inComment=*/true);
+  if (!out.empty() && out.back() == '\\')
+    out += '.';
+  return out;
+}
+
+std::string u64(uint64_t v) { return std::to_string(v) + "u"; }
+
+std::string hex64(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llxu", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+/// INT64_MIN has no literal: 9223372036854775808 does not fit int64_t.
+std::string i64(int64_t v) {
+  if (v == std::numeric_limits<int64_t>::min())
+    return "(-9223372036854775807 - 1)";
+  return std::to_string(v);
+}
+
+//===----------------------------------------------------------------------===//
+// Names
+//===----------------------------------------------------------------------===//
+
+bool isAsciiAlpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool isAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+
+/// Any string as a C++ identifier: other characters become '_', and a
+/// name that does not start with a letter gets a prefix (a leading '_' is
+/// reserved before a capital).
+std::string identifier(const std::string &s, const char *prefix) {
+  std::string out;
+  for (char c : s)
+    out += isAsciiAlpha(c) || isAsciiDigit(c) || c == '_' ? c : '_';
+  if (out.empty() || !isAsciiAlpha(out[0]))
+    out = prefix + out;
+  return out;
+}
+
+/// Names a remap function must not take: C++ keywords and alternative
+/// tokens, and the names the header and source define themselves.
+const std::set<std::string> &reservedNames() {
+  static const std::set<std::string> names = {
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
+      "bool", "break", "case", "catch", "char", "char8_t", "char16_t",
+      "char32_t", "class", "compl", "concept", "const", "consteval",
+      "constexpr", "constinit", "const_cast", "continue", "co_await",
+      "co_return", "co_yield", "decltype", "default", "delete", "do", "double",
+      "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false",
+      "float", "for", "friend", "goto", "if", "inline", "int", "long",
+      "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr",
+      "operator", "or", "or_eq", "private", "protected", "public", "register",
+      "reinterpret_cast", "requires", "return", "short", "signed", "sizeof",
+      "static", "static_assert", "static_cast", "struct", "switch", "template",
+      "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
+      "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
+      "wchar_t", "while", "xor", "xor_eq",
+      // Ours.
+      "std", "mapc", "mapc_program", "makeMachine", "kPeWidth", "kPeHeight",
+      "kClusterSize", "kMemoryBytes", "bitLayout", "planStep"};
+  return names;
+}
+
+/// The function name of every remap, valid and distinct (FUNCTION_plan
+/// included), the same for the header and the source.
+std::vector<std::string> functionNames(const std::vector<EmittedRemap> &rs) {
+  std::set<std::string> used = reservedNames();
+  std::vector<std::string> names;
+  for (const EmittedRemap &r : rs) {
+    std::string base = identifier(r.function, "remap_");
+    std::string name = base;
+    for (unsigned n = 2; used.count(name) || used.count(name + "_plan"); ++n)
+      name = base + "_" + std::to_string(n);
+    used.insert(name);
+    used.insert(name + "_plan");
+    names.push_back(name);
+  }
+  return names;
+}
+
+//===----------------------------------------------------------------------===//
+// Plans
+//===----------------------------------------------------------------------===//
+
+uint64_t satAdd(uint64_t a, uint64_t b) {
+  return a > std::numeric_limits<uint64_t>::max() - b
+             ? std::numeric_limits<uint64_t>::max()
+             : a + b;
+}
+
+/// One past the last byte a region of `plan`'s array reaches from `base`.
+uint64_t regionEnd(uint64_t base, const rt::Plan &plan) {
+  unsigned mBits = std::max(plan.source.mBits, plan.dest.mBits);
+  uint64_t elems =
+      mBits >= 64 ? std::numeric_limits<uint64_t>::max() : uint64_t(1) << mBits;
+  uint64_t bytes =
+      plan.elemBytes &&
+              elems > std::numeric_limits<uint64_t>::max() / plan.elemBytes
+          ? std::numeric_limits<uint64_t>::max()
+          : elems * plan.elemBytes;
+  return satAdd(base, bytes);
+}
+
+/// Bytes per PE the remaps touch. executePlan checks both the source and
+/// the destination region of every plan, and the scratch region of every
+/// brute-force step that does not read a separate source (Execute.h).
+uint64_t memoryNeeded(const std::vector<EmittedRemap> &rs,
+                      const EmitOptions &opts) {
+  uint64_t need = opts.memoryBytes;
+  for (const EmittedRemap &r : rs) {
+    need = std::max(
+        {need, regionEnd(r.srcBase, r.plan), regionEnd(r.dstBase, r.plan)});
+    for (size_t i = 0; i < r.plan.steps.size(); ++i)
+      if (r.plan.steps[i].kind == rt::StepKind::BruteForce &&
+          !(r.plan.copy && i == 0))
+        need = std::max(need, regionEnd(opts.scratchBase, r.plan));
+  }
+  return need;
+}
+
+const char *stepKindEnumerator(rt::StepKind k) {
+  switch (k) {
+  case rt::StepKind::Memory:
+    return "Memory";
+  case rt::StepKind::Router:
+    return "Router";
+  case rt::StepKind::Xnet:
+    return "Xnet";
+  case rt::StepKind::BruteForce:
+    return "BruteForce";
+  }
+  return "Memory";
+}
+
+/// Is `m` a permutation of `l`'s device bits? formatMove and applyTo index
+/// by it, and a malformed plan must not crash the compiler.
+bool fitsLayout(const rt::BitMove &m, const rt::BitLayout &l) {
+  if (m.bits() != l.bits() || l.dataBit.size() != l.bits() ||
+      l.value.size() != l.bits())
+    return false;
+  std::vector<bool> hit(m.bits(), false);
+  for (unsigned t : m.to) {
+    if (t >= m.bits() || hit[t])
+      return false;
+    hit[t] = true;
+  }
+  return true;
+}
+
+/// The cycle notation (003 4.2.2) of every step, bits named as in the
+/// layout the step starts from.
+std::vector<std::string> stepCycles(const rt::Plan &plan) {
+  std::vector<std::string> out;
+  rt::BitLayout now = plan.source;
+  bool ok = true;
+  for (const rt::Step &s : plan.steps) {
+    ok = ok && fitsLayout(s.move, now);
+    out.push_back(ok ? rt::formatMove(s.move, now) : "(malformed move)");
+    if (ok)
+      now = s.move.applyTo(now);
+  }
+  return out;
+}
+
+template <typename T, typename F>
+std::string list(const std::vector<T> &v, F &&item) {
+  std::string s = "{";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + item(v[i]);
+  return s + "}";
+}
+
+/// `bitLayout(mBits, pBits, dataBits, {data bit per device bit, low first},
+/// {value per device bit})`.
+std::string layoutRow(const rt::BitLayout &l) {
+  return "bitLayout(" + u64(l.mBits) + ", " + u64(l.pBits) + ", " +
+         u64(l.dataBits) + ", " +
+         list(l.dataBit, [](int d) { return std::to_string(d); }) + ", " +
+         list(l.value, [](uint8_t v) { return std::to_string(v); }) + ")";
+}
+
+std::string stepRow(const rt::Step &s) {
+  return "planStep(mapc::rt::StepKind::" +
+         std::string(stepKindEnumerator(s.kind)) + ", " +
+         list(s.move.to, [](unsigned t) { return std::to_string(t); }) + ", " +
+         hex64(s.move.flip) + ", " + u64(s.chunkBits) + ", " +
+         (s.clustered ? "true" : "false") + ", " + i64(s.predictedTicks) +
+         ", " + quoted(s.why) + ")";
+}
+
+/// The `///` lines above a remap's function: what it is, then the plan
+/// step by step in cycle notation.
+void functionComment(const EmittedRemap &r, llvm::raw_ostream &os) {
+  const rt::Plan &p = r.plan;
+  os << "/// " << comment(r.description) << "\n";
+  os << "/// " << comment(p.planner) << " plan, ";
+  if (p.steps.empty())
+    os << "no steps";
+  else
+    os << p.steps.size() << (p.steps.size() == 1 ? " step" : " steps");
+  os << ", " << p.predictedTicks << " ticks predicted, lower bound "
+     << p.lowerBound << (p.steps.empty() ? "" : ":") << "\n";
+  std::vector<std::string> cycles = stepCycles(p);
+  for (size_t i = 0; i < p.steps.size(); ++i)
+    os << "///   " << (i + 1) << ". " << rt::stepKindName(p.steps[i].kind)
+       << " " << comment(cycles[i]) << "\n";
+  os << "/// Returns false, with the reason in *why, if a step cannot run.\n";
+}
+
+/// The `///` lines above FUNCTION_plan(): the description again and the
+/// steps' cycles on as many lines as they need.
+void planComment(const EmittedRemap &r, const std::string &f,
+                 llvm::raw_ostream &os) {
+  os << "/// The plan " << f << " runs, built on first use:\n"
+     << "/// " << comment(r.description) << "\n";
+  std::vector<std::string> cycles = stepCycles(r.plan);
+  std::string line = "///  ";
+  for (size_t i = 0; i < cycles.size(); ++i) {
+    std::string item = comment(cycles[i]) + (i + 1 < cycles.size() ? "," : "");
+    if (line.size() > 5 && line.size() + 1 + item.size() > 80) {
+      os << line << "\n";
+      line = "///  ";
+    }
+    line += " " + item;
+  }
+  if (cycles.empty())
+    line += " (no steps)";
+  os << line << "\n";
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Header
+//===----------------------------------------------------------------------===//
+
+void mapc::emitHeader(const std::vector<EmittedRemap> &remaps,
+                      const EmitOptions &opts, llvm::raw_ostream &os) {
+  std::string guard =
+      opts.guard.empty() ? "MAPC_PROGRAM_H" : identifier(opts.guard, "MAPC_");
+  std::vector<std::string> names = functionNames(remaps);
+  os << "// Generated by mapc --emit=header. Do not edit.\n"
+     << "//\n"
+     << "// Compile the matching --emit=cpp source with -std=c++17 and link\n"
+     << "// the mapc runtime library (MapcRuntime).\n"
+     << "#ifndef " << guard << "\n"
+     << "#define " << guard << "\n\n"
+     << "#include \"mapc/runtime/MasPar.h\"\n"
+     << "#include \"mapc/runtime/Plan.h\"\n\n"
+     << "#include <cstdint>\n"
+     << "#include <string>\n\n"
+     << "namespace mapc_program {\n\n"
+     << "/// The machine the program was compiled for: a kPeWidth x kPeHeight\n"
+     << "/// PE grid, routers shared by kClusterSize PEs, kMemoryBytes per "
+        "PE.\n"
+     << "inline constexpr unsigned kPeWidth = " << opts.peWidth << "u;\n"
+     << "inline constexpr unsigned kPeHeight = " << opts.peHeight << "u;\n"
+     << "inline constexpr unsigned kClusterSize = " << opts.clusterSize
+     << "u;\n"
+     << "inline constexpr uint64_t kMemoryBytes = "
+     << u64(memoryNeeded(remaps, opts)) << ";\n\n"
+     << "/// A machine of that shape with 003 fig. 5.2's prices.\n"
+     << "mapc::rt::MasPar makeMachine();\n";
+  for (size_t i = 0; i < remaps.size(); ++i) {
+    const std::string &f = names[i];
+    os << "\n";
+    functionComment(remaps[i], os);
+    os << "bool " << f
+       << "(mapc::rt::MasPar &machine, std::string *why = nullptr);\n";
+    planComment(remaps[i], f, os);
+    os << "const mapc::rt::Plan &" << f << "_plan();\n";
+  }
+  os << "\n} // namespace mapc_program\n\n#endif // " << guard << "\n";
+}
+
+//===----------------------------------------------------------------------===//
+// Source
+//===----------------------------------------------------------------------===//
+
+void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
+                      const EmitOptions &opts, llvm::raw_ostream &os) {
+  std::vector<std::string> names = functionNames(remaps);
+  // An #include name is not a string literal: escapes mean nothing there,
+  // so the characters that would end or break it are replaced.
+  std::string header;
+  for (char c : opts.headerName) {
+    unsigned char u = static_cast<unsigned char>(c);
+    header += c == '"' || c == '\\' || u < 0x20 || u >= 0x7f ? '_' : c;
+  }
+  bool anySteps = false;
+  for (const EmittedRemap &r : remaps)
+    anySteps |= !r.plan.steps.empty();
+
+  os << "// Generated by mapc --emit=cpp. Do not edit.\n"
+     << "#include \"" << header << "\"\n\n"
+     << "#include \"mapc/runtime/Execute.h\"\n\n"
+     << "#include <cstdint>\n"
+     << "#include <string>\n"
+     << "#include <utility>\n"
+     << "#include <vector>\n\n";
+
+  // Helpers only when used: an unused static function is an error under
+  // -Wall -Werror.
+  if (!remaps.empty()) {
+    os << "namespace {\n\n"
+       << "/// 003 4.1.3's index bit map: per device bit (m-bits, then "
+          "p-bits), the\n"
+       << "/// data bit it holds (-1: disabled) and its value (enabled: 1 = "
+          "inverted;\n"
+       << "/// disabled: the constant).\n"
+       << "mapc::rt::BitLayout bitLayout(unsigned mBits, unsigned pBits, "
+          "unsigned dataBits,\n"
+       << "                              std::vector<int> dataBit,\n"
+       << "                              std::vector<uint8_t> value) {\n"
+       << "  mapc::rt::BitLayout l;\n"
+       << "  l.mBits = mBits;\n"
+       << "  l.pBits = pBits;\n"
+       << "  l.dataBits = dataBits;\n"
+       << "  l.dataBit = std::move(dataBit);\n"
+       << "  l.value = std::move(value);\n"
+       << "  return l;\n"
+       << "}\n";
+    if (anySteps)
+      os << "\n"
+         << "/// One step: bit i of an address goes to bit to[i], then the "
+            "bits in\n"
+         << "/// `flip` are inverted.\n"
+         << "mapc::rt::Step planStep(mapc::rt::StepKind kind, "
+            "std::vector<unsigned> to,\n"
+         << "                        uint64_t flip, unsigned chunkBits, bool "
+            "clustered,\n"
+         << "                        int64_t predictedTicks, const char *why) "
+            "{\n"
+         << "  mapc::rt::Step s;\n"
+         << "  s.kind = kind;\n"
+         << "  s.move.to = std::move(to);\n"
+         << "  s.move.flip = flip;\n"
+         << "  s.chunkBits = chunkBits;\n"
+         << "  s.clustered = clustered;\n"
+         << "  s.predictedTicks = predictedTicks;\n"
+         << "  s.why = why;\n"
+         << "  return s;\n"
+         << "}\n";
+    os << "\n} // namespace\n\n";
+  }
+
+  os << "namespace mapc_program {\n\n"
+     << "mapc::rt::MasPar makeMachine() {\n"
+     << "  return mapc::rt::MasPar(kPeWidth, kPeHeight, kMemoryBytes, "
+        "kClusterSize);\n"
+     << "}\n";
+
+  for (size_t i = 0; i < remaps.size(); ++i) {
+    const EmittedRemap &r = remaps[i];
+    const rt::Plan &p = r.plan;
+    const std::string &f = names[i];
+    std::vector<std::string> cycles = stepCycles(p);
+    os << "\n// " << comment(r.description) << "\n"
+       << "const mapc::rt::Plan &" << f << "_plan() {\n"
+       << "  static const mapc::rt::Plan plan = [] {\n"
+       << "    mapc::rt::Plan p;\n"
+       << "    // bitLayout(mBits, pBits, dataBits, {data bit per device bit, "
+          "low first}, {value per device bit})\n"
+       << "    p.source = " << layoutRow(p.source) << "; // "
+       << comment(p.source.str()) << "\n"
+       << "    p.dest = " << layoutRow(p.dest) << "; // "
+       << comment(p.dest.str()) << "\n"
+       << "    p.elemBytes = " << u64(p.elemBytes) << ";\n"
+       << "    p.copy = " << (p.copy ? "true" : "false") << ";\n"
+       << "    p.planner = " << quoted(p.planner) << ";\n"
+       << "    p.predictedTicks = " << i64(p.predictedTicks) << ";\n"
+       << "    p.lowerBound = " << i64(p.lowerBound) << ";\n";
+    if (!p.steps.empty()) {
+      os << "    // planStep(kind, to, flip, chunkBits, clustered, "
+            "predictedTicks, why)\n";
+      for (size_t k = 0; k < p.steps.size(); ++k)
+        os << "    p.steps.push_back(" << stepRow(p.steps[k]) << "); // "
+           << comment(cycles[k]) << "\n";
+    }
+    os << "    return p;\n"
+       << "  }();\n"
+       << "  return plan;\n"
+       << "}\n\n"
+       << "bool " << f << "(mapc::rt::MasPar &machine, std::string *why) {\n"
+       << "  const mapc::rt::Regions regions{{" << u64(r.srcBase) << "}, {"
+       << u64(r.dstBase) << "}, {" << u64(opts.scratchBase) << "}};\n"
+       << "  return mapc::rt::executePlan(machine, " << f
+       << "_plan(), regions, {}, why);\n"
+       << "}\n";
+  }
+  os << "\n} // namespace mapc_program\n";
+}

@@ -1,0 +1,58 @@
+//===- CppEmitter.h - `--emit=cpp` and `--emit=header`: remaps as C++ -----===//
+//
+// Each remap statement becomes one C++ function that runs its plan on the
+// simulated MasPar of the runtime library (MapcRuntime). The plan itself is
+// written out as literal tables, so the emitted code needs neither mapc nor
+// LLVM: it compiles against runtime/include and links MapcRuntime only, and
+// it is free of warnings under -Wall -Wextra -Werror.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAPC_BACKEND_CPPEMITTER_H
+#define MAPC_BACKEND_CPPEMITTER_H
+
+#include "mapc/runtime/Plan.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mapc {
+
+/// One remap statement and the plan that carries it out.
+struct EmittedRemap {
+  std::string function;    ///< C identifier, e.g. "remap_A_1"
+  std::string description; ///< e.g. "remap A: R -> C (input.map:12:1)"
+  rt::Plan plan;
+  uint64_t srcBase = 0,
+           dstBase = 0; ///< byte offsets of the arrays in PE memory
+};
+
+struct EmitOptions {
+  std::string headerName = "mapc_program.h"; ///< what the .cpp #includes
+  std::string guard = "MAPC_PROGRAM_H";
+  unsigned peWidth = 32, peHeight = 32, clusterSize = 16;
+  uint64_t memoryBytes = 0; ///< bytes per PE the program needs
+  uint64_t scratchBase = 0; ///< scratch region for in-place brute-force steps
+};
+
+/// The header: namespace mapc_program with the machine's constants
+/// (kPeWidth, kPeHeight, kClusterSize, kMemoryBytes), makeMachine(), and
+/// per remap `bool FUNCTION(mapc::rt::MasPar &, std::string *why = nullptr)`
+/// and `const mapc::rt::Plan &FUNCTION_plan()`. kMemoryBytes is at least
+/// opts.memoryBytes and at least what the regions of every remap reach.
+///
+/// Function names that are not usable C++ identifiers, or that repeat, are
+/// changed (invalid characters to '_', a numeric suffix); emitHeader and
+/// emitSource change them in the same way.
+void emitHeader(const std::vector<EmittedRemap> &remaps,
+                const EmitOptions &opts, llvm::raw_ostream &os);
+
+/// The definitions: each plan rebuilt from literal tables in a
+/// function-local static, each function a call of rt::executePlan.
+void emitSource(const std::vector<EmittedRemap> &remaps,
+                const EmitOptions &opts, llvm::raw_ostream &os);
+
+} // namespace mapc
+
+#endif
