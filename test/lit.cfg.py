@@ -21,4 +21,7 @@ config.substitutions.append(
      "%s %s/test/tools/compile_emitted.py --cxx %s --runtime-include "
      "%s/runtime/include --runtime-lib %s"
      % (config.python_executable, config.mapc_src_root, config.cxx,
-        config.mapc_src_root, config.runtime_lib)))
+        config.mapc_src_root, config.runtime_lib)
+     # A sanitized runtime needs the sanitizers at link time too.
+     + (" --cxxflag=-fsanitize=address,undefined"
+        if config.sanitize.upper() in ("ON", "1", "TRUE", "YES") else "")))

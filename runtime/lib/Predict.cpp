@@ -24,7 +24,10 @@ struct MValid {
         constants |= uint64_t(l.value[i]) << i;
       }
   }
-  bool holds(uint64_t off) const { return ((off ^ constants) & disabled) == 0; }
+  /// Some PE holds data at `off` when the bits in `ignore` vary by PE.
+  bool holds(uint64_t off, uint64_t ignore = 0) const {
+    return ((off ^ constants) & disabled & ~ignore) == 0;
+  }
 };
 } // namespace
 
@@ -72,6 +75,9 @@ int64_t mapc::rt::predictStepTicks(const Step &step, const BitLayout &before,
     MasPar probe(shape.width, shape.height, 0, shape.clusterSize, cost);
     int64_t sendCost = -1;
     uint64_t phases = uint64_t(1) << an.mps.size();
+    uint64_t parityMask = 0;
+    for (const MpCycle &c : an.mps)
+      parityMask |= uint64_t(1) << c.mBit;
     Mask all(pes, 1);
     auto addrOf = [&](uint64_t lv, uint64_t q, uint64_t ph, uint64_t p) {
       uint64_t pa = p << mB;
@@ -112,8 +118,11 @@ int64_t mapc::rt::predictStepTicks(const Step &step, const BitLayout &before,
             slotShape(lv, q[k], ph, moves, leaves);
             if (len == 1 && !moves && !copyFirst)
               continue;
-            bool readable = indirect || vb.holds(lv | q[k]);
-            bool writable = indirect || va.holds(lv | q[(k + 1) % len]);
+            // With (mp*) cycles the parity bits differ from PE to PE, so
+            // only the other m-bits decide whether any PE holds data.
+            uint64_t vary = indirect ? parityMask : 0;
+            bool readable = vb.holds((lv | q[k]) & ~vary, vary);
+            bool writable = va.holds((lv | q[(k + 1) % len]) & ~vary, vary);
             if (readable) {
               t += ld * an.xfers;
               if (leaves)

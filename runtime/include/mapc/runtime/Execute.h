@@ -39,8 +39,8 @@ bool executePlan(MasPar &machine, const Plan &plan, Regions regions,
                  const StepObserver &observer = {}, std::string *why = nullptr);
 
 /// Ticks a step will cost, computed from its structure alone. Exact when
-/// every PE is active in every slot (no disabled p-bits); an upper bound
-/// otherwise.
+/// no bit is disabled; an upper bound otherwise (a slot in which only some
+/// PEs hold data is priced as if all did).
 int64_t predictStepTicks(const Step &step, const BitLayout &before,
                          unsigned elemBytes, bool copyFirst,
                          const MachineShape &shape, const CostModel &cost);
