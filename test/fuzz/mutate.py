@@ -6,7 +6,7 @@ skipped), makes seeded random mutations of each (delete / duplicate / swap
 tokens, insert punctuation, huge numbers or binary bytes, truncate, flip the
 case of keywords, repeat lines, splice two files), adds a few pathological
 inputs, and runs the driver on every input with --emit=ktile and
---emit=layout.
+--emit=layout, and a quarter of the light mutants with --run.
 
 A run FAILS when the driver
   * dies by a signal or exits with a code other than 0 or 1,
@@ -164,6 +164,13 @@ def pathological():
     out.append(("nul-only", b"\x00" * 1000))
     out.append(("huge-layout", b"array A(1048576, 1024);\nlayout L of A = hierarchical1d;\n"))
     out.append(("huge-device", b"machine hypercube(dims = 24, memory = 4294967296);\narray A(1099511627776);\n"))
+    out.append(("huge-run", b"machine maspar(pes = [1024, 1024], memory = 65536);\n"
+                b"array A(65536, 1024, 1024) : c128;\nlayout B of A = bits [p: "
+                + b" ".join(b"a%d" % i for i in range(35, 15, -1)) + b" | m: "
+                + b" ".join(b"a%d" % i for i in range(15, -1, -1)) + b"];\n"
+                b"layout C of A = bits [p: " + b" ".join(b"a%d" % i for i in range(20))
+                + b" | m: " + b" ".join(b"a%d" % i for i in range(20, 36)) + b"];\n"
+                b"place A in B;\nremap A to C;\n"))
     return out
 
 
@@ -171,7 +178,8 @@ def run_one(job):
     mapc, path, emit, timeout = job
     t0 = time.time()
     try:
-        r = subprocess.run([mapc, path, "--emit=" + emit], stdout=subprocess.DEVNULL,
+        flag = "--run" if emit == "run" else "--emit=" + emit
+        r = subprocess.run([mapc, path, flag], stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, timeout=timeout)
     except subprocess.TimeoutExpired:
         return (path, emit, "timeout after %gs" % timeout, b"")
@@ -235,12 +243,15 @@ def main():
         for n in range(args.count):
             src, text = files[n % len(files)]
             emits = ("ktile",) if src in heavy and n % 10 else ("ktile", "layout")
+            if src not in heavy and n % 4 == 0:
+                emits += ("run",)  # plans, runs and verifies on the simulator
             inputs.append(("m%05d-%s" % (n, os.path.basename(src)),
                            mutate(rng, text, texts), emits))
     if args.pathological != "none":
         want = None if args.pathological == "all" else set(args.pathological.split(","))
         skip = set(filter(None, args.skip_pathological.split(",")))
-        inputs += [(name + ".map", data, ("ktile", "layout"))
+        inputs += [(name + ".map", data,
+                    ("ktile", "run") if name.endswith("-run") else ("ktile", "layout"))
                    for name, data in pathological()
                    if (want is None or name in want) and name not in skip]
     jobs = []
