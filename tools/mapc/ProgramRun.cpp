@@ -131,15 +131,17 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   }
   out.scratchBase = base;
   out.memoryBytes = base + region;
-  if (out.mBits > 30 ||
-      out.memoryBytes > kMaxSimulatedBytes >> std::min(pBits, 28u)) {
+  bool simulating = std::string(what) == "--run";
+  if (out.mBits > 30 || (simulating && out.memoryBytes > kMaxSimulatedBytes >>
+                                           std::min(pBits, 28u))) {
     diags.error(at,
                 std::string(what) + " would need " +
                     std::to_string(out.memoryBytes) + " bytes in each of " +
                     std::to_string(1u << pBits) +
                     " PEs; the simulator allows 256 MiB in all",
-                "run a smaller instance of the problem; --emit=plan has no "
-                "such limit");
+                out.mBits > 30 ? "at most 2^30 elements per PE can be planned"
+                               : "run a smaller instance of the problem; "
+                                 "--emit=plan has no such limit");
     return false;
   }
 
