@@ -9,3 +9,7 @@ echo "== examples/hpf-distribute.map --emit=ktile"
 "$build/tools/mapc/mapc" "$root/examples/hpf-distribute.map" --emit=ktile
 echo "== examples/rotations.map --emit=layout"
 "$build/tools/mapc/mapc" "$root/examples/rotations.map" --emit=layout
+echo "== examples/transpose.map --emit=plan"
+"$build/tools/mapc/mapc" "$root/examples/transpose.map" --emit=plan
+echo "== examples/transpose.map --run (simulated MasPar, every element checked)"
+"$build/tools/mapc/mapc" "$root/examples/transpose.map" --run
