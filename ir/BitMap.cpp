@@ -102,3 +102,16 @@ mapc::toIndexBitMap(const Layout &layout) {
     return fromDigits(*layout.digits);
   return fromKTile(*layout.tile);
 }
+
+std::variant<StatementBitMaps, std::string>
+mapc::statementBitMaps(const Program &program, const Statement &statement) {
+  const Layout &from = program.layouts[statement.from];
+  const Layout &to = program.layouts[statement.to];
+  auto src = toIndexBitMap(from), dst = toIndexBitMap(to);
+  if (auto *e = std::get_if<std::string>(&src))
+    return "layout '" + from.name + "' is not a radix-2 bit map: " + *e;
+  if (auto *e = std::get_if<std::string>(&dst))
+    return "layout '" + to.name + "' is not a radix-2 bit map: " + *e;
+  return StatementBitMaps{std::get<IndexBitMap>(src),
+                          std::get<IndexBitMap>(dst)};
+}

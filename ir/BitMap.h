@@ -42,6 +42,14 @@ struct IndexBitMap {
 /// encoded, replicated, templates or offsets that are not XOR constants).
 std::variant<IndexBitMap, std::string> toIndexBitMap(const Layout &layout);
 
+/// The index bit maps of a data-moving statement's source and destination
+/// layouts, or why one of them has none (naming the layout).
+struct StatementBitMaps {
+  IndexBitMap src, dst;
+};
+std::variant<StatementBitMaps, std::string>
+statementBitMaps(const Program &program, const Statement &statement);
+
 } // namespace mapc
 
 #endif

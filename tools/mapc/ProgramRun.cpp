@@ -91,23 +91,16 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   for (const Statement &st : program.statements) {
     if (st.kind == Statement::Reshape)
       continue;
-    const Layout &from = program.layouts[st.from];
-    const Layout &to = program.layouts[st.to];
-    auto src = toIndexBitMap(from), dst = toIndexBitMap(to);
-    std::string why;
-    if (auto *e = std::get_if<std::string>(&src))
-      why = "layout '" + from.name + "' is not a radix-2 bit map: " + *e;
-    else if (auto *e = std::get_if<std::string>(&dst))
-      why = "layout '" + to.name + "' is not a radix-2 bit map: " + *e;
-    if (!why.empty()) {
-      diags.error(st.loc, "cannot plan this statement: " + why,
+    auto maps = statementBitMaps(program, st);
+    if (auto *why = std::get_if<std::string>(&maps)) {
+      diags.error(st.loc, "cannot plan this statement: " + *why,
                   "the planner covers power-of-two layouts (003 4.2, 5.1); "
                   "general remaps come with digit maps (003 ch. 6)");
       ok = false;
       continue;
     }
-    pending.push_back(
-        {&st, std::get<IndexBitMap>(src), std::get<IndexBitMap>(dst)});
+    const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
+    pending.push_back({&st, m.src, m.dst});
     out.mBits = std::max({out.mBits, pending.back().src.memoryBits,
                           pending.back().dst.memoryBits});
   }

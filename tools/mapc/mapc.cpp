@@ -228,18 +228,14 @@ int main(int argc, char **argv) {
     for (const Statement &st : program.statements) {
       if (st.kind == Statement::Reshape)
         continue;
-      const Layout &from = program.layouts[st.from];
-      const Layout &to = program.layouts[st.to];
-      auto src = toIndexBitMap(from), dst = toIndexBitMap(to);
+      auto maps = statementBitMaps(program, st);
       std::string why;
-      if (auto *e = std::get_if<std::string>(&src))
-        why = "layout '" + from.name + "' is not a radix-2 bit map: " + *e;
-      else if (auto *e = std::get_if<std::string>(&dst))
-        why = "layout '" + to.name + "' is not a radix-2 bit map: " + *e;
       std::variant<std::vector<Cycle>, std::string> cycles;
-      if (why.empty()) {
-        cycles =
-            remapCycles(std::get<IndexBitMap>(src), std::get<IndexBitMap>(dst));
+      if (auto *e = std::get_if<std::string>(&maps)) {
+        why = *e;
+      } else {
+        const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
+        cycles = remapCycles(m.src, m.dst);
         if (auto *e = std::get_if<std::string>(&cycles))
           why = *e;
       }
@@ -249,9 +245,9 @@ int main(int argc, char **argv) {
                     "layouts (003 4.2, 5.1)");
         continue;
       }
-      out.os() << "remap " << st.array << ": " << from.name << " -> " << to.name
-               << ":";
-      std::string text = formatCycles(std::get<IndexBitMap>(src),
+      out.os() << "remap " << st.array << ": " << program.layouts[st.from].name
+               << " -> " << program.layouts[st.to].name << ":";
+      std::string text = formatCycles(std::get<StatementBitMaps>(maps).src,
                                       std::get<std::vector<Cycle>>(cycles));
       if (!text.empty())
         out.os() << " " << text;
