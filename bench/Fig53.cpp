@@ -17,6 +17,7 @@
 // docs/cost-model.md for the model behind the numbers.
 //
 //===----------------------------------------------------------------------===//
+#include "mapc/runtime/Contents.h"
 #include "passes/RemapPlanner.h"
 #include "test/unit/RandomRemap.h"
 
@@ -317,12 +318,12 @@ int64_t runAndCheck(const Plan &plan, const rt::MachineShape &shape,
   rt::MasPar m(shape.width, shape.height, 3 * bytes, shape.clusterSize);
   rt::Regions regions{{0}, {plan.copy ? bytes : 0}, {2 * bytes}};
   const uint64_t tag = 0x5e3;
-  test::fill(m, plan.source, plan.elemBytes, regions.src.base, tag);
+  rt::storePattern(m, plan.source, plan.elemBytes, regions.src.base, tag);
   std::string why;
   if (!rt::executePlan(m, plan, regions, {}, &why))
     die(label + " (" + plan.planner + "): execution failed: " + why);
   uint64_t bad =
-      test::mismatches(m, plan.dest, plan.elemBytes, regions.dst.base, tag);
+      rt::countMismatches(m, plan.dest, plan.elemBytes, regions.dst.base, tag);
   if (bad)
     die(label + " (" + plan.planner + "): " + std::to_string(bad) +
         " elements wrong after " + std::to_string(plan.steps.size()) +

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "RandomRemap.h"
+#include "mapc/runtime/Contents.h"
 #include "passes/RemapPlanner.h"
 
 #include "gtest/gtest.h"
@@ -49,11 +50,11 @@ Outcome runOne(std::mt19937_64 &rng, PlannerKind kind, unsigned mBits,
   uint64_t bytes = src.memorySize() * elemBytes;
   rt::MasPar m(width, height, 3 * bytes, cluster);
   rt::Regions regions{{0}, {copy ? bytes : 0}, {2 * bytes}};
-  test::fill(m, src, elemBytes, regions.src.base, 7);
+  rt::storePattern(m, src, elemBytes, regions.src.base, 7);
   std::string why;
   bool ok = rt::executePlan(m, plan, regions, {}, &why);
   EXPECT_TRUE(ok) << label << ": " << why;
-  uint64_t bad = test::mismatches(m, dst, elemBytes, regions.dst.base, 7);
+  uint64_t bad = rt::countMismatches(m, dst, elemBytes, regions.dst.base, 7);
   EXPECT_EQ(bad, 0u) << label << ": " << src.str() << " -> " << dst.str()
                      << " (" << plan.steps.size() << " steps)";
   o.ticks = m.ledger().total();

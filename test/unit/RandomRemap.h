@@ -56,44 +56,6 @@ randomRemap(std::mt19937_64 &rng, unsigned mBits, unsigned pBits) {
   return {a, b};
 }
 
-/// A value for element `d` of array `tag`, spread over all its bytes.
-inline uint64_t elementValue(uint64_t d, uint64_t tag, unsigned byte) {
-  uint64_t x = (d + 1) * 0x9E3779B97F4A7C15ull ^ (tag << 32) ^ byte;
-  x ^= x >> 29;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 32;
-  return x & 0xff;
-}
-
-/// Writes every element of `l` at `base`.
-inline void fill(rt::MasPar &m, const rt::BitLayout &l, unsigned elemBytes,
-                 uint64_t base, uint64_t tag) {
-  for (uint64_t d = 0; d < (uint64_t(1) << l.dataBits); ++d) {
-    uint64_t a = l.addressOf(d);
-    uint8_t *mem = m.memoryOf(unsigned(a >> l.mBits));
-    uint64_t off = (a & ((uint64_t(1) << l.mBits) - 1)) * elemBytes;
-    for (unsigned k = 0; k < elemBytes; ++k)
-      mem[base + off + k] = uint8_t(elementValue(d, tag, k));
-  }
-}
-
-/// Number of elements of `l` at `base` that are wrong.
-inline uint64_t mismatches(const rt::MasPar &m, const rt::BitLayout &l,
-                           unsigned elemBytes, uint64_t base, uint64_t tag) {
-  uint64_t bad = 0;
-  for (uint64_t d = 0; d < (uint64_t(1) << l.dataBits); ++d) {
-    uint64_t a = l.addressOf(d);
-    const uint8_t *mem = m.memoryOf(unsigned(a >> l.mBits));
-    uint64_t off = (a & ((uint64_t(1) << l.mBits) - 1)) * elemBytes;
-    for (unsigned k = 0; k < elemBytes; ++k)
-      if (mem[base + off + k] != uint8_t(elementValue(d, tag, k))) {
-        ++bad;
-        break;
-      }
-  }
-  return bad;
-}
-
 } // namespace mapc::test
 
 #endif

@@ -1,6 +1,7 @@
 //===- ProgramRun.cpp -----------------------------------------------------===//
 #include "ProgramRun.h"
 
+#include "mapc/runtime/Contents.h"
 #include "mapc/runtime/Execute.h"
 #include "passes/RemapCycles.h"
 
@@ -34,16 +35,6 @@ const char *kindWord(Statement::Kind k) {
     return "reshape";
   }
   return "?";
-}
-
-/// The same value tests/unit/RandomRemap.h uses: every byte of element d
-/// depends on d and on the array's tag.
-uint8_t elementByte(uint64_t d, uint64_t tag, unsigned byte) {
-  uint64_t x = (d + 1) * 0x9E3779B97F4A7C15ull ^ (tag << 32) ^ byte;
-  x ^= x >> 29;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 32;
-  return uint8_t(x);
 }
 
 } // namespace
@@ -229,22 +220,12 @@ bool mapc::runPlans(const Program &program, const ProgramPlans &plans,
   for (size_t i = 0; i < program.arrays.size(); ++i)
     tag[program.arrays[i].name] = i + 1;
   std::map<std::string, bool> filled;
-  auto place = [&](const rt::BitLayout &l, unsigned e, uint64_t base,
-                   uint64_t t) {
-    for (uint64_t d = 0; d < (uint64_t(1) << l.dataBits); ++d) {
-      uint64_t a = l.addressOf(d);
-      uint8_t *mem = machine.memoryOf(unsigned(a >> l.mBits));
-      uint64_t off = base + (a & ((uint64_t(1) << l.mBits) - 1)) * e;
-      for (unsigned k = 0; k < e; ++k)
-        mem[off + k] = elementByte(d, t, k);
-    }
-  };
   bool allGood = true;
   for (const StatementPlan &sp : plans.statements) {
     const rt::Plan &p = sp.plan;
     const std::string &array = sp.statement->array;
     if (!filled[array]) {
-      place(p.source, p.elemBytes, sp.srcBase, tag[array]);
+      rt::storePattern(machine, p.source, p.elemBytes, sp.srcBase, tag[array]);
       filled[array] = true;
     }
     rt::Regions regions{{sp.srcBase}, {sp.dstBase}, {plans.scratchBase}};
@@ -284,14 +265,11 @@ bool mapc::runPlans(const Program &program, const ProgramPlans &plans,
           os << "\n";
         }
       };
-      for (uint64_t d = 0; d < (uint64_t(1) << p.source.dataBits); ++d) {
-        uint64_t a = p.source.addressOf(d);
-        uint8_t *mem = shadow.memoryOf(unsigned(a >> p.source.mBits));
-        uint64_t off =
-            r2.src.base + (a & ((uint64_t(1) << p.source.mBits) - 1)) * 8;
-        for (unsigned k = 0; k < 8; ++k)
-          mem[off + k] = uint8_t(d >> (8 * k));
-      }
+      rt::forEachElement(
+          p.source, 8, r2.src.base, [&](uint64_t d, unsigned pe, uint64_t at) {
+            for (unsigned k = 0; k < 8; ++k)
+              shadow.memoryOf(pe)[at + k] = uint8_t(d >> (8 * k));
+          });
       show(0, p.source);
       std::string why;
       rt::executePlan(shadow, twin, r2, show, &why);
@@ -305,21 +283,10 @@ bool mapc::runPlans(const Program &program, const ProgramPlans &plans,
     const std::string &holder =
         sp.statement->kind == Statement::Copy ? sp.statement->target : array;
     filled[holder] = true;
-    uint64_t bad = 0, total = uint64_t(1) << p.dest.dataBits;
-    if (ran) {
-      unsigned e = p.elemBytes;
-      for (uint64_t d = 0; d < total; ++d) {
-        uint64_t a = p.dest.addressOf(d);
-        const uint8_t *mem = machine.memoryOf(unsigned(a >> p.dest.mBits));
-        uint64_t off =
-            sp.dstBase + (a & ((uint64_t(1) << p.dest.mBits) - 1)) * e;
-        for (unsigned k = 0; k < e; ++k)
-          if (mem[off + k] != elementByte(d, tag[holder], k)) {
-            ++bad;
-            break;
-          }
-      }
-    }
+    uint64_t total = uint64_t(1) << p.dest.dataBits;
+    uint64_t bad = ran ? rt::countMismatches(machine, p.dest, p.elemBytes,
+                                             sp.dstBase, tag[holder])
+                       : 0;
     os << sp.label << ": ";
     if (!ran) {
       os << "MISMATCH, the plan failed: " << why << "\n";

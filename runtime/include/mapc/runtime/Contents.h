@@ -1,0 +1,44 @@
+//===- Contents.h - putting known data into arrays and checking it --------===//
+//
+// How --run, the property tests and the benchmark give every element a value
+// that depends on its data index (003 5.7.2 checks remaps the same way), and
+// count the elements a remap left in the wrong place.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAPC_RUNTIME_CONTENTS_H
+#define MAPC_RUNTIME_CONTENTS_H
+
+#include "mapc/runtime/BitLayout.h"
+#include "mapc/runtime/MasPar.h"
+
+#include <cstdint>
+
+namespace mapc::rt {
+
+/// Calls f(d, pe, byteAddress) for every data index d of `l`, stored with
+/// `elemBytes` per element from byte `base` of each PE's memory.
+template <typename F>
+void forEachElement(const BitLayout &l, unsigned elemBytes, uint64_t base,
+                    F &&f) {
+  uint64_t mMask = (uint64_t(1) << l.mBits) - 1;
+  for (uint64_t d = 0; d < (uint64_t(1) << l.dataBits); ++d) {
+    uint64_t a = l.addressOf(d);
+    f(d, unsigned(a >> l.mBits), base + (a & mMask) * elemBytes);
+  }
+}
+
+/// Byte `byte` of element `d` of the data set `tag`: every byte depends on
+/// both, so a misplaced element shows even in 8-bit arrays.
+uint8_t patternByte(uint64_t d, uint64_t tag, unsigned byte);
+
+/// Writes data set `tag` in layout `l` at `base`.
+void storePattern(MasPar &m, const BitLayout &l, unsigned elemBytes,
+                  uint64_t base, uint64_t tag);
+
+/// How many elements of `l` at `base` do not hold data set `tag`.
+uint64_t countMismatches(const MasPar &m, const BitLayout &l,
+                         unsigned elemBytes, uint64_t base, uint64_t tag);
+
+} // namespace mapc::rt
+
+#endif
