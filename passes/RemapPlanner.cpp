@@ -107,10 +107,7 @@ private:
     Step s;
     s.kind = kind;
     s.move = move;
-    s.chunkBits = kind == StepKind::Xnet || kind == StepKind::BruteForce ||
-                          kind == StepKind::Memory || kind == StepKind::Router
-                      ? chunkFor(move)
-                      : 0;
+    s.chunkBits = chunkFor(move);
     s.why = why;
     s.predictedTicks = rt::predictStepTicks(s, before, r.elemBytes, copyFirst,
                                             r.shape, r.cost);
@@ -413,10 +410,10 @@ Planner::Candidate Planner::atomic(const BitMove &g) const {
                      r.src.bitName(t) + " (003 4.3.2)");
       rest = inv.then(rest);
     }
-  if (moves.empty() && r.copy)
+  if (moves.empty() && r.copy) {
     moves.push_back({StepKind::Memory, BitMove::identity(n)});
-  if (whys.size() < moves.size())
     whys.push_back("copy");
+  }
   return build(moves, whys);
 }
 

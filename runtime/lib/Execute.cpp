@@ -284,8 +284,8 @@ bool StepRunner::runXnet() {
 
   // Sends z from the PEs in `active` forward (+i) or backward (-i) along the
   // dimension, splitting at the block's edge unless the torus wraps there.
-  auto shift = [&](unsigned x, int dir, unsigned i, const Plural &z,
-                   const Mask &active, Mask &got) {
+  auto shift = [&](int dir, unsigned i, const Plural &z, const Mask &active,
+                   Mask &got) {
     std::fill(got.begin(), got.end(), 0);
     Plural out(pes, 0);
     auto sendPart = [&](XnetDir d, unsigned dist, const Mask &part) {
@@ -313,7 +313,6 @@ bool StepRunner::runXnet() {
     }
     sendPart(near, i * stride, inside);
     sendPart(far, (K - i) * stride, across);
-    (void)x;
     return out;
   };
 
@@ -339,10 +338,10 @@ bool StepRunner::runXnet() {
         }
         // z0 (my digit x+i) goes to PE x+i, which files it under digit x,
         // i.e. its own x+i-i: its off1. z1 goes to PE x-i, its off0.
-        Plural r0 = shift(x, +1, i, z0, sv0, got0);
+        Plural r0 = shift(+1, i, z0, sv0, got0);
         Plural r1;
         if (!single)
-          r1 = shift(x, -1, i, z1, sv1, got1);
+          r1 = shift(-1, i, z1, sv1, got1);
         for (unsigned p = 0; p < pes; ++p)
           addr[p] = byteAddr(writeBase, single ? off0[p] : off1[p], x);
         m.storeIndirect(an.xferBytes, addr, r0, got0);
