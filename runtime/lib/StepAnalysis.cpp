@@ -33,7 +33,8 @@ static unsigned log2u(uint64_t v) {
 
 bool mapc::rt::analyseStep(const Step &step, const BitLayout &before,
                            unsigned elemBytes, unsigned peWidth,
-                           StepAnalysis &out, std::string *why) {
+                           StepAnalysis &out, std::string *why,
+                           bool listDataCycles) {
   auto fail = [&](const std::string &m) {
     if (why)
       *why = m;
@@ -177,6 +178,8 @@ bool mapc::rt::analyseStep(const Step &step, const BitLayout &before,
   if (starBits.size() > 24)
     return fail("an (m*) permutation of more than 24 bits must be split "
                 "(003 4.4.5)");
+  if (!listDataCycles)
+    return true;
   size_t count = size_t(1) << starBits.size();
   auto deposit = [&](uint64_t idx) {
     uint64_t v = 0;

@@ -53,8 +53,11 @@ struct StepAnalysis {
 
 /// Reads the structure of `step` applied to a layout of `before`'s shape;
 /// false, with a reason, if the step's kind cannot carry its move out.
+/// The data cycles (starOrder, 2^|star| entries) are listed only when
+/// `listDataCycles` is set: the executor walks them, the predictor counts.
 bool analyseStep(const Step &step, const BitLayout &before, unsigned elemBytes,
-                 unsigned peWidth, StepAnalysis &out, std::string *why);
+                 unsigned peWidth, StepAnalysis &out, std::string *why,
+                 bool listDataCycles = true);
 
 } // namespace mapc::rt
 
