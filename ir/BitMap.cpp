@@ -16,9 +16,13 @@ bool pow2(int64_t v) { return v > 0 && llvm::isPowerOf2_64(uint64_t(v)); }
 unsigned log2(int64_t v) { return llvm::Log2_64(uint64_t(v)); }
 
 std::variant<IndexBitMap, std::string> fromKTile(const KTile &t) {
-  for (const SpaceDim &s : t.data)
-    if (!pow2(s.len) || s.tlen != s.len || s.off || s.toff)
+  for (const SpaceDim &s : t.data) {
+    if (s.off || s.toff)
+      return std::string("it has an offset on a data dim (oa/ota), which "
+                         "is not a bit permutation");
+    if (!pow2(s.len) || s.tlen != s.len)
       return std::string("its data dims are not plain powers of two");
+  }
   for (const SpaceDim &s : t.device)
     if (s.tlen != s.len || s.off || s.toff)
       return std::string("it has a device template or offset");
