@@ -2,6 +2,7 @@
 #include "passes/RemapPlanner.h"
 
 #include "../runtime/lib/StepAnalysis.h"
+#include "passes/SplitMemoryPermutation.h"
 
 #include <algorithm>
 
@@ -134,23 +135,43 @@ private:
                   const std::vector<std::string> &whys) const {
     Candidate c;
     BitLayout now = r.src;
-    for (size_t i = 0; i < moves.size(); ++i) {
-      bool first = c.steps.empty();
-      if (moves[i].second.isIdentity() && !(r.copy && first))
-        continue;
-      Step s = makeStep(moves[i].first, moves[i].second, now, r.copy && first,
-                        whys[i]);
+    auto emit = [&](StepKind kind, const BitMove &move,
+                    const std::string &why) {
+      Step s = makeStep(kind, move, now, r.copy && c.steps.empty(), why);
       if (s.predictedTicks < 0) {
         c.ok = false;
         rt::StepAnalysis an;
         rt::analyseStep(s, now, r.elemBytes, r.shape.width, an, &c.failure);
         c.failure = std::string(rt::stepKindName(s.kind)) + " step " +
                     rt::formatMove(s.move, now) + ": " + c.failure;
-        return c;
+        return false;
       }
       c.ticks += s.predictedTicks;
       now = s.move.applyTo(now);
       c.steps.push_back(s);
+      return true;
+    };
+    for (size_t i = 0; i < moves.size(); ++i) {
+      auto [kind, move] = moves[i];
+      if (move.isIdentity() && !(r.copy && c.steps.empty()))
+        continue;
+      if (kind == StepKind::Memory || kind == StepKind::Router) {
+        // 003 4.4.5: the data-cycle list has one node per PE; larger (m*)
+        // parts run first as memory permutations of their own.
+        std::vector<BitMove> parts = splitMemoryPermutation(
+            memoryCyclesOf(move, mB), rt::memoryPermutationLimit(r.src.pBits));
+        BitMove done = BitMove::identity(n);
+        for (size_t k = 0; k + 1 < parts.size(); ++k) {
+          if (!emit(StepKind::Memory, parts[k],
+                    "part of an (m*) permutation too large for one "
+                    "data-cycle list (003 4.4.5)"))
+            return c;
+          done = done.then(parts[k]);
+        }
+        move = done.inverse().then(move);
+      }
+      if (!emit(kind, move, whys[i]))
+        return c;
     }
     return c;
   }
@@ -307,17 +328,7 @@ Planner::Candidate Planner::optimal(const BitMove &g) const {
         {"(m*) cycles through data-cycle lists (003 4.4.5)"});
   } else {
     // Split rest into its (m*) cycles and the cycles that move PEs.
-    BitMove restM = BitMove::identity(n);
-    for (const auto &c : cyclesOf(rest)) {
-      bool allM = true;
-      for (unsigned b : c)
-        allM &= b < mB;
-      if (allM)
-        for (unsigned b : c) {
-          restM.to[b] = rest.to[b];
-          restM.flip |= rest.flip & (uint64_t(1) << rest.to[b]);
-        }
-    }
+    BitMove restM = memoryCyclesOf(rest, mB);
     BitMove restP = restM.inverse().then(rest);
     const std::string memWhy = "memory permutation before the router "
                                "(003 4.4.7)";
@@ -326,7 +337,9 @@ Planner::Candidate Planner::optimal(const BitMove &g) const {
     const std::string roomWhy = "memory permutation that moves identity "
                                 "m-bits down for wider transfers (003 5.6.3)";
     add({{StepKind::Memory, pre}, {StepKind::Router, rest}},
-        {memWhy, routeWhy + " with (m*) in step (4.4.6)"});
+        {memWhy, restM.isIdentity()
+                     ? routeWhy
+                     : routeWhy + " with (m*) in step (4.4.6)"});
     add({{StepKind::Memory, pre.then(restM)}, {StepKind::Router, restP}},
         {memWhy + ", with the (m*) cycles", routeWhy});
     for (int variant = 0; variant < 2; ++variant) {

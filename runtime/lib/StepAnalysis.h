@@ -36,7 +36,9 @@ struct StepAnalysis {
   uint64_t starMask = 0;
   std::vector<uint64_t> starOrder;      ///< all cycles, one after another
   std::vector<uint32_t> starCycleStart; ///< where each begins, then the end
-  size_t starCycleCount() const { return starCycleStart.size() - 1; }
+  size_t starCycleCount() const {
+    return starCycleStart.empty() ? 0 : starCycleStart.size() - 1;
+  }
   bool movesPEs = false; ///< some p-bit moves or is inverted
 
   /// Xnet steps: m-bits xnetM .. xnetM + xnetBits - 1 trade places with

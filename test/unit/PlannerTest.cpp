@@ -20,6 +20,8 @@ namespace {
 
 /// How often each step kind ran, so the tests can insist on coverage.
 int kindCount[4] = {0, 0, 0, 0};
+/// Steps that are one part of a split (m*) permutation (003 4.4.5).
+int splitParts = 0;
 
 struct Outcome {
   int64_t ticks = 0, predicted = 0, bound = 0;
@@ -60,8 +62,11 @@ Outcome runOne(std::mt19937_64 &rng, PlannerKind kind, unsigned mBits,
   o.ticks = m.ledger().total();
   o.predicted = plan.predictedTicks;
   o.bound = plan.lowerBound;
-  for (const rt::Step &s : plan.steps)
+  for (const rt::Step &s : plan.steps) {
     ++kindCount[int(s.kind)];
+    splitParts += s.why.find("too large for one data-cycle list") !=
+                  std::string::npos;
+  }
   for (const rt::Step &s : plan.steps)
     o.usedXnet |=
         s.kind == rt::StepKind::Xnet || s.kind == rt::StepKind::BruteForce;
@@ -99,6 +104,35 @@ TEST(Planner, RandomRemapsOptimal) {
   // Every method of the optimal planner was chosen and checked.
   for (int k = 0; k < 4; ++k)
     EXPECT_GT(kindCount[k], 0) << rt::stepKindName(rt::StepKind(k));
+}
+
+// The issue's whole range: 0-14 p-bits and 0-15 m-bits, with at most 17
+// device bits in all so that each remap simulates in milliseconds. Large
+// (m*) permutations on small PE arrays are split (003 4.4.5).
+TEST(Planner, RandomRemapsWide) {
+  std::mt19937_64 rng(1415);
+  const unsigned widths[] = {1, 2, 4, 8};
+  unsigned most[2] = {0, 0};
+  for (int i = 0; i < 3000; ++i) {
+    unsigned pBits = unsigned(rng() % 15);
+    unsigned mBits = unsigned(rng() % (std::min(15u, 17 - pBits) + 1));
+    unsigned width = 1u << ((pBits + 1) / 2), height = 1u << (pBits / 2);
+    unsigned cluster = pBits >= 4 && rng() % 2 ? 16 : 4;
+    unsigned e = widths[rng() % 4];
+    bool copy = rng() % 2;
+    Outcome o = runOne(rng, PlannerKind::Optimal, mBits, width, height,
+                       cluster, e, copy, "wide #" + std::to_string(i));
+    if (!o.usedXnet) {
+      EXPECT_GE(o.ticks, o.bound) << "wide #" << i;
+    }
+    most[0] = std::max(most[0], mBits);
+    most[1] = std::max(most[1], pBits);
+    if (HasFailure())
+      return;
+  }
+  EXPECT_EQ(most[0], 15u);
+  EXPECT_EQ(most[1], 14u);
+  EXPECT_GT(splitParts, 0);
 }
 
 TEST(Planner, RandomRemapsBaselines) {

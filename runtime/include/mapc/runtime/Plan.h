@@ -33,6 +33,14 @@ namespace mapc::rt {
 enum class StepKind { Memory, Router, Xnet, BruteForce };
 const char *stepKindName(StepKind k);
 
+/// The most m-bits one memory or router step may permute among memory
+/// (its (m*) cycles): function 4.2's data-cycle list has one node per PE,
+/// so 2^bits <= PE count (003 4.4.5). Machines of fewer than 4 PEs are
+/// allowed 2 bits, the least a bit cycle can be split into.
+inline unsigned memoryPermutationLimit(unsigned peBits) {
+  return peBits < 2 ? 2 : peBits;
+}
+
 struct Step {
   StepKind kind = StepKind::Memory;
   BitMove move;           ///< the bijection of device addresses applied

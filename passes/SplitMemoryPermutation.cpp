@@ -1,0 +1,92 @@
+//===- SplitMemoryPermutation.cpp -----------------------------------------===//
+#include "passes/SplitMemoryPermutation.h"
+
+#include <algorithm>
+#include <cassert>
+
+using namespace mapc;
+using rt::BitMove;
+
+static bool moves(const BitMove &m, unsigned i) {
+  return m.to[i] != i || ((m.flip >> i) & 1);
+}
+
+unsigned mapc::movingBitCount(const BitMove &move) {
+  unsigned count = 0;
+  for (unsigned i = 0; i < move.bits(); ++i)
+    count += unsigned(moves(move, i));
+  return count;
+}
+
+/// The bit cycles of `m` that change something, each listed so that bit
+/// c[k] goes to c[k + 1].
+static std::vector<std::vector<unsigned>> movingCycles(const BitMove &m) {
+  std::vector<std::vector<unsigned>> out;
+  std::vector<bool> seen(m.bits(), false);
+  for (unsigned i = 0; i < m.bits(); ++i) {
+    if (seen[i] || !moves(m, i))
+      continue;
+    std::vector<unsigned> c;
+    for (unsigned j = i; !seen[j]; j = m.to[j]) {
+      seen[j] = true;
+      c.push_back(j);
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+BitMove mapc::memoryCyclesOf(const BitMove &move, unsigned mBits) {
+  BitMove out = BitMove::identity(move.bits());
+  for (const std::vector<unsigned> &c : movingCycles(move)) {
+    if (std::any_of(c.begin(), c.end(), [&](unsigned b) { return b >= mBits; }))
+      continue;
+    for (unsigned b : c) {
+      out.to[b] = move.to[b];
+      out.flip |= move.flip & (uint64_t(1) << b);
+    }
+  }
+  return out;
+}
+
+std::vector<BitMove> mapc::splitMemoryPermutation(const BitMove &star,
+                                                  unsigned limit) {
+  assert(limit >= 2 && "a bit cycle cannot be split below two bits");
+  std::vector<BitMove> parts;
+  BitMove rest = star;
+  const unsigned n = star.bits();
+  while (movingBitCount(rest) > limit) {
+    std::vector<std::vector<unsigned>> cycles = movingCycles(rest);
+    std::stable_sort(
+        cycles.begin(), cycles.end(),
+        [](const auto &a, const auto &b) { return a.size() > b.size(); });
+    BitMove part = BitMove::identity(n);
+    if (cycles.front().size() > limit) {
+      // (c0, ..., cL-1) = (c0, ..., c[limit-1]) then (c0, c[limit], ...):
+      // the first part writes c1 .. c[limit-1] for good, so it carries
+      // their inversions.
+      const std::vector<unsigned> &c = cycles.front();
+      for (unsigned k = 0; k < limit; ++k)
+        part.to[c[k]] = c[(k + 1) % limit];
+      for (unsigned k = 1; k < limit; ++k)
+        part.flip |= rest.flip & (uint64_t(1) << c[k]);
+    } else {
+      // First fit, longest cycles first.
+      unsigned room = limit;
+      for (const std::vector<unsigned> &c : cycles) {
+        if (c.size() > room)
+          continue;
+        for (unsigned b : c) {
+          part.to[b] = rest.to[b];
+          part.flip |= rest.flip & (uint64_t(1) << b);
+        }
+        room -= unsigned(c.size());
+      }
+    }
+    parts.push_back(part);
+    rest = part.inverse().then(rest);
+  }
+  if (!rest.isIdentity())
+    parts.push_back(rest);
+  return parts;
+}
