@@ -65,7 +65,28 @@ std::vector<BitMove> mapc::splitMemoryPermutation(const BitMove &star,
       // (c0, ..., cL-1) = (c0, ..., c[limit-1]) then (c0, c[limit], ...):
       // the first part writes c1 .. c[limit-1] for good, so it carries
       // their inversions.
-      const std::vector<unsigned> &c = cycles.front();
+      // Any bit may start the cycle; start where the parts keep the most
+      // low m-bits in place, as those let the step move whole chunks of
+      // up to 64 bits (003 5.6.3). Ties keep the thesis's start.
+      std::vector<unsigned> c = cycles.front();
+      const size_t L = c.size();
+      auto lowestMoved = [&](size_t from, size_t count, unsigned also) {
+        unsigned low = also;
+        for (size_t k = 0; k < count; ++k)
+          low = std::min(low, c[(from + k) % L]);
+        return std::min(low, 3u); // 8 bytes of 1-byte elements at most
+      };
+      size_t best = 0;
+      unsigned bestScore = 0;
+      for (size_t s = 0; s < L; ++s) {
+        unsigned score = lowestMoved(s, limit, c[s]) +
+                         lowestMoved(s + limit, L - limit, c[s]);
+        if (score > bestScore) {
+          best = s;
+          bestScore = score;
+        }
+      }
+      std::rotate(c.begin(), c.begin() + std::ptrdiff_t(best), c.end());
       for (unsigned k = 0; k < limit; ++k)
         part.to[c[k]] = c[(k + 1) % limit];
       for (unsigned k = 1; k < limit; ++k)

@@ -5,7 +5,8 @@
 // needs 2^k <= PE count. Larger ones are performed as several smaller
 // permutations, one after another (003 4.4.5): whole bit cycles are packed
 // into parts, and a bit cycle longer than the limit is split like
-// (m0, ..., m13) = (m0, ..., m9) then (m0, m10, ..., m13).
+// (m0, ..., m13) = (m0, ..., m9) then (m0, m10, ..., m13), starting the
+// cycle where the parts keep the most low m-bits in place (for chunking).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAPC_PASSES_SPLITMEMORYPERMUTATION_H

@@ -23,14 +23,28 @@ static BitMove product(unsigned n, const std::vector<BitMove> &parts) {
   return m;
 }
 
-// 003 4.4.5's example with |P| = 10.
+// 003 4.4.5's example with |P| = 10: a 10-bit and a 5-bit part sharing
+// one bit. The thesis starts at m0, which leaves no low bit in place in
+// either part; starting at m3 leaves m0 .. m2 (a 64-bit chunk of bytes) in
+// place in the first.
 TEST(SplitMemoryPermutation, ThesisExample) {
   const unsigned n = 15;
   BitMove star = cycle(n, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14});
   std::vector<BitMove> parts = splitMemoryPermutation(star, 10);
   ASSERT_EQ(parts.size(), 2u);
-  EXPECT_EQ(parts[0], cycle(n, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
-  EXPECT_EQ(parts[1], cycle(n, {0, 10, 12, 13, 14}));
+  EXPECT_EQ(parts[0], cycle(n, {3, 4, 5, 6, 7, 8, 9, 10, 12, 13}));
+  EXPECT_EQ(parts[1], cycle(n, {3, 14, 0, 1, 2}));
+  EXPECT_EQ(product(n, parts), star);
+}
+
+// With no low bit to keep, the thesis's own split.
+TEST(SplitMemoryPermutation, ThesisSplitWhenNothingToGain) {
+  const unsigned n = 18;
+  BitMove star = cycle(n, {3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17});
+  std::vector<BitMove> parts = splitMemoryPermutation(star, 10);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0], cycle(n, {3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+  EXPECT_EQ(parts[1], cycle(n, {3, 13, 15, 16, 17}));
 }
 
 TEST(SplitMemoryPermutation, SmallEnoughIsKept) {
