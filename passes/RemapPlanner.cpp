@@ -153,7 +153,12 @@ private:
     };
     for (size_t i = 0; i < moves.size(); ++i) {
       auto [kind, move] = moves[i];
-      if (move.isIdentity() && !(r.copy && c.steps.empty()))
+      // An identity move is a step only when a copy has nothing else to
+      // read the source with; otherwise the next step does the copying.
+      bool laterMoves =
+          std::any_of(moves.begin() + std::ptrdiff_t(i) + 1, moves.end(),
+                      [](const auto &m) { return !m.second.isIdentity(); });
+      if (move.isIdentity() && !(r.copy && c.steps.empty() && !laterMoves))
         continue;
       if (kind == StepKind::Memory || kind == StepKind::Router) {
         // 003 4.4.5: the data-cycle list has one node per PE; larger (m*)
@@ -337,9 +342,8 @@ Planner::Candidate Planner::optimal(const BitMove &g) const {
     const std::string roomWhy = "memory permutation that moves identity "
                                 "m-bits down for wider transfers (003 5.6.3)";
     add({{StepKind::Memory, pre}, {StepKind::Router, rest}},
-        {memWhy, restM.isIdentity()
-                     ? routeWhy
-                     : routeWhy + " with (m*) in step (4.4.6)"});
+        {memWhy, restM.isIdentity() ? routeWhy
+                                    : routeWhy + " with (m*) in step (4.4.6)"});
     add({{StepKind::Memory, pre.then(restM)}, {StepKind::Router, restP}},
         {memWhy + ", with the (m*) cycles", routeWhy});
     for (int variant = 0; variant < 2; ++variant) {
