@@ -272,7 +272,8 @@ bool mapc::runPlans(const Program &program, const ProgramPlans &plans,
           });
       show(0, p.source);
       std::string why;
-      rt::executePlan(shadow, twin, r2, show, &why);
+      if (!rt::executePlan(shadow, twin, r2, show, &why))
+        os << "trace " << array << ": the traced run stopped: " << why << "\n";
     }
     int64_t before = machine.ledger().total();
     std::string why;
