@@ -213,29 +213,6 @@ const Problem kProblems[] = {
 constexpr unsigned kMBits = 10, kPBits = 10;
 const rt::MachineShape kMP1{32, 32, 16};
 
-/// The MP-1 draws its clusters as 4 x 4 blocks of the grid, so on a 32 x 32
-/// grid (x = p0..p4, y = p5..p9) the PEs of one cluster differ in p0, p1,
-/// p5 and p6 (003 5.6.4), while the simulator's clusters are runs of 16
-/// consecutive PEs (p0..p3 inside, MasPar.h). kBlockToRun[b] renames the
-/// thesis's PE bit b so that the block-cluster bits become the run-cluster
-/// bits: the renamed problem costs on the simulator what the original
-/// costs with block clusters (router and memory prices do not depend on
-/// the grid; only the xnet would).
-const unsigned kBlockToRun[kPBits] = {0, 1, 4, 5, 6, 2, 3, 7, 8, 9};
-
-BitMove renamePBits(const BitMove &move) {
-  BitMove r = BitMove::identity(move.bits());
-  auto ren = [](unsigned b) {
-    return b < kMBits ? b : kMBits + kBlockToRun[b - kMBits];
-  };
-  for (unsigned i = 0; i < move.bits(); ++i) {
-    r.to[ren(i)] = ren(move.to[i]);
-    if ((move.flip >> i) & 1)
-      r.flip |= uint64_t(1) << ren(i);
-  }
-  return r;
-}
-
 Plan planOrDie(const PlanRequest &req, PlannerKind kind,
                const std::string &label) {
   auto planned = planRemap(req, kind);
@@ -280,7 +257,7 @@ Plan routerOnlyPlan(const PlanRequest &req, const std::string &label) {
   p.steps = {best};
   p.predictedTicks = best.predictedTicks;
   p.lowerBound = rt::lowerBound(req.src, req.dst, req.elemBytes, req.copy,
-                                req.shape.clusterSize, req.cost);
+                                req.shape, req.cost);
   return p;
 }
 
@@ -396,7 +373,7 @@ void fig53Table() {
   const BitLayout src = identityLayout(kMBits, kPBits);
   std::printf(
       "== 003 fig. 5.3 on the simulated MasPar MP-1 ==\n"
-      "32 x 32 PEs, clusters of 16 consecutive PEs; 10 m-bits (1024 "
+      "32 x 32 PEs, clusters of 16 (4 x 4 blocks, 003 5.6.4); 10 m-bits (1024 "
       "elements per PE)\nand 10 p-bits; in place; 1 tick = %.0f ns.\n\n",
       rt::kNanosecondsPerTick);
   std::printf(
@@ -538,49 +515,9 @@ void fig53Table() {
     std::printf("DIFFERS as 8-bit data: %s\n", s.c_str());
 }
 
-void blockClusterTable() {
-  const rt::CostModel cost;
-  const BitLayout src = identityLayout(kMBits, kPBits);
-  std::printf(
-      "\n== The problems that move intra-cluster bits, with the MP-1's 4 x 4 "
-      "block clusters ==\n"
-      "PE bits renamed p0 p1 p2 p3 p4 p5 p6 p7 p8 p9 -> p0 p1 p4 p5 p6 p2 p3 "
-      "p7 p8 p9, so that\nthe block-cluster bits p0 p1 p5 p6 are the "
-      "simulator's intra-cluster bits. Optimal\nplans only; columns as "
-      "above.\n\n");
-  printTableHead();
-  for (const Problem &pb : kProblems) {
-    std::string name = pb.name;
-    if (name != "(p*) clusters kept" && name != "(p*) no clusters kept" &&
-        name != "long mixed cycle")
-      continue;
-    BitMove move = renamePBits(parseCycles(pb.cycles, kMBits, kPBits));
-    for (unsigned w = 0; w < 4; ++w) {
-      std::string label =
-          name + ", block clusters, " + std::to_string(8u << w) + " bit";
-      PlanRequest req;
-      req.src = src;
-      req.dst = move.applyTo(src);
-      req.elemBytes = 1u << w;
-      req.shape = kMP1;
-      req.cost = cost;
-      Plan opt = planOrDie(req, PlannerKind::Optimal, label);
-      if (usesXnet(opt))
-        die(label + ": the xnet's grid has no meaning after renaming");
-      int64_t sim = runAndCheck(opt, kMP1, label);
-      printRow(pb.name, 8u << w, sim, opt.lowerBound, pb.fig54(cost, w),
-               pb.thesis[w], false, "", "", "", describeSteps(opt));
-    }
-  }
-  std::printf("Renamed cycles:\n");
-  for (const Problem &pb : kProblems) {
-    std::string name = pb.name;
-    if (name == "(p*) no clusters kept" || name == "long mixed cycle")
-      std::printf("  %-22s %s\n", pb.name,
-                  rt::formatMove(
-                      renamePBits(parseCycles(pb.cycles, kMBits, kPBits)), src)
-                      .c_str());
-  }
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 void planningTimes() {
@@ -589,6 +526,7 @@ void planningTimes() {
   const rt::MachineShape shape{128, 128, 16};
   std::mt19937_64 rng(5300);
   double sum = 0, worst = 0;
+  std::vector<double> times;
   size_t steps = 0;
   for (int i = 0; i < count; ++i) {
     auto [a, b] = test::randomRemap(rng, 16, 14);
@@ -604,14 +542,16 @@ void planningTimes() {
     double us = secondsSince(t) * 1e6;
     sum += us;
     worst = std::max(worst, us);
+    times.push_back(us);
     steps += p.steps.size();
   }
   std::printf("%d random remaps of 30 device bits (16 m-bits, 14 p-bits; "
               "test/unit/RandomRemap.h),\n128 x 128 PEs, clusters of 16, "
               "random element width and in-place/copy:\n"
-              "  planRemap(Optimal): mean %.0f us, max %.0f us per call; "
-              "%.1f steps per plan on average\n",
-              count, sum / count, worst, double(steps) / count);
+              "  planRemap(Optimal): mean %.0f us, median %.0f us, max %.0f us "
+              "per call (the first\n  call also builds the router model of "
+              "the machine); %.1f steps per plan on average\n",
+              count, sum / count, median(times), worst, double(steps) / count);
 }
 
 void fierShuffle() {
@@ -675,10 +615,14 @@ void fierShuffle() {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  // `mapc-bench-fig53 planning` times the planner alone (for profiling).
+  if (argc > 1 && std::string(argv[1]) == "planning") {
+    planningTimes();
+    return 0;
+  }
   auto t0 = Clock::now();
   fig53Table();
-  blockClusterTable();
   planningTimes();
   fierShuffle();
   for (const Miss &m : predictionMisses)

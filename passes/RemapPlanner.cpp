@@ -466,8 +466,8 @@ std::variant<Plan, std::string> Planner::run(PlannerKind kind) {
     return "internal: no executable plan for this remap: " + c.failure;
   plan.steps = std::move(c.steps);
   plan.predictedTicks = c.ticks;
-  plan.lowerBound = rt::lowerBound(r.src, r.dst, r.elemBytes, r.copy,
-                                   r.shape.clusterSize, r.cost);
+  plan.lowerBound =
+      rt::lowerBound(r.src, r.dst, r.elemBytes, r.copy, r.shape, r.cost);
   return plan;
 }
 

@@ -8,8 +8,9 @@
 //           bits), with indirect addressing for the elements that change
 //           PE when a cycle mixes m- and p-bits (the thesis assumes it);
 //   router  every element that changes PE is sent once, in transfers as
-//           wide as the m-bits that stay in memory allow; a cluster sends
-//           its share through one connection per partner cluster.
+//           wide as the m-bits that stay in memory allow; a cluster (a
+//           grid block, 003 5.6.4) sends its share through one
+//           connection per partner cluster.
 //
 // Counts are averages over PEs and clusters, which never exceed the maxima
 // a SIMD machine pays for, so the bound stays a bound.
@@ -70,7 +71,7 @@ static uint64_t bitOf(uint64_t v, unsigned i) { return (v >> i) & 1; }
 
 int64_t mapc::rt::lowerBound(const BitLayout &src, const BitLayout &dst,
                              unsigned elemBytes, bool copy,
-                             unsigned clusterSize, const CostModel &cost) {
+                             const MachineShape &shape, const CostModel &cost) {
   BitMove g;
   if (!remapMove(src, dst, g))
     return 0;
@@ -145,9 +146,24 @@ int64_t mapc::rt::lowerBound(const BitLayout &src, const BitLayout &dst,
         ++stay;
     uint64_t wr =
         std::min<uint64_t>(8, uint64_t(elemBytes) << std::min(stay, 8u));
-    unsigned cBits = 0;
-    while ((1u << cBits) < clusterSize && cBits < pB)
-      ++cBits;
+    // Clusters are grid blocks (003 5.6.4, MasPar.h): the intra-cluster
+    // p-bits are the low bits of x (p0 ..) and the low bits of y (from
+    // p(xBits) on), e.g. p0 p1 p5 p6 on a 32 x 32 grid.
+    const uint64_t pes = uint64_t(1) << pB;
+    const unsigned gridW = unsigned(std::min<uint64_t>(shape.width, pes));
+    const unsigned gridH = unsigned(pes / gridW);
+    const ClusterBlock block = clusterBlock(gridW, gridH, shape.clusterSize);
+    unsigned xBits = 0, cwBits = 0, chBits = 0;
+    while ((1u << xBits) < gridW)
+      ++xBits;
+    while ((1u << cwBits) < block.width)
+      ++cwBits;
+    while ((1u << chBits) < block.height)
+      ++chBits;
+    auto intra = [&](unsigned p) {
+      return p < cwBits || (p >= xBits && p < xBits + chBits);
+    };
+    const unsigned cBits = cwBits + chBits;
     double clusters = double(uint64_t(1) << (pB - cBits));
     double bytes = leave * elemBytes / clusters;
     int64_t sends = int64_t(bytes / double(wr) + 0.999999);
@@ -155,8 +171,8 @@ int64_t mapc::rt::lowerBound(const BitLayout &src, const BitLayout &dst,
     // inside one source cluster (its intra-cluster p-bits and its m-bits).
     unsigned fed = 0;
     for (unsigned i = 0; i < n; ++i) {
-      bool varies = src.dataBit[i] >= 0 && i < mB + cBits;
-      if (varies && g.to[i] >= mB + cBits)
+      bool varies = src.dataBit[i] >= 0 && (i < mB || intra(i - mB));
+      if (varies && g.to[i] >= mB && !intra(g.to[i] - mB))
         ++fed;
     }
     int64_t opens =

@@ -96,6 +96,37 @@ RouterScratch &routerScratch() {
 
 } // namespace
 
+//===----------------------------------------------------------------------===//
+// Clusters (003 5.6.4: the MP-1's cluster of 16 PEs is a 4 x 4 block)
+//===----------------------------------------------------------------------===//
+
+ClusterBlock mapc::rt::clusterBlock(unsigned width, unsigned height,
+                                    unsigned clusterSize) {
+  const uint64_t n = uint64_t(width) * height;
+  const unsigned cs = unsigned(std::min<uint64_t>(clusterSize, n));
+  const unsigned c = log2Exact(cs);
+  ClusterBlock b;
+  b.width = 1u << ((c + 1) / 2);
+  b.height = 1u << (c / 2);
+  // A grid narrower (or lower) than the block gets a block as wide (high)
+  // as the grid and correspondingly higher (wider).
+  if (b.width > width) {
+    b.width = width;
+    b.height = cs / width;
+  } else if (b.height > height) {
+    b.height = height;
+    b.width = cs / height;
+  }
+  return b;
+}
+
+unsigned mapc::rt::clusterOf(unsigned width, unsigned height,
+                             unsigned clusterSize, unsigned iproc) {
+  const ClusterBlock b = clusterBlock(width, height, clusterSize);
+  const unsigned x = iproc % width, y = iproc / width;
+  return (y / b.height) * (width / b.width) + x / b.width;
+}
+
 MasPar::MasPar(unsigned width, unsigned height, uint64_t memoryBytes,
                unsigned clusterSize, CostModel cost)
     : width_(width), height_(height), clusterSize_(clusterSize),
@@ -110,6 +141,21 @@ MasPar::MasPar(unsigned width, unsigned height, uint64_t memoryBytes,
   if (clusterSize_ > peCount())
     clusterSize_ = peCount();
   memory_.assign(size_t(peCount()) * memoryBytes_, 0);
+
+  // The router's view of the grid, precomputed: routerTicks walks it for
+  // every send.
+  const unsigned n = peCount();
+  const ClusterBlock b = clusterBlock(width_, height_, clusterSize_);
+  const unsigned blocksPerRow = width_ / b.width;
+  clusterOf_.resize(n);
+  clusterPes_.resize(n);
+  std::vector<uint32_t> filled(clusterCount(), 0);
+  for (unsigned pe = 0; pe < n; ++pe) {
+    const unsigned x = pe % width_, y = pe / width_;
+    const unsigned cl = (y / b.height) * blocksPerRow + x / b.width;
+    clusterOf_[pe] = cl;
+    clusterPes_[size_t(cl) * clusterSize_ + filled[cl]++] = pe;
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -257,8 +303,7 @@ int64_t routerTicks(const MasPar &m, unsigned bytes, const Plural &dest,
   const int64_t send = c.rsend[widthIndex(bytes)];
   const int64_t extra = extraBytes ? c.rsend[widthIndex(extraBytes)] : 0;
   const unsigned cs = m.clusterSize();
-  const unsigned shift = log2Exact(cs);
-  const unsigned clusterCount = n / cs;
+  const unsigned clusterCount = m.clusterCount();
 
   if (!clustered) {
     // Each round every cluster opens one connection for one of its PEs;
@@ -266,9 +311,10 @@ int64_t routerTicks(const MasPar &m, unsigned bytes, const Plural &dest,
     int64_t rounds = 0;
     for (unsigned cl = 0; cl < clusterCount; ++cl) {
       int64_t senders = 0, receivers = 0;
-      for (unsigned pe = cl * cs, end = pe + cs; pe < end; ++pe) {
-        senders += active[pe] != 0;
-        receivers += from[pe] != kNoSender;
+      const uint32_t *pes = m.clusterPes(cl);
+      for (unsigned k = 0; k < cs; ++k) {
+        senders += active[pes[k]] != 0;
+        receivers += from[pes[k]] != kNoSender;
       }
       rounds = std::max({rounds, senders, receivers});
     }
@@ -283,19 +329,20 @@ int64_t routerTicks(const MasPar &m, unsigned bytes, const Plural &dest,
   buf.resize(cs);
   int64_t partners = 0, group = 0;
   for (unsigned cl = 0; cl < clusterCount; ++cl) {
+    const uint32_t *pes = m.clusterPes(cl);
     size_t k = 0;
-    for (unsigned pe = cl * cs, end = pe + cs; pe < end; ++pe)
-      if (active[pe])
-        buf[k++] = uint32_t(dest[pe] >> shift);
+    for (unsigned j = 0; j < cs; ++j)
+      if (active[pes[j]])
+        buf[k++] = m.clusterOfPe(unsigned(dest[pes[j]]));
     int64_t distinct, longest;
     distinctAndLongestRun(buf.data(), k, distinct, longest);
     partners = std::max(partners, distinct);
     group = std::max(group, longest);
 
     k = 0;
-    for (unsigned pe = cl * cs, end = pe + cs; pe < end; ++pe)
-      if (from[pe] != kNoSender)
-        buf[k++] = from[pe] >> shift;
+    for (unsigned j = 0; j < cs; ++j)
+      if (from[pes[j]] != kNoSender)
+        buf[k++] = m.clusterOfPe(from[pes[j]]);
     distinctAndLongestRun(buf.data(), k, distinct, longest);
     partners = std::max(partners, distinct);
   }

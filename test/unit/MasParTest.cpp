@@ -61,11 +61,32 @@ void expectDelivered(const Plural &values, const Plural &dest,
   }
 }
 
+// The cluster of PE i, worked out independently of clusterOf: start from a
+// 4 x 4-style block (as wide as high, or twice as wide) and halve whichever
+// side overhangs the grid while doubling the other (003 5.6.4).
+unsigned refCluster(unsigned width, unsigned height, unsigned clusterSize,
+                    uint64_t i) {
+  unsigned c = 0;
+  while ((2u << c) <= std::min(clusterSize, width * height))
+    ++c;
+  unsigned bw = 1u << (c - c / 2), bh = 1u << (c / 2);
+  while (bw > width)
+    bw /= 2, bh *= 2;
+  while (bh > height)
+    bh /= 2, bw *= 2;
+  unsigned x = unsigned(i % width), y = unsigned(i / width);
+  return (y / bh) * (width / bw) + x / bw;
+}
+
 // An independent, literal transcription of MasPar.h's router model.
-int64_t referenceRouterCost(unsigned peCount, unsigned clusterSize,
-                            unsigned bytes, const Plural &dest,
-                            const Mask &active, bool clustered,
-                            unsigned extraBytes) {
+int64_t referenceRouterCost(unsigned width, unsigned height,
+                            unsigned clusterSize, unsigned bytes,
+                            const Plural &dest, const Mask &active,
+                            bool clustered, unsigned extraBytes) {
+  const unsigned peCount = width * height;
+  auto cluster = [&](uint64_t i) {
+    return refCluster(width, height, clusterSize, i);
+  };
   bool leaves = false;
   for (unsigned i = 0; i < peCount; ++i)
     leaves |= active[i] && dest[i] != i;
@@ -78,8 +99,8 @@ int64_t referenceRouterCost(unsigned peCount, unsigned clusterSize,
     std::vector<int64_t> senders(clusters), receivers(clusters);
     for (unsigned i = 0; i < peCount; ++i)
       if (active[i]) {
-        ++senders[i / clusterSize];
-        ++receivers[dest[i] / clusterSize];
+        ++senders[cluster(i)];
+        ++receivers[cluster(dest[i])];
       }
     int64_t rounds =
         std::max(*std::max_element(senders.begin(), senders.end()),
@@ -90,7 +111,7 @@ int64_t referenceRouterCost(unsigned peCount, unsigned clusterSize,
   std::map<std::pair<unsigned, unsigned>, int64_t> pair;
   for (unsigned i = 0; i < peCount; ++i)
     if (active[i]) {
-      unsigned s = i / clusterSize, d = unsigned(dest[i] / clusterSize);
+      unsigned s = cluster(i), d = cluster(dest[i]);
       to[s].insert(d);
       from[d].insert(s);
       ++pair[{s, d}];
@@ -128,6 +149,68 @@ TEST(MasParTest, ClusterClampedToMachine) {
   MasPar one(1, 1, 8);
   EXPECT_EQ(one.peCount(), 1u);
   EXPECT_EQ(one.clusterSize(), 1u);
+}
+
+TEST(MasParTest, ClustersAreFourByFourBlocks) {
+  // 003 5.6.4: an MP-1 cluster is 16 PEs in a 4 x 4 block of the grid; on
+  // a 32 x 32 grid, PEs 0-3, 32-35, 64-67 and 96-99 share a connection.
+  MasPar m(32, 32, 8);
+  ClusterBlock b = clusterBlock(32, 32, 16);
+  EXPECT_EQ(b.width, 4u);
+  EXPECT_EQ(b.height, 4u);
+  EXPECT_EQ(m.clusterCount(), 64u);
+  std::set<unsigned> zero;
+  for (unsigned y = 0; y < 4; ++y)
+    for (unsigned x = 0; x < 4; ++x) {
+      unsigned pe = 32 * y + x;
+      zero.insert(pe);
+      EXPECT_EQ(clusterOf(32, 32, 16, pe), 0u) << pe;
+      EXPECT_EQ(m.clusterOfPe(pe), 0u) << pe;
+    }
+  EXPECT_EQ(std::set<unsigned>(m.clusterPes(0), m.clusterPes(0) + 16), zero);
+  EXPECT_NE(clusterOf(32, 32, 16, 4), 0u);
+  EXPECT_EQ(clusterOf(32, 32, 16, 4), 1u);   // the next block to the right
+  EXPECT_EQ(clusterOf(32, 32, 16, 128), 8u); // the first of the next row
+  EXPECT_NE(clusterOf(32, 32, 16, 15), 0u);  // not PE iproc / 16
+  EXPECT_EQ(clusterOf(32, 32, 16, 1023), 63u);
+  // Odd powers: 2 x 1 and 8 x 4 blocks.
+  EXPECT_EQ(clusterBlock(32, 32, 2).width, 2u);
+  EXPECT_EQ(clusterBlock(32, 32, 2).height, 1u);
+  EXPECT_EQ(clusterBlock(32, 32, 32).width, 8u);
+  EXPECT_EQ(clusterBlock(32, 32, 32).height, 4u);
+  // Narrow or low grids: the block takes the whole width (or height).
+  EXPECT_EQ(clusterBlock(2, 64, 16).width, 2u);
+  EXPECT_EQ(clusterBlock(2, 64, 16).height, 8u);
+  EXPECT_EQ(clusterBlock(64, 2, 16).width, 8u);
+  EXPECT_EQ(clusterBlock(64, 2, 16).height, 2u);
+  EXPECT_EQ(clusterOf(2, 64, 16, 15), 0u);
+  EXPECT_EQ(clusterOf(2, 64, 16, 16), 1u);
+  EXPECT_EQ(clusterOf(64, 2, 16, 64 + 7), 0u);
+  EXPECT_EQ(clusterOf(64, 2, 16, 8), 1u);
+  // A grid one PE high (pes = [N]) has runs of consecutive PEs.
+  for (unsigned pe = 0; pe < 256; ++pe)
+    EXPECT_EQ(clusterOf(256, 1, 16, pe), pe / 16) << pe;
+  // Clusters larger than the machine are the machine.
+  EXPECT_EQ(clusterOf(4, 2, 64, 7), 0u);
+  // Every cluster is clusterSize PEs and every table agrees with clusterOf.
+  const unsigned grids[][3] = {{32, 32, 16}, {16, 8, 8},  {8, 2, 4},
+                               {4, 1, 2},    {2, 64, 16}, {64, 2, 32}};
+  for (const auto &g : grids) {
+    MasPar k(g[0], g[1], 1, g[2]);
+    std::vector<unsigned> size(k.clusterCount(), 0);
+    for (unsigned pe = 0; pe < k.peCount(); ++pe) {
+      unsigned cl = clusterOf(g[0], g[1], g[2], pe);
+      ASSERT_LT(cl, k.clusterCount());
+      EXPECT_EQ(k.clusterOfPe(pe), cl);
+      EXPECT_EQ(cl, refCluster(g[0], g[1], g[2], pe));
+      ++size[cl];
+    }
+    for (unsigned cl = 0; cl < k.clusterCount(); ++cl) {
+      EXPECT_EQ(size[cl], k.clusterSize());
+      for (unsigned j = 0; j < k.clusterSize(); ++j)
+        EXPECT_EQ(k.clusterOfPe(k.clusterPes(cl)[j]), cl);
+    }
+  }
 }
 
 TEST(MasParDeathTest, BadShapes) {
@@ -366,10 +449,37 @@ TEST(MasParTest, ClusterPreservingPermutation) {
   }
 }
 
-TEST(MasParTest, ClusterScatteringTranspose) {
-  // The transpose of a 32 x 32 grid sends the 16 PEs of each cluster to 16
-  // different clusters: no connection can be shared.
+TEST(MasParTest, TransposeKeepsClusters) {
+  // 003 5.6.4: transposing the grid maps each 4 x 4 block onto a 4 x 4
+  // block, so clustered mode needs one connection per cluster. (Were
+  // clusters runs of 16 PEs, each would scatter to 16 clusters and cost
+  // 16 * (ropen + rsend) either way.)
   Plural dest = mapPes(1024, [](uint64_t i) { return (i % 32) * 32 + i / 32; });
+  for (unsigned w = 0; w < 4; ++w)
+    for (bool clustered : {false, true}) {
+      MasPar m(32, 32, 8);
+      Mask got, all = m.allActive();
+      Plural vals = iota(1024, 3);
+      Plural out = m.routerSend(kWidths[w], vals, dest, all, clustered, got);
+      EXPECT_EQ(m.ledger().router,
+                clustered ? kRopen + 16 * kRsend[w] : 16 * (kRopen + kRsend[w]))
+          << kWidths[w] << " " << clustered;
+      expectDelivered(vals, dest, all, out, got, kWidths[w]);
+    }
+}
+
+TEST(MasParTest, ClusterScatteringBitSwap) {
+  // Swapping the intra-cluster bits p0 p1 p5 p6 with p2 p3 p7 p8 sends the
+  // 16 PEs of each block to 16 different blocks: no connection can be
+  // shared. (With clusters of 16 consecutive PEs this swap would keep
+  // clusters and cost ropen + 16 rsend clustered.)
+  auto swapBits = [](uint64_t i, unsigned a, unsigned b) {
+    uint64_t d = ((i >> a) ^ (i >> b)) & 1;
+    return i ^ (d << a) ^ (d << b);
+  };
+  Plural dest = mapPes(1024, [&](uint64_t i) {
+    return swapBits(swapBits(swapBits(swapBits(i, 0, 2), 1, 3), 5, 7), 6, 8);
+  });
   for (unsigned w = 0; w < 4; ++w)
     for (bool clustered : {false, true}) {
       MasPar m(32, 32, 8);
@@ -384,10 +494,11 @@ TEST(MasParTest, ClusterScatteringTranspose) {
 
 TEST(MasParTest, PartialActivity) {
   Plural dest = mapPes(1024, [](uint64_t i) { return i ^ 16; });
-  // Four active PEs per cluster: four rounds plain, one group of four.
+  // Four active PEs per cluster (the top row of each 4 x 4 block): four
+  // rounds plain, one group of four.
   Mask four(1024, 0);
   for (unsigned i = 0; i < 1024; ++i)
-    four[i] = i % 16 < 4;
+    four[i] = (i / 32) % 4 == 0;
   for (bool clustered : {false, true}) {
     MasPar m(32, 32, 8);
     Mask got;
@@ -399,11 +510,13 @@ TEST(MasParTest, PartialActivity) {
   }
   // A single active cluster that fans out to 16 clusters, each of which
   // receives one value: the sender's 16 connections dominate.
+  const MasPar grid(32, 32, 0);
   Plural fan = iota(1024);
   Mask one(1024, 0);
   for (unsigned j = 0; j < 16; ++j) {
-    one[j] = 1;
-    fan[j] = 16 * (j + 1) + j;
+    unsigned pe = grid.clusterPes(0)[j];
+    one[pe] = 1;
+    fan[pe] = grid.clusterPes(j + 1)[j];
   }
   for (bool clustered : {false, true}) {
     MasPar m(32, 32, 8);
@@ -416,8 +529,8 @@ TEST(MasParTest, PartialActivity) {
   Plural in = iota(1024);
   Mask eight(1024, 0);
   for (unsigned c = 1; c <= 8; ++c) {
-    eight[16 * c] = 1;
-    in[16 * c] = c;
+    eight[grid.clusterPes(c)[0]] = 1;
+    in[grid.clusterPes(c)[0]] = grid.clusterPes(0)[c];
   }
   for (bool clustered : {false, true}) {
     MasPar m(32, 32, 8);
@@ -486,9 +599,10 @@ TEST(MasParDeathTest, RouterMisuse) {
 
 TEST(MasParTest, RouterCostMatchesSendOnRandomPermutations) {
   std::mt19937_64 rng(20240603);
-  const unsigned grids[][2] = {{32, 32}, {16, 8}, {64, 64}, {8, 2}, {4, 1}};
-  for (int trial = 0; trial < 400; ++trial) {
-    const unsigned *g = grids[trial % 5];
+  const unsigned grids[][2] = {{32, 32}, {16, 8}, {64, 64}, {8, 2},
+                               {4, 1},   {2, 64}, {128, 2}};
+  for (int trial = 0; trial < 420; ++trial) {
+    const unsigned *g = grids[trial % 7];
     unsigned cluster = 1u << (rng() % 7); // 1 .. 64, clamped
     MasPar m(g[0], g[1], 8, cluster);
     unsigned n = m.peCount();
@@ -499,8 +613,13 @@ TEST(MasParTest, RouterCostMatchesSendOnRandomPermutations) {
       std::shuffle(dest.begin(), dest.end(), rng);
       break;
     case 1: { // permute within each cluster
-      for (unsigned c = 0; c < n; c += m.clusterSize())
-        std::shuffle(dest.begin() + c, dest.begin() + c + m.clusterSize(), rng);
+      for (unsigned c = 0; c < m.clusterCount(); ++c) {
+        const uint32_t *pes = m.clusterPes(c);
+        std::vector<uint32_t> to(pes, pes + m.clusterSize());
+        std::shuffle(to.begin(), to.end(), rng);
+        for (unsigned j = 0; j < m.clusterSize(); ++j)
+          dest[pes[j]] = to[j];
+      }
       break;
     }
     case 2: { // xor with a random PE mask
@@ -523,8 +642,8 @@ TEST(MasParTest, RouterCostMatchesSendOnRandomPermutations) {
     unsigned extra = rng() % 3 == 0 ? kWidths[rng() % 4] : 0;
 
     int64_t predicted = m.routerCost(bytes, dest, active, clustered, extra);
-    EXPECT_EQ(predicted, referenceRouterCost(n, m.clusterSize(), bytes, dest,
-                                             active, clustered, extra))
+    EXPECT_EQ(predicted, referenceRouterCost(g[0], g[1], m.clusterSize(), bytes,
+                                             dest, active, clustered, extra))
         << "trial " << trial;
     Plural vals(n);
     for (auto &v : vals)

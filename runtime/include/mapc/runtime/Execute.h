@@ -50,9 +50,10 @@ int64_t predictStepTicks(const Step &step, const BitLayout &before,
 /// transfer its identity low m-bits allow (indirect when a cycle mixes m-
 /// and p-bits); every element that changes PE sent once, in transfers as
 /// wide as the m-bits that stay in memory allow, with one connection per
-/// pair of clusters that talk. See docs/cost-model.md.
+/// pair of clusters that talk, clusters being `shape`'s grid blocks
+/// (clusterOf in MasPar.h). See docs/cost-model.md.
 int64_t lowerBound(const BitLayout &src, const BitLayout &dst,
-                   unsigned elemBytes, bool copy, unsigned clusterSize,
+                   unsigned elemBytes, bool copy, const MachineShape &shape,
                    const CostModel &cost);
 
 } // namespace mapc::rt

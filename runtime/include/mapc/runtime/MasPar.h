@@ -10,8 +10,14 @@
 // charges its price from CostModel to a ledger of ticks.
 //
 // PE numbering: iproc = x + width * y on a width x height grid (003 2.4).
-// Cluster of a PE: iproc / clusterSize (consecutive PEs share a connection;
-// the real MP-1 draws clusters as 4 x 4 blocks, which only renumbers them).
+// Clusters (003 5.6.4): the PEs sharing one router connection form a block
+// of the grid, as on the MP-1, where a cluster of 16 is a 4 x 4 block. For
+// clusterSize = 2^c the block is 2^ceil(c/2) PEs wide and 2^floor(c/2)
+// high, narrowed to the grid (then as wide as the grid, or as high) and
+// numbered row by row: see clusterBlock and clusterOf. On a 32 x 32 grid,
+// PEs 0-3, 32-35, 64-67 and 96-99 are cluster 0, and the intra-cluster PE
+// bits are p0, p1 (x) and p5, p6 (y), as in 5.6.4's address diagram; on a
+// grid one PE high a cluster is a run of clusterSize consecutive PEs.
 //
 // Router timing (5.6.4, 6.4). A send moves one value from every active PE to
 // its destination PE. Plain mode gives every PE a connection of its own:
@@ -38,6 +44,22 @@
 
 namespace mapc::rt {
 
+/// The width and height, in PEs, of the grid block one router connection
+/// serves (003 5.6.4): 2^ceil(c/2) x 2^floor(c/2) for clusterSize = 2^c,
+/// narrowed to a grid narrower or lower than that, so that width * height
+/// is clusterSize (clamped to the machine) and both divide the grid's.
+struct ClusterBlock {
+  unsigned width = 1, height = 1;
+};
+ClusterBlock clusterBlock(unsigned width, unsigned height,
+                          unsigned clusterSize);
+
+/// The cluster of PE `iproc` (= x + width * y) on a width x height grid
+/// with clusters of `clusterSize` PEs (powers of two): clusters are the
+/// blocks of clusterBlock, numbered row by row of blocks.
+unsigned clusterOf(unsigned width, unsigned height, unsigned clusterSize,
+                   unsigned iproc);
+
 /// One value per PE (up to 64 bits), as MPL's `plural`.
 using Plural = std::vector<uint64_t>;
 /// One flag per PE.
@@ -57,7 +79,8 @@ enum class XnetDir { N, NE, E, SE, S, SW, W, NW };
 class MasPar {
 public:
   /// A width x height PE grid, `memoryBytes` of memory per PE, routers
-  /// shared by `clusterSize` consecutive PEs (a power of two).
+  /// shared by clusters of `clusterSize` PEs (a power of two), drawn as
+  /// grid blocks (clusterOf).
   MasPar(unsigned width, unsigned height, uint64_t memoryBytes,
          unsigned clusterSize = 16, CostModel cost = {});
 
@@ -65,6 +88,13 @@ public:
   unsigned height() const { return height_; }
   unsigned peCount() const { return width_ * height_; }
   unsigned clusterSize() const { return clusterSize_; }
+  unsigned clusterCount() const { return peCount() / clusterSize_; }
+  /// clusterOf(width(), height(), clusterSize(), pe), from a table.
+  unsigned clusterOfPe(unsigned pe) const { return clusterOf_[pe]; }
+  /// The clusterSize() PEs of cluster `cluster`, in increasing order.
+  const uint32_t *clusterPes(unsigned cluster) const {
+    return &clusterPes_[size_t(cluster) * clusterSize_];
+  }
   uint64_t memoryBytes() const { return memoryBytes_; }
   const CostModel &cost() const { return cost_; }
   Ledger &ledger() { return ledger_; }
@@ -114,6 +144,8 @@ private:
   CostModel cost_;
   Ledger ledger_;
   std::vector<uint8_t> memory_;
+  std::vector<uint32_t> clusterOf_;  ///< per PE
+  std::vector<uint32_t> clusterPes_; ///< per cluster, its PEs
 };
 
 } // namespace mapc::rt
