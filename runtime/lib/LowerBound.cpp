@@ -8,9 +8,11 @@
 //           bits), with indirect addressing for the elements that change
 //           PE when a cycle mixes m- and p-bits (the thesis assumes it);
 //   router  every element that changes PE is sent once, in transfers as
-//           wide as the m-bits that stay in memory allow; a cluster (a
-//           grid block, 003 5.6.4) sends its share through one
-//           connection per partner cluster.
+//           wide as the m-bits that stay in memory allow, one transfer per
+//           PE per send; a cluster (a grid block, 003 5.6.4) opens a
+//           connection in every send, one per partner cluster, and a
+//           connection serves only the cluster's PEs that can reach that
+//           partner.
 //
 // Counts are averages over PEs and clusters, which never exceed the maxima
 // a SIMD machine pays for, so the bound stays a bound.
@@ -177,6 +179,22 @@ int64_t mapc::rt::lowerBound(const BitLayout &src, const BitLayout &dst,
     }
     int64_t opens =
         std::max<int64_t>(1, (int64_t(1) << std::min(fed, 20u)) - 1);
+    // Each send moves at most one transfer per PE and opens at least one
+    // connection, and a cluster's connection to a partner in one send
+    // serves only the PEs that can reach that partner: those agreeing on
+    // the intra-cluster bits that feed cluster-select bits. So a cluster's
+    // transfers need at least transfers / sharing opens (003 fig. 5.4's
+    // 16 x 128 opens when no cluster is kept).
+    unsigned intraVarying = 0, intraFeeding = 0;
+    for (unsigned i = mB; i < n; ++i)
+      if (src.dataBit[i] >= 0 && intra(i - mB)) {
+        ++intraVarying;
+        intraFeeding += g.to[i] >= mB && !intra(g.to[i] - mB);
+      }
+    int64_t sharing = int64_t(1) << (intraVarying - intraFeeding);
+    int64_t sendsPerPE =
+        int64_t(leave * elemBytes / validPEs / double(wr) + 0.999999);
+    opens = std::max({opens, sendsPerPE, (sends + sharing - 1) / sharing});
     router = opens * cost.ropen + sends * cost.rsend[widthIndex(unsigned(wr))];
   }
   return memory + router;
