@@ -122,7 +122,8 @@ const std::set<std::string> &reservedNames() {
       "wchar_t", "while", "xor", "xor_eq",
       // Ours.
       "std", "mapc", "mapc_program", "makeMachine", "kPeWidth", "kPeHeight",
-      "kClusterSize", "kMemoryBytes", "bitLayout", "planStep"};
+      "kClusterSize", "kMemoryBytes", "bitLayout", "planStep", "RemapEntry",
+      "remaps", "remapCount", "kRemaps"};
   return names;
 }
 
@@ -325,7 +326,27 @@ void mapc::emitHeader(const std::vector<EmittedRemap> &remaps,
      << "inline constexpr uint64_t kMemoryBytes = "
      << u64(memoryNeeded(remaps, opts)) << ";\n\n"
      << "/// A machine of that shape with 003 fig. 5.2's prices.\n"
-     << "mapc::rt::MasPar makeMachine();\n";
+     << "mapc::rt::MasPar makeMachine();\n\n"
+     << "/// One remap statement of the program, for code that runs them all\n"
+     << "/// without naming them (the tests' generic harness).\n"
+     << "struct RemapEntry {\n"
+     << "  const char *name;   ///< its function, e.g. \"remap_A_1\"\n"
+     << "  const char *label;  ///< e.g. \"remap A: S -> D\"\n"
+     << "  const char *array;  ///< the array moved\n"
+     << "  const char *target; ///< the array that receives it (a copy's "
+        "target)\n"
+     << "  uint64_t srcBase;   ///< where array starts in every PE's memory\n"
+     << "  uint64_t dstBase;   ///< where target starts\n"
+     << "  /// The data set mapc --run stores in `array` before its first\n"
+     << "  /// statement (mapc::rt::storePattern's tag): its number in\n"
+     << "  /// declaration order, from 1.\n"
+     << "  uint64_t dataSet;\n"
+     << "  bool (*run)(mapc::rt::MasPar &machine, std::string *why);\n"
+     << "  const mapc::rt::Plan &(*plan)();\n"
+     << "};\n\n"
+     << "/// Every remap statement in program order: remapCount() entries.\n"
+     << "const RemapEntry *remaps();\n"
+     << "unsigned remapCount();\n";
   for (size_t i = 0; i < remaps.size(); ++i) {
     const std::string &f = names[i];
     os << "\n";
@@ -453,5 +474,24 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
        << "_plan(), regions, {}, why);\n"
        << "}\n";
   }
-  os << "\n} // namespace mapc_program\n";
+  os << "\n";
+  if (remaps.empty()) {
+    os << "const RemapEntry *remaps() { return nullptr; }\n";
+  } else {
+    os << "namespace {\n"
+       << "// {name, label, array, target, srcBase, dstBase, dataSet, run, "
+          "plan}\n"
+       << "const RemapEntry kRemaps[] = {\n";
+    for (size_t i = 0; i < remaps.size(); ++i)
+      os << "    {" << quoted(names[i]) << ", " << quoted(remaps[i].label)
+         << ", " << quoted(remaps[i].array) << ", " << quoted(remaps[i].target)
+         << ", " << u64(remaps[i].srcBase) << ", " << u64(remaps[i].dstBase)
+         << ", " << u64(remaps[i].dataSet) << ", " << names[i] << ", "
+         << names[i] << "_plan},\n";
+    os << "};\n"
+       << "} // namespace\n\n"
+       << "const RemapEntry *remaps() { return kRemaps; }\n";
+  }
+  os << "unsigned remapCount() { return " << remaps.size() << "u; }\n"
+     << "\n} // namespace mapc_program\n";
 }

@@ -26,6 +26,13 @@ struct EmittedRemap {
   rt::Plan plan;
   uint64_t srcBase = 0,
            dstBase = 0; ///< byte offsets of the arrays in PE memory
+  std::string label;    ///< e.g. "remap A: R -> C"
+  std::string array;    ///< the array moved
+  std::string target;   ///< the array that receives it (a copy's target)
+  /// The data set `mapc --run` stores in `array` before its first statement
+  /// (rt::storePattern's tag): the array's number in declaration order,
+  /// from 1.
+  uint64_t dataSet = 0;
 };
 
 struct EmitOptions {
@@ -39,7 +46,11 @@ struct EmitOptions {
 /// The header: namespace mapc_program with the machine's constants
 /// (kPeWidth, kPeHeight, kClusterSize, kMemoryBytes), makeMachine(), and
 /// per remap `bool FUNCTION(mapc::rt::MasPar &, std::string *why = nullptr)`
-/// and `const mapc::rt::Plan &FUNCTION_plan()`. kMemoryBytes is at least
+/// and `const mapc::rt::Plan &FUNCTION_plan()`, then a table of all remaps
+/// in program order, `const RemapEntry *remaps()` and `unsigned
+/// remapCount()`: each entry's function name, label, array and target
+/// names, the regions' bases, the data set --run fills the array with, and
+/// pointers to FUNCTION and FUNCTION_plan. kMemoryBytes is at least
 /// opts.memoryBytes and at least what the regions of every remap reach.
 ///
 /// Function names that are not usable C++ identifiers, or that repeat, are
@@ -49,7 +60,8 @@ void emitHeader(const std::vector<EmittedRemap> &remaps,
                 const EmitOptions &opts, llvm::raw_ostream &os);
 
 /// The definitions: each plan rebuilt from literal tables in a
-/// function-local static, each function a call of rt::executePlan.
+/// function-local static, each function a call of rt::executePlan, and the
+/// remap table.
 void emitSource(const std::vector<EmittedRemap> &remaps,
                 const EmitOptions &opts, llvm::raw_ostream &os);
 

@@ -34,3 +34,13 @@ uint64_t mapc::rt::countMismatches(const MasPar &m, const BitLayout &l,
   });
   return bad;
 }
+
+uint64_t mapc::rt::memoryDigest(const MasPar &m) {
+  uint64_t h = 0xcbf29ce484222325u;
+  for (unsigned pe = 0; pe < m.peCount(); ++pe) {
+    const uint8_t *mem = m.memoryOf(pe);
+    for (uint64_t i = 0; i < m.memoryBytes(); ++i)
+      h = (h ^ mem[i]) * 0x100000001b3u;
+  }
+  return h;
+}

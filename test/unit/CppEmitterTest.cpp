@@ -60,11 +60,18 @@ std::vector<EmittedRemap> twoRemaps() {
   rs[0].plan = plan(a, swapped(swapped(a, 1, 5), 2, 6, 0), 4, false,
                     PlannerKind::Optimal);
   rs[0].srcBase = rs[0].dstBase = 0;
+  rs[0].label = "remap A: R -> C";
+  rs[0].array = rs[0].target = "A";
+  rs[0].dataSet = 1;
   rs[1].function = "copy_B_2";
   rs[1].description = "copy B <- A (input.map:14:1)";
   rs[1].plan = plan(a, swapped(a, 0, 3), 2, true, PlannerKind::BruteForce);
   rs[1].srcBase = 0;
   rs[1].dstBase = 64;
+  rs[1].label = "copy A to B";
+  rs[1].array = "A";
+  rs[1].target = "B";
+  rs[1].dataSet = 1;
   return rs;
 }
 
@@ -200,6 +207,23 @@ TEST(CppEmitter, SourceRebuildsPlansFromTables) {
       EXPECT_TRUE(found) << row << "\n" << s;
     }
   EXPECT_FALSE(contains(s, "llvm"));
+}
+
+// The table a generic harness walks: every remap in program order with its
+// names, regions, data set and functions.
+TEST(CppEmitter, RemapTable) {
+  std::vector<EmittedRemap> rs = twoRemaps();
+  std::string h = header(rs), s = source(rs);
+  EXPECT_TRUE(contains(h, "struct RemapEntry {"));
+  EXPECT_TRUE(contains(h, "const RemapEntry *remaps();"));
+  EXPECT_TRUE(contains(h, "unsigned remapCount();"));
+  EXPECT_TRUE(contains(s, "{\"remap_A_1\", \"remap A: R -> C\", \"A\", \"A\", "
+                          "0u, 0u, 1u, remap_A_1, remap_A_1_plan},"));
+  EXPECT_TRUE(contains(s, "{\"copy_B_2\", \"copy A to B\", \"A\", \"B\", 0u, "
+                          "64u, 1u, copy_B_2, copy_B_2_plan},"));
+  EXPECT_TRUE(contains(s, "unsigned remapCount() { return 2u; }"));
+  EXPECT_TRUE(
+      contains(source({}), "const RemapEntry *remaps() { return nullptr; }"));
 }
 
 TEST(CppEmitter, Deterministic) {

@@ -211,7 +211,7 @@ void mapc::printPlans(const ProgramPlans &plans, llvm::raw_ostream &os) {
 }
 
 bool mapc::runPlans(const Program &program, const ProgramPlans &plans,
-                    bool trace, llvm::raw_ostream &os) {
+                    bool trace, bool memoryDigest, llvm::raw_ostream &os) {
   rt::MasPar machine(plans.shape.width, plans.shape.height, plans.memoryBytes,
                      plans.shape.clusterSize);
   // Which data each array holds: arrays start with their own, a copy
@@ -302,5 +302,8 @@ bool mapc::runPlans(const Program &program, const ProgramPlans &plans,
          << "\n";
     }
   }
+  if (memoryDigest)
+    os << "memory: " << machine.memoryBytes() << " bytes per PE, fnv1a64="
+       << llvm::format_hex(rt::memoryDigest(machine), 18) << "\n";
   return allGood;
 }

@@ -45,10 +45,11 @@ bool planProgram(const Program &program, PlannerKind kind, const char *what,
 /// --emit=plan's text.
 void printPlans(const ProgramPlans &plans, llvm::raw_ostream &os);
 
-/// --run (and --trace): executes, verifies and reports. Returns false on a
-/// mismatch or failure.
+/// --run (and --trace): executes, verifies and reports. With
+/// `memoryDigest` it ends with `memory: B bytes per PE, fnv1a64=0x...`
+/// (rt::memoryDigest). Returns false on a mismatch or failure.
 bool runPlans(const Program &program, const ProgramPlans &plans, bool trace,
-              llvm::raw_ostream &os);
+              bool memoryDigest, llvm::raw_ostream &os);
 
 } // namespace mapc
 

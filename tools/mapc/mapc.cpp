@@ -72,6 +72,11 @@ cl::opt<bool> trace("trace",
                     cl::desc("With --run, print the device after every "
                              "plan step"),
                     cl::cat(mapcCategory));
+cl::opt<bool> memoryDigest(
+    "memory-digest",
+    cl::desc("With --run, end with a digest of the whole machine memory "
+             "(to compare with emitted code)"),
+    cl::cat(mapcCategory));
 cl::opt<std::string>
     headerName("header-name",
                cl::desc("The header --emit=cpp includes (default "
@@ -136,6 +141,11 @@ int main(int argc, char **argv) {
     llvm::WithColor::error(llvm::errs(), "mapc") << "--trace needs --run\n";
     return 2;
   }
+  if (memoryDigest && !runProgram) {
+    llvm::WithColor::error(llvm::errs(), "mapc")
+        << "--memory-digest needs --run\n";
+    return 2;
+  }
   if (runProgram && emit != Emit::None) {
     llvm::WithColor::error(llvm::errs(), "mapc")
         << "--run cannot be combined with --emit; run them separately\n";
@@ -194,11 +204,22 @@ int main(int argc, char **argv) {
       std::vector<EmittedRemap> remaps;
       for (const StatementPlan &sp : plans.statements) {
         auto lc = srcMgr.getLineAndColumn(sp.statement->loc);
-        remaps.push_back({sp.function,
-                          sp.label + " (" + inputFile + ":" +
-                              std::to_string(lc.first) + ":" +
-                              std::to_string(lc.second) + ")",
-                          sp.plan, sp.srcBase, sp.dstBase});
+        EmittedRemap r;
+        r.function = sp.function;
+        r.description = sp.label + " (" + inputFile + ":" +
+                        std::to_string(lc.first) + ":" +
+                        std::to_string(lc.second) + ")";
+        r.plan = sp.plan;
+        r.srcBase = sp.srcBase;
+        r.dstBase = sp.dstBase;
+        r.label = sp.label;
+        r.array = sp.statement->array;
+        r.target = sp.statement->kind == Statement::Copy ? sp.statement->target
+                                                         : sp.statement->array;
+        for (size_t i = 0; i < program.arrays.size(); ++i)
+          if (program.arrays[i].name == r.array)
+            r.dataSet = i + 1;
+        remaps.push_back(std::move(r));
       }
       EmitOptions opts;
       opts.headerName = headerName;
@@ -219,7 +240,7 @@ int main(int argc, char **argv) {
       out.keep();
       return 0;
     }
-    bool good = runPlans(program, plans, trace, out.os());
+    bool good = runPlans(program, plans, trace, memoryDigest, out.os());
     out.keep();
     return good ? 0 : 1;
   }

@@ -39,6 +39,10 @@ void storePattern(MasPar &m, const BitLayout &l, unsigned elemBytes,
 uint64_t countMismatches(const MasPar &m, const BitLayout &l,
                          unsigned elemBytes, uint64_t base, uint64_t tag);
 
+/// FNV-1a (64 bits) over every byte of every PE's memory, PE by PE: two
+/// runs that leave the same memory image give the same digest.
+uint64_t memoryDigest(const MasPar &m);
+
 } // namespace mapc::rt
 
 #endif
