@@ -179,6 +179,19 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   return ok;
 }
 
+/// Why a plan can come in under the lower bound, which (like 003 fig. 5.4)
+/// bounds plans that send every element once through the router.
+static const char *underBoundReason(const rt::Plan &p) {
+  for (const rt::Step &s : p.steps)
+    if (s.kind == rt::StepKind::Xnet)
+      return "its xnet steps beat it";
+  for (const rt::Step &s : p.steps)
+    if (s.kind == rt::StepKind::BruteForce)
+      return "brute force beats it";
+  return "it moves mixed cycles with direct addressing, which the bound "
+         "prices as indirect";
+}
+
 void mapc::printPlans(const ProgramPlans &plans, llvm::raw_ostream &os) {
   for (const StatementPlan &sp : plans.statements) {
     const rt::Plan &p = sp.plan;
@@ -207,6 +220,10 @@ void mapc::printPlans(const ProgramPlans &plans, llvm::raw_ostream &os) {
                        p.predictedTicks * rt::kNanosecondsPerTick / 1000.0)
        << " us), lower bound " << p.lowerBound << " ticks, bound/plan "
        << llvm::format("%.2f", ratio) << "\n";
+    if (p.predictedTicks < p.lowerBound)
+      os << "  note: the bound covers plans that send every element once "
+            "through the router (003 fig. 5.4); "
+         << underBoundReason(p) << " (docs/cost-model.md)\n";
   }
 }
 
