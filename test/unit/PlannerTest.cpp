@@ -64,8 +64,8 @@ Outcome runOne(std::mt19937_64 &rng, PlannerKind kind, unsigned mBits,
   o.bound = plan.lowerBound;
   for (const rt::Step &s : plan.steps) {
     ++kindCount[int(s.kind)];
-    splitParts += s.why.find("too large for one data-cycle list") !=
-                  std::string::npos;
+    splitParts +=
+        s.why.find("too large for one data-cycle list") != std::string::npos;
   }
   for (const rt::Step &s : plan.steps)
     o.usedXnet |=
@@ -120,8 +120,8 @@ TEST(Planner, RandomRemapsWide) {
     unsigned cluster = pBits >= 4 && rng() % 2 ? 16 : 4;
     unsigned e = widths[rng() % 4];
     bool copy = rng() % 2;
-    Outcome o = runOne(rng, PlannerKind::Optimal, mBits, width, height,
-                       cluster, e, copy, "wide #" + std::to_string(i));
+    Outcome o = runOne(rng, PlannerKind::Optimal, mBits, width, height, cluster,
+                       e, copy, "wide #" + std::to_string(i));
     if (!o.usedXnet) {
       EXPECT_GE(o.ticks, o.bound) << "wide #" << i;
     }
