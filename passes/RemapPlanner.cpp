@@ -61,22 +61,6 @@ static BitMove swapMove(unsigned n, unsigned a, unsigned b) {
   return t;
 }
 
-static std::vector<std::vector<unsigned>> cyclesOf(const BitMove &m) {
-  std::vector<std::vector<unsigned>> out;
-  std::vector<bool> seen(m.bits(), false);
-  for (unsigned i = 0; i < m.bits(); ++i) {
-    if (seen[i])
-      continue;
-    std::vector<unsigned> c;
-    for (unsigned j = i; !seen[j]; j = m.to[j]) {
-      seen[j] = true;
-      c.push_back(j);
-    }
-    out.push_back(c);
-  }
-  return out;
-}
-
 static bool memoryOnly(const BitMove &m, unsigned mB) {
   for (unsigned i = mB; i < m.bits(); ++i)
     if (!fixedBit(m, i))
@@ -199,7 +183,7 @@ void Planner::factorMixed(const BitMove &g, BitMove &pre, BitMove &rest) const {
   rest = g;
   for (unsigned guard = 0; guard < 4 * n + 4; ++guard) {
     bool changed = false;
-    for (const std::vector<unsigned> &c : cyclesOf(rest)) {
+    for (const std::vector<unsigned> &c : rest.cycles()) {
       unsigned ms = 0, flips = 0;
       for (unsigned b : c) {
         ms += b < mB;

@@ -22,17 +22,9 @@ unsigned mapc::movingBitCount(const BitMove &move) {
 /// c[k] goes to c[k + 1].
 static std::vector<std::vector<unsigned>> movingCycles(const BitMove &m) {
   std::vector<std::vector<unsigned>> out;
-  std::vector<bool> seen(m.bits(), false);
-  for (unsigned i = 0; i < m.bits(); ++i) {
-    if (seen[i] || !moves(m, i))
-      continue;
-    std::vector<unsigned> c;
-    for (unsigned j = i; !seen[j]; j = m.to[j]) {
-      seen[j] = true;
-      c.push_back(j);
-    }
-    out.push_back(c);
-  }
+  for (std::vector<unsigned> &c : m.cycles())
+    if (c.size() > 1 || moves(m, c[0]))
+      out.push_back(std::move(c));
   return out;
 }
 

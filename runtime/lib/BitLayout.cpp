@@ -87,6 +87,22 @@ uint64_t BitMove::apply(uint64_t a) const {
   return r ^ flip;
 }
 
+std::vector<std::vector<unsigned>> BitMove::cycles() const {
+  std::vector<std::vector<unsigned>> out;
+  std::vector<bool> seen(bits(), false);
+  for (unsigned i = 0; i < bits(); ++i) {
+    if (seen[i])
+      continue;
+    std::vector<unsigned> c;
+    for (unsigned j = i; !seen[j]; j = to[j]) {
+      seen[j] = true;
+      c.push_back(j);
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 BitMove BitMove::inverse() const {
   // g(a) = P a ^ f, so g^-1(b) = P^-1 (b ^ f) = P^-1 b ^ P^-1 f.
   BitMove inv;
@@ -177,18 +193,9 @@ bool mapc::rt::remapMove(const BitLayout &src, const BitLayout &dst,
 }
 
 std::string mapc::rt::formatMove(const BitMove &move, const BitLayout &layout) {
-  unsigned n = move.bits();
-  std::vector<bool> seen(n, false);
   std::string s;
-  for (unsigned i = 0; i < n; ++i) {
-    if (seen[i])
-      continue;
-    std::vector<unsigned> cyc;
-    for (unsigned j = i; !seen[j]; j = move.to[j]) {
-      seen[j] = true;
-      cyc.push_back(j);
-    }
-    if (cyc.size() == 1 && !((move.flip >> i) & 1))
+  for (const std::vector<unsigned> &cyc : move.cycles()) {
+    if (cyc.size() == 1 && !((move.flip >> cyc[0]) & 1))
       continue;
     s += "(";
     for (size_t k = 0; k < cyc.size(); ++k) {

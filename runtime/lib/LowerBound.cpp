@@ -112,18 +112,11 @@ int64_t mapc::rt::lowerBound(const BitLayout &src, const BitLayout &dst,
       std::min<uint64_t>(8, uint64_t(elemBytes) << std::min(low, 8u));
   unsigned wm = widthIndex(unsigned(chunk));
   bool mixes = false;
-  {
-    std::vector<bool> seen(n, false);
-    for (unsigned i = 0; i < n; ++i) {
-      if (seen[i])
-        continue;
-      bool m = false, p = false;
-      for (unsigned j = i; !seen[j]; j = g.to[j]) {
-        seen[j] = true;
-        (j < mB ? m : p) = true;
-      }
-      mixes |= m && p;
-    }
+  for (const std::vector<unsigned> &c : g.cycles()) {
+    bool m = false, p = false;
+    for (unsigned j : c)
+      (j < mB ? m : p) = true;
+    mixes |= m && p;
   }
   // Elements that change PE go through the (mp*) machinery, which reads
   // and writes them indirectly when cycles mix m- and p-bits; the others

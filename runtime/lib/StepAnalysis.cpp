@@ -64,15 +64,8 @@ bool mapc::rt::analyseStep(const Step &step, const BitLayout &before,
   out.chunkMask = (uint64_t(1) << step.chunkBits) - 1;
 
   // Cycle types (003 4.4.2).
-  std::vector<bool> seen(n, false);
-  for (unsigned i = 0; i < n; ++i) {
-    if (seen[i])
-      continue;
-    std::vector<unsigned> cyc;
-    for (unsigned j = i; !seen[j]; j = mv.to[j]) {
-      seen[j] = true;
-      cyc.push_back(j);
-    }
+  for (const std::vector<unsigned> &cyc : mv.cycles()) {
+    const unsigned i = cyc[0];
     unsigned mCount = 0, flips = 0;
     uint64_t pMask = 0, mMask = 0;
     for (unsigned b : cyc) {

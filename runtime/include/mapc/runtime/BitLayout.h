@@ -58,6 +58,9 @@ struct BitMove {
   unsigned bits() const { return unsigned(to.size()); }
   uint64_t apply(uint64_t a) const;
   BitMove inverse() const;
+  /// The bit cycles, fixed bits included, in order of their lowest bit;
+  /// each lists its bits so that bit c[k] goes to c[k + 1] (003 4.2.2).
+  std::vector<std::vector<unsigned>> cycles() const;
   /// First this, then `next`.
   BitMove then(const BitMove &next) const;
   bool isIdentity() const;
