@@ -16,6 +16,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <utility>
 
 using namespace mapc::rt;
 
@@ -90,6 +91,16 @@ private:
 };
 } // namespace
 
+/// Which offsets hold data before and after the step: only m-bits are
+/// checked, and bits inside a chunk not at all (chunks travel whole).
+static std::pair<MValid, MValid>
+heldOffsets(const Step &step, const StepAnalysis &an, const BitLayout &before) {
+  MValid vb(before), va(step.move.applyTo(before));
+  vb.disabled &= ~an.chunkMask;
+  va.disabled &= ~an.chunkMask;
+  return {vb, va};
+}
+
 /// How many offsets over the bits of `mask` a layout holds data at: each
 /// disabled bit among them admits one value, each other bit two.
 static uint64_t heldCount(uint64_t mask, const MValid &v) {
@@ -161,10 +172,7 @@ static int64_t predictBruteForceStep(const Step &step, const StepAnalysis &an,
                                      const BitLayout &before, bool copyFirst,
                                      const MachineShape &shape,
                                      const CostModel &cost) {
-  BitLayout after = step.move.applyTo(before);
-  MValid vb(before), va(after);
-  vb.disabled &= ~an.chunkMask; // chunks travel whole
-  va.disabled &= ~an.chunkMask;
+  auto [vb, va] = heldOffsets(step, an, before);
   unsigned w = widthIndex(an.xferBytes);
   unsigned pes = shape.peCount();
   unsigned mB = an.mBits;
@@ -211,10 +219,7 @@ static int64_t predictCycleStep(const Step &step, const StepAnalysis &an,
                                 const BitLayout &before, bool copyFirst,
                                 const MachineShape &shape,
                                 const CostModel &cost) {
-  BitLayout after = step.move.applyTo(before);
-  MValid vb(before), va(after);
-  vb.disabled &= ~an.chunkMask; // chunks travel whole
-  va.disabled &= ~an.chunkMask;
+  auto [vb, va] = heldOffsets(step, an, before);
   uint64_t loopMask = 0;
   for (unsigned b : an.loopBits)
     loopMask |= uint64_t(1) << b;

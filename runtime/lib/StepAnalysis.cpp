@@ -168,17 +168,18 @@ bool mapc::rt::analyseStep(const Step &step, const BitLayout &before,
   for (unsigned i = 0; i < mB; ++i)
     if (bitOf(out.starMask, i))
       starBits.push_back(i);
+  // Only memory and router steps walk data cycles (function 4.2).
+  const bool walksCycles =
+      step.kind == StepKind::Memory || step.kind == StepKind::Router;
   unsigned limit = memoryPermutationLimit(before.pBits);
-  if ((step.kind == StepKind::Memory || step.kind == StepKind::Router) &&
-      starBits.size() > limit)
+  if (walksCycles && starBits.size() > limit)
     return fail("an (m*) permutation of " + std::to_string(starBits.size()) +
                 " bits needs a data-cycle list of 2^" +
                 std::to_string(starBits.size()) +
                 " nodes, more than the PE array holds; split it into parts "
                 "of at most " +
                 std::to_string(limit) + " bits (003 4.4.5)");
-  if (!listDataCycles ||
-      !(step.kind == StepKind::Memory || step.kind == StepKind::Router))
+  if (!listDataCycles || !walksCycles)
     return true;
   size_t count = size_t(1) << starBits.size();
   auto deposit = [&](uint64_t idx) {
