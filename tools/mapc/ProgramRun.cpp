@@ -104,6 +104,8 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     widest = std::max<uint64_t>(widest, elemTypeBytes(a.type));
   uint64_t region = (uint64_t(1) << out.mBits) * widest;
   uint64_t base = 0;
+  for (size_t i = 0; i < program.arrays.size(); ++i)
+    out.arrayDataSet[program.arrays[i].name] = i + 1;
   for (const ArrayInfo &a : program.arrays) {
     bool used = false;
     for (const Pending &p : pending)
@@ -227,15 +229,13 @@ void mapc::printPlans(const ProgramPlans &plans, llvm::raw_ostream &os) {
   }
 }
 
-bool mapc::runPlans(const Program &program, const ProgramPlans &plans,
-                    bool trace, bool memoryDigest, llvm::raw_ostream &os) {
+bool mapc::runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
+                    llvm::raw_ostream &os) {
   rt::MasPar machine(plans.shape.width, plans.shape.height, plans.memoryBytes,
                      plans.shape.clusterSize);
   // Which data each array holds: arrays start with their own, a copy
   // hands the source's over.
-  std::map<std::string, uint64_t> tag;
-  for (size_t i = 0; i < program.arrays.size(); ++i)
-    tag[program.arrays[i].name] = i + 1;
+  std::map<std::string, uint64_t> tag = plans.arrayDataSet;
   std::map<std::string, bool> filled;
   bool allGood = true;
   for (const StatementPlan &sp : plans.statements) {

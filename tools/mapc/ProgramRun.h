@@ -34,6 +34,10 @@ struct ProgramPlans {
   uint64_t memoryBytes = 0; ///< per PE, all regions and the scratch
   uint64_t scratchBase = 0;
   std::map<std::string, uint64_t> arrayBase;
+  /// The data set --run first stores in each array (rt::storePattern's
+  /// tag): its number in declaration order, from 1. Emitted code's remap
+  /// table carries it so that a harness fills arrays the same way.
+  std::map<std::string, uint64_t> arrayDataSet;
   std::vector<StatementPlan> statements;
 };
 
@@ -48,8 +52,8 @@ void printPlans(const ProgramPlans &plans, llvm::raw_ostream &os);
 /// --run (and --trace): executes, verifies and reports. With
 /// `memoryDigest` it ends with `memory: B bytes per PE, fnv1a64=0x...`
 /// (rt::memoryDigest). Returns false on a mismatch or failure.
-bool runPlans(const Program &program, const ProgramPlans &plans, bool trace,
-              bool memoryDigest, llvm::raw_ostream &os);
+bool runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
+              llvm::raw_ostream &os);
 
 } // namespace mapc
 

@@ -216,9 +216,7 @@ int main(int argc, char **argv) {
         r.array = sp.statement->array;
         r.target = sp.statement->kind == Statement::Copy ? sp.statement->target
                                                          : sp.statement->array;
-        for (size_t i = 0; i < program.arrays.size(); ++i)
-          if (program.arrays[i].name == r.array)
-            r.dataSet = i + 1;
+        r.dataSet = plans.arrayDataSet.at(r.array);
         remaps.push_back(std::move(r));
       }
       EmitOptions opts;
@@ -240,7 +238,7 @@ int main(int argc, char **argv) {
       out.keep();
       return 0;
     }
-    bool good = runPlans(program, plans, trace, memoryDigest, out.os());
+    bool good = runPlans(plans, trace, memoryDigest, out.os());
     out.keep();
     return good ? 0 : 1;
   }
