@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <random>
@@ -449,23 +450,32 @@ TEST(MasParTest, ClusterPreservingPermutation) {
   }
 }
 
-TEST(MasParTest, TransposeKeepsClusters) {
-  // 003 5.6.4: transposing the grid maps each 4 x 4 block onto a 4 x 4
-  // block, so clustered mode needs one connection per cluster. (Were
-  // clusters runs of 16 PEs, each would scatter to 16 clusters and cost
-  // 16 * (ropen + rsend) either way.)
-  Plural dest = mapPes(1024, [](uint64_t i) { return (i % 32) * 32 + i / 32; });
+// One send from every PE of a 32 x 32 machine (clusters of 16) to `dest`,
+// at every width and in both modes: the router's ticks are want(width
+// index, clustered), and every value arrives.
+void expectSendTicks32x32(const Plural &dest,
+                          const std::function<int64_t(unsigned, bool)> &want) {
   for (unsigned w = 0; w < 4; ++w)
     for (bool clustered : {false, true}) {
       MasPar m(32, 32, 8);
       Mask got, all = m.allActive();
       Plural vals = iota(1024, 3);
       Plural out = m.routerSend(kWidths[w], vals, dest, all, clustered, got);
-      EXPECT_EQ(m.ledger().router,
-                clustered ? kRopen + 16 * kRsend[w] : 16 * (kRopen + kRsend[w]))
+      EXPECT_EQ(m.ledger().router, want(w, clustered))
           << kWidths[w] << " " << clustered;
       expectDelivered(vals, dest, all, out, got, kWidths[w]);
     }
+}
+
+TEST(MasParTest, TransposeKeepsClusters) {
+  // 003 5.6.4: transposing the grid maps each 4 x 4 block onto a 4 x 4
+  // block, so clustered mode needs one connection per cluster. (Were
+  // clusters runs of 16 PEs, each would scatter to 16 clusters and cost
+  // 16 * (ropen + rsend) either way.)
+  Plural dest = mapPes(1024, [](uint64_t i) { return (i % 32) * 32 + i / 32; });
+  expectSendTicks32x32(dest, [](unsigned w, bool clustered) {
+    return clustered ? kRopen + 16 * kRsend[w] : 16 * (kRopen + kRsend[w]);
+  });
 }
 
 TEST(MasParTest, ClusterScatteringBitSwap) {
@@ -480,16 +490,8 @@ TEST(MasParTest, ClusterScatteringBitSwap) {
   Plural dest = mapPes(1024, [&](uint64_t i) {
     return swapBits(swapBits(swapBits(swapBits(i, 0, 2), 1, 3), 5, 7), 6, 8);
   });
-  for (unsigned w = 0; w < 4; ++w)
-    for (bool clustered : {false, true}) {
-      MasPar m(32, 32, 8);
-      Mask got, all = m.allActive();
-      Plural vals = iota(1024, 3);
-      Plural out = m.routerSend(kWidths[w], vals, dest, all, clustered, got);
-      EXPECT_EQ(m.ledger().router, 16 * (kRopen + kRsend[w]))
-          << kWidths[w] << " " << clustered;
-      expectDelivered(vals, dest, all, out, got, kWidths[w]);
-    }
+  expectSendTicks32x32(
+      dest, [](unsigned w, bool) { return 16 * (kRopen + kRsend[w]); });
 }
 
 TEST(MasParTest, PartialActivity) {
