@@ -194,6 +194,10 @@ const char *stepKindEnumerator(rt::StepKind k) {
     return "Xnet";
   case rt::StepKind::BruteForce:
     return "BruteForce";
+  case rt::StepKind::Exchange:
+    return "Exchange";
+  case rt::StepKind::Route:
+    return "Route";
   }
   return "Memory";
 }

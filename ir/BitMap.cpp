@@ -15,7 +15,8 @@ namespace {
 bool pow2(int64_t v) { return v > 0 && llvm::isPowerOf2_64(uint64_t(v)); }
 unsigned log2(int64_t v) { return llvm::Log2_64(uint64_t(v)); }
 
-std::variant<IndexBitMap, std::string> fromKTile(const KTile &t) {
+std::variant<IndexBitMap, std::string> fromKTile(const KTile &t,
+                                                bool allowGray) {
   for (const SpaceDim &s : t.data) {
     if (s.off || s.toff)
       return std::string("it has an offset on a data dim (oa/ota), which "
@@ -30,7 +31,7 @@ std::variant<IndexBitMap, std::string> fromKTile(const KTile &t) {
     if (!pow2(d.k) || d.tk != d.k || d.otk)
       return std::string("it has a k-Tile dim that is not a plain power of "
                          "two");
-    if (d.enc == Encoding::Gray)
+    if (d.enc == Encoding::Gray && !allowGray)
       return std::string("it uses a Gray encoding, which is not a bit "
                          "permutation");
     if (d.ok == kReplicated)
@@ -52,14 +53,21 @@ std::variant<IndexBitMap, std::string> fromKTile(const KTile &t) {
     for (unsigned l : t.m[i]) {
       const KDim &d = t.kdims[l];
       bool inverted = d.sense == Sense::Minus;
-      for (unsigned b = 0; b < log2(d.k); ++b) {
+      unsigned width = log2(d.k);
+      for (unsigned b = 0; b < width; ++b) {
         DeviceBit db;
         if (l < firstEmpty) {
           db.dataBit = firstDataBit[l] + b;
           db.value = inverted;
+          // G(w) bit b = w_b xor w_(b+1), then the sense inverts it (KTile.h).
+          if (d.enc == Encoding::Gray && b + 1 < width)
+            db.alsoXor = uint64_t(1) << (db.dataBit + 1);
         } else {
           db.enabled = false;
-          db.value = ((d.ok >> b) & 1) != inverted;
+          uint64_t w = uint64_t(d.ok);
+          if (d.enc == Encoding::Gray)
+            w ^= w >> 1;
+          db.value = ((w >> b) & 1) != inverted;
         }
         map.bits.push_back(db);
       }
@@ -72,7 +80,8 @@ std::variant<IndexBitMap, std::string> fromKTile(const KTile &t) {
   return map;
 }
 
-std::variant<IndexBitMap, std::string> fromDigits(const DigitMap &d) {
+std::variant<IndexBitMap, std::string> fromDigits(const DigitMap &d,
+                                                 bool allowXor) {
   IndexBitMap map;
   map.dataBits = d.dataBases.size();
   for (int64_t b : d.dataBases)
@@ -102,9 +111,25 @@ std::variant<IndexBitMap, std::string> fromDigits(const DigitMap &d) {
 
 std::variant<IndexBitMap, std::string>
 mapc::toIndexBitMap(const Layout &layout) {
+  auto r = toAffineBitMap(layout);
+  if (auto *m = std::get_if<IndexBitMap>(&r); m && !m->isPermutation())
+    return std::string("it uses a Gray encoding or XORs data bits, which is "
+                       "not a bit permutation");
+  return r;
+}
+
+std::variant<IndexBitMap, std::string>
+mapc::toAffineBitMap(const Layout &layout) {
   if (layout.digits)
-    return fromDigits(*layout.digits);
-  return fromKTile(*layout.tile);
+    return fromDigits(*layout.digits, true);
+  return fromKTile(*layout.tile, true);
+}
+
+bool IndexBitMap::isPermutation() const {
+  for (const DeviceBit &b : bits)
+    if (b.alsoXor)
+      return false;
+  return true;
 }
 
 std::variant<StatementBitMaps, std::string>

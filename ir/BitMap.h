@@ -26,6 +26,9 @@ struct DeviceBit {
   bool enabled = true;
   unsigned dataBit = 0; ///< enabled: the data index bit held here
   bool value = false;   ///< enabled: inverted; disabled: the constant value
+  /// Enabled: further data bits XORed into this one (a Gray-coded k-Tile
+  /// dim holds b_j xor b_(j+1), 001 lemma 1). Zero in a bit permutation.
+  uint64_t alsoXor = 0;
 };
 
 struct IndexBitMap {
@@ -36,11 +39,17 @@ struct IndexBitMap {
 
   /// "m3" or "p0" for device bit i.
   std::string bitName(unsigned i) const;
+  /// No device bit XORs several data bits.
+  bool isPermutation() const;
 };
 
 /// The index bit map of a layout, or why it has none (not radix 2, Gray
 /// encoded, replicated, templates or offsets that are not XOR constants).
 std::variant<IndexBitMap, std::string> toIndexBitMap(const Layout &layout);
+
+/// The same, with Gray-coded k-Tile dims (and `bits` items such as a3^a2)
+/// allowed: device bits may XOR several data bits, a GF(2)-affine map.
+std::variant<IndexBitMap, std::string> toAffineBitMap(const Layout &layout);
 
 /// The index bit maps of a data-moving statement's source and destination
 /// layouts, or why one of them has none (naming the layout).

@@ -49,6 +49,36 @@ mapc::toRuntimeLayout(const IndexBitMap &map, unsigned mBits, unsigned pBits) {
   return l;
 }
 
+std::variant<rt::AffineLayout, std::string>
+mapc::toRuntimeAffine(const IndexBitMap &map, unsigned mBits, unsigned pBits) {
+  if (map.memoryBits > mBits || map.peBits > pBits)
+    return std::string("the layout needs " + std::to_string(map.memoryBits) +
+                       " memory and " + std::to_string(map.peBits) +
+                       " PE bits but the machine has " + std::to_string(mBits) +
+                       " and " + std::to_string(pBits));
+  rt::AffineLayout l;
+  l.mBits = mBits;
+  l.pBits = pBits;
+  l.dataBits = map.dataBits;
+  l.row.assign(mBits + pBits, 0);
+  l.disabled = (mBits + pBits >= 64 ? ~uint64_t(0)
+                                    : (uint64_t(1) << (mBits + pBits)) - 1);
+  auto put = [&](unsigned at, const DeviceBit &b) {
+    uint64_t bit = uint64_t(1) << at;
+    if (b.enabled) {
+      l.disabled &= ~bit;
+      l.row[at] = (uint64_t(1) << b.dataBit) | b.alsoXor;
+    }
+    if (b.value)
+      l.constant |= bit;
+  };
+  for (unsigned i = 0; i < map.memoryBits; ++i)
+    put(i, map.bits[i]);
+  for (unsigned i = 0; i < map.peBits; ++i)
+    put(mBits + i, map.bits[map.memoryBits + i]);
+  return l;
+}
+
 namespace {
 
 static bool fixedBit(const BitMove &m, unsigned i) {

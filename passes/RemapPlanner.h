@@ -18,6 +18,7 @@
 #define MAPC_PASSES_REMAPPLANNER_H
 
 #include "ir/BitMap.h"
+#include "mapc/runtime/Affine.h"
 #include "mapc/runtime/Execute.h"
 
 #include <string>
@@ -44,6 +45,11 @@ std::variant<rt::Plan, std::string> planRemap(const PlanRequest &request,
 /// less memory than the machine leaves the rest empty).
 std::variant<rt::BitLayout, std::string>
 toRuntimeLayout(const IndexBitMap &map, unsigned mBits, unsigned pBits);
+
+/// The same for any index bit map, Gray-coded ones included, as a
+/// GF(2)-affine layout.
+std::variant<rt::AffineLayout, std::string>
+toRuntimeAffine(const IndexBitMap &map, unsigned mBits, unsigned pBits);
 
 } // namespace mapc
 

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "mapc/runtime/Execute.h"
 
+#include "ExchangeStep.h"
 #include "StepAnalysis.h"
 
 #include <algorithm>
@@ -102,6 +103,10 @@ bool StepRunner::run(std::string *why) {
     break;
   case StepKind::BruteForce:
     ok = runBruteForce();
+    break;
+  case StepKind::Exchange:
+  case StepKind::Route:
+    fail("not a cycle step");
     break;
   }
   if (!ok && why)
@@ -456,6 +461,16 @@ bool mapc::rt::executePlan(MasPar &machine, const Plan &plan, Regions regions,
   BitLayout now = plan.source;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const Step &step = plan.steps[i];
+    if (step.kind == StepKind::Exchange) {
+      bool copyFirst = plan.copy && i == 0;
+      if (!runExchangeStep(machine, step, now.mBits, plan.elemBytes,
+                           copyFirst ? regions.src.base : regions.dst.base,
+                           regions.dst.base, copyFirst, &reason))
+        return fail("step " + std::to_string(i + 1) + ": " + reason);
+      if (observer)
+        observer(unsigned(i + 1), now);
+      continue;
+    }
     StepAnalysis an;
     if (!analyseStep(step, now, plan.elemBytes, machine.width(), an, &reason))
       return fail("step " + std::to_string(i + 1) + ": " + reason);

@@ -13,6 +13,10 @@ const char *mapc::rt::stepKindName(StepKind k) {
     return "xnet";
   case StepKind::BruteForce:
     return "brute-force";
+  case StepKind::Exchange:
+    return "exchange";
+  case StepKind::Route:
+    return "route";
   }
   return "?";
 }
@@ -21,5 +25,25 @@ BitLayout Plan::layoutAfter(int i) const {
   BitLayout l = source;
   for (int k = 0; k <= i && k < int(steps.size()); ++k)
     l = steps[k].move.applyTo(l);
+  return l;
+}
+
+AffineMove Step::exchangeMove(unsigned bits) const {
+  AffineMove m = AffineMove::identity(bits);
+  if (!exchanges.empty())
+    for (const Exchange &e : exchanges[0])
+      m = m.then(AffineMove::fromExchange(bits, e));
+  return m;
+}
+
+AffineLayout Plan::affineAfter(int i) const {
+  AffineLayout l = affine ? affineSource : AffineLayout::fromBits(source);
+  for (int k = 0; k <= i && k < int(steps.size()); ++k) {
+    const Step &s = steps[k];
+    AffineMove m = s.kind == StepKind::Exchange
+                       ? s.exchangeMove(l.bits())
+                       : AffineMove::fromBitMove(s.move);
+    l = m.applyTo(l);
+  }
   return l;
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "mapc/runtime/Execute.h"
 
+#include "ExchangeStep.h"
 #include "StepAnalysis.h"
 
 #include <algorithm>
@@ -316,6 +317,9 @@ int64_t mapc::rt::predictStepTicks(const Step &step, const BitLayout &before,
                                    unsigned elemBytes, bool copyFirst,
                                    const MachineShape &shape,
                                    const CostModel &cost) {
+  if (step.kind == StepKind::Exchange)
+    return predictExchangeStep(step, before.mBits, before.pBits, elemBytes,
+                               copyFirst, shape, cost);
   StepAnalysis an;
   if (!analyseStep(step, before, elemBytes, shape.width, an, nullptr,
                    /*listDataCycles=*/false))
@@ -328,6 +332,9 @@ int64_t mapc::rt::predictStepTicks(const Step &step, const BitLayout &before,
     return predictXnetStep(an, copyFirst, shape, cost);
   case StepKind::BruteForce:
     return predictBruteForceStep(step, an, before, copyFirst, shape, cost);
+  case StepKind::Exchange:
+  case StepKind::Route:
+    break;
   }
   return -1;
 }

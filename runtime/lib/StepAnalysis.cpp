@@ -120,6 +120,10 @@ bool mapc::rt::analyseStep(const Step &step, const BitLayout &before,
   case StepKind::Router:
   case StepKind::BruteForce:
     break;
+  case StepKind::Exchange:
+  case StepKind::Route:
+    return fail(std::string(stepKindName(step.kind)) +
+                " steps are not cycle steps");
   case StepKind::Xnet: {
     // Pairs (m(a+j), p(b+j)), nothing else moving (003 5.6.5).
     unsigned a = n, b = n, k = 0;

@@ -15,6 +15,13 @@
 //   Xnet    exchange of consecutive m-bits with consecutive p-bits of one
 //           grid dimension by the diagonal algorithm (5.6.5, 6.2.1).
 //   BruteForce  every element sent with its destination address (6.3.3).
+//   Exchange  001's conditional exchanges (x_j ^= parity(x & S)): a local
+//           swap of two slots when j is an m-bit, an exchange with the
+//           neighbour PE across bit j (router or xnet, or a cube dim) when
+//           it is a p-bit. On a network machine one step may hold several
+//           exchange orders run concurrently by one of 001's schedules.
+//   Route   network machines: every element routed to its destination
+//           node by dimension-order routing (the step's move).
 //
 // The executor derives everything else (slot order, parity masks, data
 // cycles, destinations) from the step's move and the layout before it.
@@ -23,6 +30,7 @@
 #ifndef MAPC_RUNTIME_PLAN_H
 #define MAPC_RUNTIME_PLAN_H
 
+#include "mapc/runtime/Affine.h"
 #include "mapc/runtime/BitLayout.h"
 
 #include <string>
@@ -30,7 +38,7 @@
 
 namespace mapc::rt {
 
-enum class StepKind { Memory, Router, Xnet, BruteForce };
+enum class StepKind { Memory, Router, Xnet, BruteForce, Exchange, Route };
 const char *stepKindName(StepKind k);
 
 /// The most m-bits one memory or router step may permute among memory
@@ -48,6 +56,13 @@ struct Step {
   bool clustered = false; ///< router: one connection per cluster pair
   int64_t predictedTicks = 0;
   std::string why; ///< the planner's reason, shown by --emit=plan
+  /// Exchange: the exchange sequence each data set follows (one order
+  /// unless the schedule runs several concurrently, 001 thm 2); every
+  /// order realises the same map. `move` is then the identity.
+  std::vector<std::vector<Exchange>> exchanges;
+  std::string schedule; ///< Exchange on a network: 001's schedule name
+  /// The affine map of this step's exchanges (identity for other kinds).
+  AffineMove exchangeMove(unsigned bits) const;
 };
 
 struct Plan {
@@ -59,8 +74,18 @@ struct Plan {
   int64_t predictedTicks = 0;
   int64_t lowerBound = 0;
 
+  /// Affine plans (a layout is Gray-coded or XORs data bits, 001): the
+  /// real layouts. `source` and `dest` are then the bit layouts the
+  /// permutation steps see, with one virtual data bit per enabled device
+  /// bit; exchange steps come first and leave them unchanged.
+  bool affine = false;
+  AffineLayout affineSource, affineDest;
+  unsigned exchangeLowerBound = 0; ///< fewest exchanges any plan needs
+
   /// The layout after step i (i = -1: the source).
   BitLayout layoutAfter(int i) const;
+  /// The real layout after step i, affine or not (i = -1: the source).
+  AffineLayout affineAfter(int i) const;
 };
 
 } // namespace mapc::rt
