@@ -35,6 +35,31 @@ uint64_t mapc::rt::countMismatches(const MasPar &m, const BitLayout &l,
   return bad;
 }
 
+void mapc::rt::storePattern(
+    const std::function<uint8_t *(unsigned)> &memoryOf, const AffineLayout &l,
+    unsigned elemBytes, uint64_t base, uint64_t tag) {
+  forEachElement(l, elemBytes, base, [&](uint64_t d, unsigned pe, uint64_t at) {
+    uint8_t *mem = memoryOf(pe) + at;
+    for (unsigned k = 0; k < elemBytes; ++k)
+      mem[k] = patternByte(d, tag, k);
+  });
+}
+
+uint64_t mapc::rt::countMismatches(
+    const std::function<const uint8_t *(unsigned)> &memoryOf,
+    const AffineLayout &l, unsigned elemBytes, uint64_t base, uint64_t tag) {
+  uint64_t bad = 0;
+  forEachElement(l, elemBytes, base, [&](uint64_t d, unsigned pe, uint64_t at) {
+    const uint8_t *mem = memoryOf(pe) + at;
+    for (unsigned k = 0; k < elemBytes; ++k)
+      if (mem[k] != patternByte(d, tag, k)) {
+        ++bad;
+        return;
+      }
+  });
+  return bad;
+}
+
 uint64_t mapc::rt::memoryDigest(const MasPar &m) {
   uint64_t h = 0xcbf29ce484222325u;
   for (unsigned pe = 0; pe < m.peCount(); ++pe) {

@@ -26,11 +26,6 @@ int64_t predictExchangeStep(const Step &step, unsigned mBits, unsigned pBits,
                             unsigned elemBytes, bool copyFirst,
                             const MachineShape &shape, const CostModel &cost);
 
-/// Whether a p-bit exchange goes over the xnet (else the router).
-bool exchangeUsesXnet(const Exchange &e, unsigned mBits, unsigned pBits,
-                      unsigned elemBytes, const MachineShape &shape,
-                      const CostModel &cost);
-
 } // namespace mapc::rt
 
 #endif

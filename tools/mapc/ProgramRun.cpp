@@ -3,6 +3,8 @@
 
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/Execute.h"
+#include "passes/AffinePlanner.h"
+#include "passes/NetworkPlanner.h"
 #include "passes/RemapCycles.h"
 
 #include "llvm/Support/Format.h"
@@ -39,40 +41,84 @@ const char *kindWord(Statement::Kind k) {
 
 } // namespace
 
+/// An affine plan's remap in words: its exchanges, then the cycles of the
+/// permutation left (003 4.2.2 notation on the virtual layout's bits).
+static std::string affineCycles(const rt::Plan &plan) {
+  std::string s;
+  rt::BitMove rest = rt::BitMove::identity(plan.source.bits());
+  for (const rt::Step &st : plan.steps) {
+    if (st.kind != rt::StepKind::Exchange) {
+      rest = rest.then(st.move);
+      continue;
+    }
+    for (const rt::Exchange &e : st.exchanges[0])
+      s += (s.empty() ? "exchanges [" : ", [") +
+           formatExchange(e, plan.source.mBits) + "]";
+  }
+  std::string cycles =
+      rest.isIdentity() ? "" : rt::formatMove(rest, plan.source);
+  if (s.empty())
+    return cycles;
+  return s + (cycles.empty() ? "" : " then " + cycles);
+}
+
 bool mapc::planProgram(const Program &program, PlannerKind kind,
                        const char *what, Diagnostics &diags,
-                       ProgramPlans &out) {
+                       ProgramPlans &out,
+                       std::optional<unsigned> exchangeStart) {
   const Machine &mach = program.machine;
   llvm::SMLoc at =
       program.statements.empty() ? llvm::SMLoc() : program.statements[0].loc;
+  unsigned pBits = 0;
   if (mach.kind != Machine::MasPar) {
-    diags.error(at,
-                std::string(what) + " simulates the maspar machine only; '" +
-                    mach.kindName() + "' machines come with Gray-code remaps",
-                "use machine maspar(...) for now");
-    return false;
-  }
-  unsigned pBits = log2Exact(mach.peCount());
-  unsigned xBits = log2Exact(mach.pes.empty() ? 1 : mach.pes[0]);
-  if (pBits == ~0u || xBits == ~0u || pBits > 20) {
-    diags.error(at,
-                std::string(what) + " needs a power-of-two PE grid of at most "
-                                    "2^20 PEs",
-                "radix-2 remapping (003 ch. 4) works on power-of-two devices");
-    return false;
+    // A Boolean cube or a k-d mesh (001, 002): `memory` counts elements.
+    std::vector<unsigned> dims;
+    bool pow2 = true;
+    for (int64_t d : mach.pes) {
+      pow2 &= log2Exact(d) != ~0u;
+      dims.push_back(unsigned(std::min<int64_t>(d, 1 << 30)));
+    }
+    pBits = log2Exact(mach.peCount());
+    if (!pow2 || pBits == ~0u || pBits > 20 ||
+        log2Exact(mach.memory) == ~0u) {
+      diags.error(at,
+                  std::string(what) + " needs power-of-two mesh sides, at "
+                                      "most 2^20 nodes and a power-of-two "
+                                      "memory",
+                  "Gray-code and radix-2 remaps (001, 003 ch. 4) work on "
+                  "power-of-two devices");
+      return false;
+    }
+    out.onNetwork = true;
+    out.network = mach.kind == Machine::Hypercube
+                      ? rt::NetworkShape::booleanCube(pBits)
+                      : rt::NetworkShape::mesh(dims);
+    out.nodeElements = uint64_t(mach.memory);
+  } else {
+    pBits = log2Exact(mach.peCount());
+    unsigned xBits = log2Exact(mach.pes.empty() ? 1 : mach.pes[0]);
+    if (pBits == ~0u || xBits == ~0u || pBits > 20) {
+      diags.error(at,
+                  std::string(what) +
+                      " needs a power-of-two PE grid of at most 2^20 PEs",
+                  "radix-2 remapping (003 ch. 4) works on power-of-two "
+                  "devices");
+      return false;
+    }
+    out.shape.width = 1u << xBits;
+    out.shape.height = 1u << (pBits - xBits);
+    unsigned cluster = unsigned(std::min<int64_t>(mach.cluster, 1 << 20));
+    if (log2Exact(cluster) == ~0u) {
+      diags.error(at, "the router cluster size must be a power of two",
+                  "write cluster = 16 as on the MP-1 (003 5.6.4)");
+      return false;
+    }
+    out.shape.clusterSize = std::min<unsigned>(cluster, 1u << pBits);
   }
   out.pBits = pBits;
-  out.shape.width = 1u << xBits;
-  out.shape.height = 1u << (pBits - xBits);
-  unsigned cluster = unsigned(std::min<int64_t>(mach.cluster, 1 << 20));
-  if (log2Exact(cluster) == ~0u) {
-    diags.error(at, "the router cluster size must be a power of two",
-                "write cluster = 16 as on the MP-1 (003 5.6.4)");
-    return false;
-  }
-  out.shape.clusterSize = std::min<unsigned>(cluster, 1u << pBits);
 
   // Bit maps of every statement's layouts; one memory width for all.
+  // Gray-coded layouts give affine maps (001), planned by planAffineRemap.
   struct Pending {
     const Statement *st;
     IndexBitMap src, dst;
@@ -80,23 +126,40 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   std::vector<Pending> pending;
   bool ok = true;
   for (const Statement &st : program.statements) {
-    if (st.kind == Statement::Reshape)
+    if (st.from < 0 || st.to < 0)
       continue;
-    auto maps = statementBitMaps(program, st);
-    if (auto *why = std::get_if<std::string>(&maps)) {
-      diags.error(st.loc, "cannot plan this statement: " + *why,
-                  "the planner covers power-of-two layouts (003 4.2, 5.1); "
-                  "general remaps come with digit maps (003 ch. 6)");
+    const Layout &from = program.layouts[st.from];
+    const Layout &to = program.layouts[st.to];
+    auto src = toAffineBitMap(from), dst = toAffineBitMap(to);
+    std::string why;
+    if (auto *e = std::get_if<std::string>(&src))
+      why = "layout '" + from.name + "' is not a radix-2 bit map: " + *e;
+    else if (auto *e = std::get_if<std::string>(&dst))
+      why = "layout '" + to.name + "' is not a radix-2 bit map: " + *e;
+    if (!why.empty()) {
+      diags.error(st.loc, "cannot plan this statement: " + why,
+                  "the planner covers power-of-two layouts (003 4.2, 5.1) "
+                  "and Gray codes (001); general remaps come with digit maps "
+                  "(003 ch. 6)");
       ok = false;
       continue;
     }
-    const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
-    pending.push_back({&st, m.src, m.dst});
+    pending.push_back({&st, std::get<IndexBitMap>(src),
+                       std::get<IndexBitMap>(dst)});
     out.mBits = std::max({out.mBits, pending.back().src.memoryBits,
                           pending.back().dst.memoryBits});
   }
   if (!ok)
     return false;
+  if (out.onNetwork && (uint64_t(1) << out.mBits) > out.nodeElements) {
+    diags.error(at,
+                "the layouts put " + std::to_string(uint64_t(1) << out.mBits) +
+                    " elements on a node but the machine's memory holds " +
+                    std::to_string(out.nodeElements),
+                "raise the machine's memory or spread the arrays over more "
+                "nodes");
+    return false;
+  }
 
   // One region per array, all the same size, then the scratch.
   uint64_t widest = 1;
@@ -139,7 +202,12 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     auto src = toRuntimeLayout(p.src, out.mBits, pBits);
     auto dst = toRuntimeLayout(p.dst, out.mBits, pBits);
     std::string why;
-    if (auto *e = std::get_if<std::string>(&src))
+    if (p.src.memoryBits > out.mBits || p.dst.memoryBits > out.mBits ||
+        p.src.peBits > pBits || p.dst.peBits > pBits)
+      why = "the layouts need more memory or PE bits than the machine has";
+    else if (!p.src.isPermutation() || !p.dst.isPermutation())
+      ; // affine: checked by planAffineRemap
+    else if (auto *e = std::get_if<std::string>(&src))
       why = *e;
     else if (auto *e = std::get_if<std::string>(&dst))
       why = *e;
@@ -152,7 +220,42 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
                from.name + " -> " + to.name;
     sp.function = std::string(kindWord(st.kind)) + "_" + st.array + "_" +
                   std::to_string(++counter);
-    if (why.empty()) {
+    bool affine = !p.src.isPermutation() || !p.dst.isPermutation();
+    if (why.empty() && out.onNetwork) {
+      NetworkPlanRequest nr;
+      nr.src = std::get<rt::AffineLayout>(toRuntimeAffine(p.src, out.mBits,
+                                                          pBits));
+      nr.dst = std::get<rt::AffineLayout>(toRuntimeAffine(p.dst, out.mBits,
+                                                          pBits));
+      nr.elemBytes = arr ? elemTypeBytes(arr->type) : 1;
+      nr.copy = st.kind == Statement::Copy;
+      nr.shape = out.network;
+      nr.exchangeStart = exchangeStart;
+      auto planned = planNetworkRemap(nr);
+      if (auto *e = std::get_if<std::string>(&planned))
+        why = *e;
+      else {
+        sp.plan = std::get<rt::Plan>(planned);
+        sp.cycles = affineCycles(sp.plan);
+      }
+    } else if (why.empty() && affine) {
+      AffinePlanRequest ar;
+      auto asrc = toRuntimeAffine(p.src, out.mBits, pBits);
+      auto adst = toRuntimeAffine(p.dst, out.mBits, pBits);
+      ar.src = std::get<rt::AffineLayout>(asrc);
+      ar.dst = std::get<rt::AffineLayout>(adst);
+      ar.elemBytes = arr ? elemTypeBytes(arr->type) : 1;
+      ar.copy = st.kind == Statement::Copy;
+      ar.shape = out.shape;
+      ar.exchangeStart = exchangeStart;
+      auto planned = planAffineRemap(ar, kind);
+      if (auto *e = std::get_if<std::string>(&planned))
+        why = *e;
+      else {
+        sp.plan = std::get<rt::Plan>(planned);
+        sp.cycles = affineCycles(sp.plan);
+      }
+    } else if (why.empty()) {
       req.src = std::get<rt::BitLayout>(src);
       req.dst = std::get<rt::BitLayout>(dst);
       req.elemBytes = arr ? elemTypeBytes(arr->type) : 1;
@@ -203,8 +306,20 @@ void mapc::printPlans(const ProgramPlans &plans, llvm::raw_ostream &os) {
     rt::BitLayout now = p.source;
     for (size_t i = 0; i < p.steps.size(); ++i) {
       const rt::Step &s = p.steps[i];
-      os << "  step " << (i + 1) << ": " << rt::stepKindName(s.kind) << " "
-         << rt::formatMove(s.move, now);
+      os << "  step " << (i + 1) << ": " << rt::stepKindName(s.kind) << " ";
+      if (s.kind == rt::StepKind::Exchange) {
+        for (size_t k = 0; k < s.exchanges[0].size(); ++k)
+          os << (k ? ", [" : "[")
+             << formatExchange(s.exchanges[0][k], p.source.mBits) << "]";
+        if (!s.schedule.empty())
+          os << ", " << s.schedule << " schedule";
+        if (s.exchanges.size() > 1)
+          os << " (" << s.exchanges.size() << " data sets)";
+        os << ", " << s.predictedTicks << " ticks\n";
+        os << "    why: " << s.why << "\n";
+        continue;
+      }
+      os << rt::formatMove(s.move, now);
       os << ", " << (p.elemBytes << s.chunkBits) * 8 << "-bit chunks";
       if (s.kind == rt::StepKind::Router)
         os << (s.clustered ? ", one connection per cluster pair"
@@ -217,20 +332,44 @@ void mapc::printPlans(const ProgramPlans &plans, llvm::raw_ostream &os) {
       os << "  no data moves\n";
     double ratio =
         p.predictedTicks ? double(p.lowerBound) / p.predictedTicks : 1.0;
-    os << "  total: " << p.predictedTicks << " ticks ("
-       << llvm::format("%.1f",
-                       p.predictedTicks * rt::kNanosecondsPerTick / 1000.0)
-       << " us), lower bound " << p.lowerBound << " ticks, bound/plan "
+    os << "  total: " << p.predictedTicks << " ticks (";
+    if (plans.onNetwork)
+      os << "element transfers in sequence";
+    else
+      os << llvm::format("%.1f",
+                         p.predictedTicks * rt::kNanosecondsPerTick / 1000.0)
+         << " us";
+    os << "), lower bound " << p.lowerBound << " ticks, bound/plan "
        << llvm::format("%.2f", ratio) << "\n";
-    if (p.predictedTicks < p.lowerBound)
+    if (!plans.onNetwork && p.predictedTicks < p.lowerBound)
       os << "  note: the bound covers plans that send every element once "
             "through the router (003 fig. 5.4); "
          << underBoundReason(p) << " (docs/cost-model.md)\n";
   }
 }
 
+void mapc::printTraceRows(
+    const rt::AffineLayout &now, unsigned nodes,
+    const std::function<uint64_t(unsigned node, uint64_t slot)> &valueAt,
+    llvm::raw_ostream &os) {
+  for (unsigned pe = 0; pe < nodes; ++pe) {
+    for (uint64_t m = 0; m < (uint64_t(1) << now.mBits); ++m) {
+      if (m)
+        os << " ";
+      uint64_t a = m | (uint64_t(pe) << now.mBits);
+      if (now.holds(a))
+        os << valueAt(pe, m);
+      else
+        os << ".";
+    }
+    os << "\n";
+  }
+}
+
 bool mapc::runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
                     llvm::raw_ostream &os) {
+  if (plans.onNetwork)
+    return runNetworkPlans(plans, trace, memoryDigest, os);
   rt::MasPar machine(plans.shape.width, plans.shape.height, plans.memoryBytes,
                      plans.shape.clusterSize);
   // Which data each array holds: arrays start with their own, a copy
@@ -241,8 +380,14 @@ bool mapc::runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
   for (const StatementPlan &sp : plans.statements) {
     const rt::Plan &p = sp.plan;
     const std::string &array = sp.statement->array;
+    auto memoryOf = [&](unsigned pe) { return machine.memoryOf(pe); };
     if (!filled[array]) {
-      rt::storePattern(machine, p.source, p.elemBytes, sp.srcBase, tag[array]);
+      if (p.affine)
+        rt::storePattern(memoryOf, p.affineSource, p.elemBytes, sp.srcBase,
+                         tag[array]);
+      else
+        rt::storePattern(machine, p.source, p.elemBytes, sp.srcBase,
+                         tag[array]);
       filled[array] = true;
     }
     rt::Regions regions{{sp.srcBase}, {sp.dstBase}, {plans.scratchBase}};
@@ -261,29 +406,24 @@ bool mapc::runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
       rt::Regions r2{{sp.srcBase * scale},
                      {sp.dstBase * scale},
                      {plans.scratchBase * scale}};
-      auto show = [&](unsigned step, const rt::BitLayout &now) {
+      auto show = [&](unsigned step, const rt::BitLayout &) {
+        rt::AffineLayout now = p.affineAfter(int(step) - 1);
         os << "trace " << array << " step " << step << "\n";
         uint64_t base = step == 0 ? r2.src.base : r2.dst.base;
-        for (unsigned pe = 0; pe < shadow.peCount(); ++pe) {
-          const uint8_t *mem = shadow.memoryOf(pe);
-          for (uint64_t m = 0; m < now.memorySize(); ++m) {
-            if (m)
-              os << " ";
-            uint64_t a = m | (uint64_t(pe) << now.mBits);
-            if (!now.holds(a)) {
-              os << ".";
-              continue;
-            }
-            uint64_t v = 0;
-            for (unsigned k = 0; k < 8; ++k)
-              v |= uint64_t(mem[base + m * 8 + k]) << (8 * k);
-            os << v;
-          }
-          os << "\n";
-        }
+        printTraceRows(
+            now, shadow.peCount(),
+            [&](unsigned pe, uint64_t m) {
+              const uint8_t *mem = shadow.memoryOf(pe);
+              uint64_t v = 0;
+              for (unsigned k = 0; k < 8; ++k)
+                v |= uint64_t(mem[base + m * 8 + k]) << (8 * k);
+              return v;
+            },
+            os);
       };
       rt::forEachElement(
-          p.source, 8, r2.src.base, [&](uint64_t d, unsigned pe, uint64_t at) {
+          p.affineAfter(-1), 8, r2.src.base,
+          [&](uint64_t d, unsigned pe, uint64_t at) {
             for (unsigned k = 0; k < 8; ++k)
               shadow.memoryOf(pe)[at + k] = uint8_t(d >> (8 * k));
           });
@@ -302,9 +442,16 @@ bool mapc::runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
         sp.statement->kind == Statement::Copy ? sp.statement->target : array;
     filled[holder] = true;
     uint64_t total = uint64_t(1) << p.dest.dataBits;
-    uint64_t bad = ran ? rt::countMismatches(machine, p.dest, p.elemBytes,
-                                             sp.dstBase, tag[holder])
-                       : 0;
+    auto constMemoryOf = [&](unsigned pe) -> const uint8_t * {
+      return machine.memoryOf(pe);
+    };
+    uint64_t bad = !ran ? 0
+                   : p.affine
+                       ? rt::countMismatches(constMemoryOf, p.affineDest,
+                                             p.elemBytes, sp.dstBase,
+                                             tag[holder])
+                       : rt::countMismatches(machine, p.dest, p.elemBytes,
+                                             sp.dstBase, tag[holder]);
     os << sp.label << ": ";
     if (!ran) {
       os << "MISMATCH, the plan failed: " << why << "\n";

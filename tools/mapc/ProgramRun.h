@@ -11,11 +11,14 @@
 
 #include "ir/Diagnostics.h"
 #include "ir/Program.h"
+#include "mapc/runtime/Network.h"
 #include "passes/RemapPlanner.h"
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <map>
+#include <optional>
 
 namespace mapc {
 
@@ -29,7 +32,10 @@ struct StatementPlan {
 };
 
 struct ProgramPlans {
-  rt::MachineShape shape;
+  rt::MachineShape shape; ///< maspar
+  bool onNetwork = false; ///< a hypercube or mesh machine (001, 002)
+  rt::NetworkShape network;
+  uint64_t nodeElements = 0; ///< network: the machine's memory, elements
   unsigned mBits = 0, pBits = 0;
   uint64_t memoryBytes = 0; ///< per PE, all regions and the scratch
   uint64_t scratchBase = 0;
@@ -43,8 +49,10 @@ struct ProgramPlans {
 
 /// Plans every data-moving statement; reports what cannot be planned at
 /// the statement's location. `what` names the driver option for messages.
+/// `exchangeStart`: the p-bit Gray-code exchanges start in (001 fig. 5).
 bool planProgram(const Program &program, PlannerKind kind, const char *what,
-                 Diagnostics &diags, ProgramPlans &out);
+                 Diagnostics &diags, ProgramPlans &out,
+                 std::optional<unsigned> exchangeStart = std::nullopt);
 
 /// --emit=plan's text.
 void printPlans(const ProgramPlans &plans, llvm::raw_ostream &os);
@@ -54,6 +62,17 @@ void printPlans(const ProgramPlans &plans, llvm::raw_ostream &os);
 /// (rt::memoryDigest). Returns false on a mismatch or failure.
 bool runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
               llvm::raw_ostream &os);
+
+/// runPlans for a hypercube or mesh machine (NetworkRun.cpp).
+bool runNetworkPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
+                     llvm::raw_ostream &os);
+
+/// --trace's rows (language.md): one line per node, its slots in order,
+/// the data index held or `.` where `now` holds nothing.
+void printTraceRows(
+    const rt::AffineLayout &now, unsigned nodes,
+    const std::function<uint64_t(unsigned node, uint64_t slot)> &valueAt,
+    llvm::raw_ostream &os);
 
 } // namespace mapc
 

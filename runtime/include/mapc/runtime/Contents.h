@@ -8,17 +8,20 @@
 #ifndef MAPC_RUNTIME_CONTENTS_H
 #define MAPC_RUNTIME_CONTENTS_H
 
+#include "mapc/runtime/Affine.h"
 #include "mapc/runtime/BitLayout.h"
 #include "mapc/runtime/MasPar.h"
 
 #include <cstdint>
+#include <functional>
 
 namespace mapc::rt {
 
-/// Calls f(d, pe, byteAddress) for every data index d of `l`, stored with
-/// `elemBytes` per element from byte `base` of each PE's memory.
-template <typename F>
-void forEachElement(const BitLayout &l, unsigned elemBytes, uint64_t base,
+/// Calls f(d, pe, byteAddress) for every data index d of `l` (a BitLayout
+/// or an AffineLayout), stored with `elemBytes` per element from byte
+/// `base` of each PE's memory.
+template <typename Layout, typename F>
+void forEachElement(const Layout &l, unsigned elemBytes, uint64_t base,
                     F &&f) {
   uint64_t mMask = (uint64_t(1) << l.mBits) - 1;
   for (uint64_t d = 0; d < (uint64_t(1) << l.dataBits); ++d) {
@@ -38,6 +41,16 @@ void storePattern(MasPar &m, const BitLayout &l, unsigned elemBytes,
 /// How many elements of `l` at `base` do not hold data set `tag`.
 uint64_t countMismatches(const MasPar &m, const BitLayout &l,
                          unsigned elemBytes, uint64_t base, uint64_t tag);
+
+/// The same for affine layouts (Gray codes, 001), on any machine whose
+/// node memories `memoryOf(node)` gives.
+void storePattern(const std::function<uint8_t *(unsigned)> &memoryOf,
+                  const AffineLayout &l, unsigned elemBytes, uint64_t base,
+                  uint64_t tag);
+uint64_t
+countMismatches(const std::function<const uint8_t *(unsigned)> &memoryOf,
+                const AffineLayout &l, unsigned elemBytes, uint64_t base,
+                uint64_t tag);
 
 /// FNV-1a (64 bits) over every byte of every PE's memory, PE by PE: two
 /// runs that leave the same memory image give the same digest.

@@ -45,6 +45,12 @@ int64_t predictStepTicks(const Step &step, const BitLayout &before,
                          unsigned elemBytes, bool copyFirst,
                          const MachineShape &shape, const CostModel &cost);
 
+/// Whether a p-bit exchange step (001) goes over the xnet rather than the
+/// router on this machine: whichever the cost model prices lower.
+bool exchangeUsesXnet(const Exchange &e, unsigned mBits, unsigned pBits,
+                      unsigned elemBytes, const MachineShape &shape,
+                      const CostModel &cost);
+
 /// 003 5.8.1 / fig. 5.4's lower bound for remapping `src` to `dst`: every
 /// element that changes address read and written once, at the widest
 /// transfer its identity low m-bits allow (indirect when a cycle mixes m-

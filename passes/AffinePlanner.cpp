@@ -1,0 +1,167 @@
+//===- AffinePlanner.cpp --------------------------------------------------===//
+#include "passes/AffinePlanner.h"
+#include "passes/ExchangeDecomposition.h"
+
+#include <algorithm>
+
+using namespace mapc;
+using rt::AffineLayout;
+using rt::AffineMove;
+
+rt::BitLayout mapc::virtualBitLayout(const AffineLayout &l) {
+  rt::BitLayout b;
+  b.mBits = l.mBits;
+  b.pBits = l.pBits;
+  for (unsigned i = 0; i < l.bits(); ++i) {
+    bool off = (l.disabled >> i) & 1;
+    b.dataBit.push_back(off ? -1 : int(b.dataBits++));
+    b.value.push_back(off ? uint8_t((l.constant >> i) & 1) : 0);
+  }
+  return b;
+}
+
+std::string mapc::formatExchange(const rt::Exchange &e, unsigned mBits) {
+  auto name = [&](unsigned b) {
+    return b < mBits ? "m" + std::to_string(b)
+                     : "p" + std::to_string(b - mBits);
+  };
+  std::string s = name(e.bit) + " ^= ";
+  bool first = true;
+  for (unsigned b = 64; b-- > 0;)
+    if ((e.condition >> b) & 1) {
+      s += (first ? "" : "^") + name(b);
+      first = false;
+    }
+  return first ? s + "0" : s;
+}
+
+int64_t mapc::affineLowerBound(const AffineLayout &src, const AffineMove &g,
+                               unsigned elemBytes, bool copy,
+                               const rt::MachineShape &shape,
+                               const rt::CostModel &cost) {
+  // Count, per PE, the held addresses that change (all of them for a
+  // copy); addresses differ between PEs only in their p-bits, so walk all.
+  uint64_t worst = 0, slots = uint64_t(1) << src.mBits;
+  for (uint64_t p = 0; p < shape.peCount(); ++p) {
+    uint64_t moved = 0;
+    for (uint64_t m = 0; m < slots; ++m) {
+      uint64_t a = m | (p << src.mBits);
+      moved += src.holds(a) && (copy || g.apply(a) != a);
+    }
+    worst = std::max(worst, moved);
+  }
+  if (!worst)
+    return 0;
+  unsigned perXfer = std::max(1u, 8 / std::min(8u, elemBytes));
+  unsigned w = rt::widthIndex(std::min(8u, elemBytes * perXfer));
+  int64_t xfers = int64_t((worst + perXfer - 1) / perXfer);
+  return xfers * (cost.load[w] + cost.store(w));
+}
+
+std::variant<rt::Plan, std::string>
+mapc::planAffineRemap(const AffinePlanRequest &r, PlannerKind kind) {
+  AffineMove g;
+  std::string why;
+  if (!rt::affineRemapMove(r.src, r.dst, g, &why))
+    return why;
+  std::optional<unsigned> start;
+  if (r.exchangeStart) {
+    if (*r.exchangeStart >= r.src.pBits)
+      return "the exchanges cannot start in p" +
+             std::to_string(*r.exchangeStart) + ": the machine has " +
+             std::to_string(r.src.pBits) + " PE bits";
+    start = r.src.mBits + *r.exchangeStart;
+  }
+  AffineFactoring f = factorAffine(g, start);
+
+  rt::Plan plan;
+  plan.affine = true;
+  plan.affineSource = r.src;
+  plan.affineDest = r.dst;
+  plan.elemBytes = r.elemBytes;
+  plan.copy = r.copy;
+  plan.exchangeLowerBound = f.lowerBound;
+  unsigned n = r.src.bits();
+  AffineLayout now = r.src;
+  for (size_t k = 0; k < f.exchanges.size(); ++k) {
+    const rt::Exchange &e = f.exchanges[k];
+    rt::Step s;
+    s.kind = rt::StepKind::Exchange;
+    s.move = rt::BitMove::identity(n);
+    s.exchanges = {{e}};
+    rt::BitLayout before = virtualBitLayout(now);
+    s.predictedTicks = rt::predictStepTicks(s, before, r.elemBytes,
+                                            r.copy && k == 0, r.shape, r.cost);
+    bool pe = e.bit >= r.src.mBits;
+    s.why = "exchange " + std::to_string(k + 1) + " of " +
+            std::to_string(f.exchanges.size()) + " (at least " +
+            std::to_string(f.lowerBound) + " needed, 001 thm 5 / lemma 2)";
+    if (pe)
+      s.why += rt::exchangeUsesXnet(e, r.src.mBits, r.src.pBits, r.elemBytes,
+                                    r.shape, r.cost)
+                   ? "; the xnet beats the router here"
+                   : "; the router beats the xnet here";
+    else
+      s.why += "; a local swap of slot pairs";
+    plan.predictedTicks += s.predictedTicks;
+    plan.steps.push_back(s);
+    now = AffineMove::fromExchange(n, e).applyTo(now);
+  }
+  // The permutation that is left, on virtual bit layouts.
+  PlanRequest pr;
+  pr.src = virtualBitLayout(now);
+  pr.dst = f.permutation.applyTo(pr.src);
+  pr.elemBytes = r.elemBytes;
+  pr.copy = r.copy && f.exchanges.empty();
+  pr.shape = r.shape;
+  pr.cost = r.cost;
+  plan.source = pr.src;
+  plan.dest = pr.dst;
+  if (!f.permutation.isIdentity() || pr.copy) {
+    auto rest = planRemap(pr, kind);
+    if (auto *e = std::get_if<std::string>(&rest))
+      return *e;
+    rt::Plan &p = std::get<rt::Plan>(rest);
+    for (rt::Step &s : p.steps)
+      plan.steps.push_back(s);
+    plan.predictedTicks += p.predictedTicks;
+    plan.planner = p.planner;
+  } else {
+    plan.planner = plannerName(kind);
+  }
+  plan.lowerBound =
+      affineLowerBound(r.src, g, r.elemBytes, r.copy, r.shape, r.cost);
+  return plan;
+}
+
+std::string mapc::affineRemapText(const IndexBitMap &src,
+                                  const IndexBitMap &dst,
+                                  std::optional<unsigned> exchangeStart,
+                                  std::string &why) {
+  unsigned mBits = std::max(src.memoryBits, dst.memoryBits);
+  unsigned pBits = std::max(src.peBits, dst.peBits);
+  auto s = toRuntimeAffine(src, mBits, pBits);
+  auto d = toRuntimeAffine(dst, mBits, pBits);
+  AffineMove g;
+  if (!rt::affineRemapMove(std::get<AffineLayout>(s), std::get<AffineLayout>(d),
+                           g, &why))
+    return "";
+  std::optional<unsigned> start;
+  if (exchangeStart && *exchangeStart < pBits)
+    start = mBits + *exchangeStart;
+  AffineFactoring f = factorAffine(g, start);
+  std::string text;
+  for (const rt::Exchange &e : f.exchanges)
+    text += (text.empty() ? "exchanges [" : ", [") +
+            formatExchange(e, mBits) + "]";
+  AffineLayout now = std::get<AffineLayout>(s);
+  for (const rt::Exchange &e : f.exchanges)
+    now = AffineMove::fromExchange(now.bits(), e).applyTo(now);
+  std::string cycles =
+      f.permutation.isIdentity()
+          ? ""
+          : rt::formatMove(f.permutation, virtualBitLayout(now));
+  if (text.empty())
+    return cycles;
+  return cycles.empty() ? text : text + " then " + cycles;
+}

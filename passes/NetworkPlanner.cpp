@@ -1,0 +1,198 @@
+//===- NetworkPlanner.cpp -------------------------------------------------===//
+#include "passes/NetworkPlanner.h"
+#include "passes/AffinePlanner.h"
+#include "passes/ExchangeDecomposition.h"
+
+#include "mapc/runtime/ExchangeSchedule.h"
+#include "mapc/runtime/NetworkExecute.h"
+
+#include <algorithm>
+
+using namespace mapc;
+using rt::AffineLayout;
+using rt::AffineMove;
+using rt::ExchangeSchedule;
+
+namespace {
+
+/// One way to run the exchanges: its steps and their total cycles.
+struct ScheduleCandidate {
+  ExchangeSchedule schedule;
+  std::vector<rt::Step> steps;
+  int64_t cycles = 0;
+};
+
+rt::Step exchangeStep(std::vector<std::vector<rt::Exchange>> orders,
+                      ExchangeSchedule s, unsigned bits) {
+  rt::Step st;
+  st.kind = rt::StepKind::Exchange;
+  st.move = rt::BitMove::identity(bits);
+  st.exchanges = std::move(orders);
+  st.schedule = rt::exchangeScheduleName(s);
+  return st;
+}
+
+/// Rotations of the exchange targets, one order per data set (001 thm 2),
+/// or nothing when some rotation cannot be realised exchange by exchange.
+std::optional<std::vector<std::vector<rt::Exchange>>>
+rotatedOrders(const std::vector<rt::Exchange> &ops, unsigned bits) {
+  std::vector<unsigned> targets;
+  for (const rt::Exchange &e : ops)
+    if (std::find(targets.begin(), targets.end(), e.bit) == targets.end())
+      targets.push_back(e.bit);
+  if (targets.size() < 2 || targets.size() != ops.size())
+    return std::nullopt;
+  AffineMove linear = AffineMove::identity(bits);
+  for (const rt::Exchange &e : ops)
+    linear = linear.then(AffineMove::fromExchange(bits, e));
+  std::vector<std::vector<rt::Exchange>> orders;
+  for (size_t s = 0; s < targets.size(); ++s) {
+    std::vector<unsigned> t(targets.begin() + s, targets.end());
+    t.insert(t.end(), targets.begin(), targets.begin() + s);
+    auto o = exchangesInOrder(linear, t);
+    if (!o)
+      return std::nullopt;
+    orders.push_back(*o);
+  }
+  return orders;
+}
+
+std::vector<ScheduleCandidate>
+scheduleCandidates(const std::vector<rt::Exchange> &ops,
+                   const NetworkPlanRequest &r, const AffineLayout &before) {
+  unsigned n = before.bits();
+  std::vector<ScheduleCandidate> out;
+  // Sequential: one step per exchange, so --trace shows each (001 fig. 4).
+  ScheduleCandidate seq{ExchangeSchedule::Sequential, {}, 0};
+  AffineLayout now = before;
+  for (const rt::Exchange &e : ops) {
+    rt::Step st = exchangeStep({{e}}, ExchangeSchedule::Sequential, n);
+    st.predictedTicks =
+        rt::simulateNetworkStep(r.shape, st, now, r.elemBytes);
+    seq.cycles += st.predictedTicks;
+    seq.steps.push_back(st);
+    now = AffineMove::fromExchange(n, e).applyTo(now);
+  }
+  out.push_back(seq);
+  if (ops.size() < 2 && before.mBits == 0)
+    return out;
+  auto one = [&](ExchangeSchedule s,
+                 std::vector<std::vector<rt::Exchange>> orders) {
+    ScheduleCandidate c{s, {exchangeStep(std::move(orders), s, n)}, 0};
+    c.cycles = rt::simulateNetworkStep(r.shape, c.steps[0], before,
+                                       r.elemBytes);
+    c.steps[0].predictedTicks = c.cycles;
+    if (c.cycles >= 0)
+      out.push_back(c);
+  };
+  one(ExchangeSchedule::Pipelined, {ops});
+  if (auto rot = rotatedOrders(ops, n)) {
+    one(ExchangeSchedule::Rotated, *rot);
+    if (r.shape.cube)
+      one(ExchangeSchedule::RotatedDetour, *rot);
+  }
+  if (r.shape.cube)
+    one(ExchangeSchedule::PipelinedDetour, {ops});
+  return out;
+}
+
+std::string scheduleWhy(const std::vector<ScheduleCandidate> &all,
+                        const ScheduleCandidate &best,
+                        const std::vector<rt::Exchange> &ops,
+                        const AffineLayout &before, const rt::NetworkShape &shape,
+                        unsigned lowerBound) {
+  uint64_t K = uint64_t(1) << before.mBits;
+  unsigned delta = 0;
+  std::vector<unsigned> seen;
+  for (const rt::Exchange &e : ops)
+    if (e.bit >= before.mBits &&
+        std::find(seen.begin(), seen.end(), e.bit) == seen.end()) {
+      seen.push_back(e.bit);
+      ++delta;
+    }
+  std::string s = std::to_string(ops.size()) + " exchanges (at least " +
+                  std::to_string(lowerBound) + " needed), " +
+                  std::to_string(delta) + " in node dims, K = " +
+                  std::to_string(K) + "; " +
+                  rt::exchangeScheduleName(best.schedule) + " is cheapest:";
+  for (const ScheduleCandidate &c : all)
+    s += std::string(" ") + rt::exchangeScheduleName(c.schedule) + " " +
+         std::to_string(c.cycles);
+  if (delta) {
+    s += "; 001 bounds: thm 2 " +
+         std::to_string(rt::theorem2Bound(K, delta));
+    rt::ExchangeGroup g;
+    g.mBits = before.mBits;
+    g.pBits = before.pBits;
+    g.orders = {ops};
+    if (rt::scheduleApplies(shape, g, ExchangeSchedule::RotatedDetour))
+      s += ", thm 3 " + std::to_string(rt::theorem3Bound(K, delta));
+    if (rt::scheduleApplies(shape, g, ExchangeSchedule::PipelinedDetour))
+      s += ", thm 4 " + std::to_string(rt::theorem4Bound(K, delta));
+    s += ", thm 1 lower bound " + std::to_string(rt::theorem1Bound(K, delta));
+  }
+  return s;
+}
+
+} // namespace
+
+std::variant<rt::Plan, std::string>
+mapc::planNetworkRemap(const NetworkPlanRequest &r) {
+  AffineMove g;
+  std::string why;
+  if (!rt::affineRemapMove(r.src, r.dst, g, &why))
+    return why;
+  std::optional<unsigned> start;
+  if (r.exchangeStart) {
+    if (*r.exchangeStart >= r.src.pBits)
+      return "the exchanges cannot start in node bit " +
+             std::to_string(*r.exchangeStart) + ": the machine has " +
+             std::to_string(r.src.pBits);
+    start = r.src.mBits + *r.exchangeStart;
+  }
+  AffineFactoring f = factorAffine(g, start);
+  unsigned n = r.src.bits();
+
+  rt::Plan plan;
+  plan.affine = true;
+  plan.affineSource = r.src;
+  plan.affineDest = r.dst;
+  plan.elemBytes = r.elemBytes;
+  plan.copy = r.copy;
+  plan.planner = r.shape.cube ? "hypercube" : "mesh";
+  plan.exchangeLowerBound = f.lowerBound;
+  AffineLayout now = r.src;
+  if (!f.exchanges.empty()) {
+    auto all = scheduleCandidates(f.exchanges, r, r.src);
+    const ScheduleCandidate *best = &all[0];
+    for (const ScheduleCandidate &c : all)
+      if (c.cycles < best->cycles)
+        best = &c;
+    std::string reason =
+        scheduleWhy(all, *best, f.exchanges, r.src, r.shape, f.lowerBound);
+    for (rt::Step st : best->steps) {
+      st.why = plan.steps.empty() ? reason
+                                  : "the next exchange of the sequence";
+      plan.predictedTicks += st.predictedTicks;
+      plan.steps.push_back(st);
+    }
+    for (const rt::Exchange &e : f.exchanges)
+      now = AffineMove::fromExchange(n, e).applyTo(now);
+  }
+  plan.source = virtualBitLayout(now);
+  plan.dest = f.permutation.applyTo(plan.source);
+  if (!f.permutation.isIdentity() || (r.copy && plan.steps.empty())) {
+    rt::Step st;
+    st.kind = rt::StepKind::Route;
+    st.move = f.permutation;
+    st.predictedTicks = rt::simulateNetworkStep(r.shape, st, now, r.elemBytes);
+    st.why = "the bit permutation left, dimension-order routed (" +
+             std::string(r.shape.cube ? "e-cube" : "mesh dim 0 first") + ")";
+    plan.predictedTicks += st.predictedTicks;
+    plan.steps.push_back(st);
+  }
+  plan.lowerBound = rt::networkLowerBound(
+      r.shape, r.src.mBits, [&](uint64_t a) { return g.apply(a); },
+      [&](uint64_t a) { return r.src.holds(a); });
+  return plan;
+}
