@@ -52,10 +52,16 @@ int64_t mapc::affineLowerBound(const AffineLayout &src, const AffineMove &g,
   }
   if (!worst)
     return 0;
-  unsigned perXfer = std::max(1u, 8 / std::min(8u, elemBytes));
-  unsigned w = rt::widthIndex(std::min(8u, elemBytes * perXfer));
-  int64_t xfers = int64_t((worst + perXfer - 1) / perXfer);
-  return xfers * (cost.load[w] + cost.store(w));
+  // The cheapest way to load and store `worst` elements: transfers of one
+  // width, each carrying width / elemBytes of them.
+  int64_t best = -1;
+  for (unsigned w = std::min(8u, elemBytes); w <= 8; w *= 2) {
+    uint64_t per = std::max(1u, w / elemBytes);
+    unsigned wi = rt::widthIndex(w);
+    int64_t c = int64_t((worst + per - 1) / per) * (cost.load[wi] + cost.store(wi));
+    best = best < 0 ? c : std::min(best, c);
+  }
+  return best;
 }
 
 std::variant<rt::Plan, std::string>

@@ -13,18 +13,28 @@ struct ExchangeShape {
   uint64_t condM = 0, condP = 0; ///< the condition's m- and p-bits
   bool memoryTarget = false;
   unsigned target = 0; ///< m-bit, or p-bit number
+  /// Disabled bits of the layout before, with their values: an address
+  /// whose bits there differ holds nothing, and (the exchange leaves them
+  /// alone, or for the target bit, one partner must match) gets nothing.
+  uint64_t offM = 0, offP = 0, valM = 0, valP = 0;
 
-  ExchangeShape(const Exchange &e, unsigned mBits, unsigned pBits,
+  ExchangeShape(const Exchange &e, const AffineLayout &before,
                 unsigned elemBytes)
-      : mBits(mBits), pBits(pBits) {
+      : mBits(before.mBits), pBits(before.pBits) {
     uint64_t mMask = (uint64_t(1) << mBits) - 1;
+    uint64_t off = before.disabled & ~(uint64_t(1) << e.bit);
+    offM = off & mMask;
+    offP = off >> mBits;
+    valM = before.constant & offM;
+    valP = (before.constant >> mBits) & offP;
     condM = e.condition & mMask;
     condP = e.condition >> mBits;
     memoryTarget = e.bit < mBits;
     target = memoryTarget ? e.bit : e.bit - mBits;
-    // Low m-bits that neither the condition nor the target touch travel
-    // together (003 5.6.3's chunks), up to 64 bits.
-    uint64_t busy = condM | (memoryTarget ? uint64_t(1) << e.bit : 0);
+    // Low m-bits that neither the condition nor the target touch, nor
+    // decide occupancy, travel together (003 5.6.3's chunks), up to 64 bits.
+    uint64_t busy =
+        condM | offM | (memoryTarget ? uint64_t(1) << e.bit : 0);
     while (chunkBits < mBits && !((busy >> chunkBits) & 1) &&
            (elemBytes << (chunkBits + 1)) <= 8)
       ++chunkBits;
@@ -33,8 +43,10 @@ struct ExchangeShape {
   uint64_t chunks() const { return uint64_t(1) << (mBits - chunkBits); }
   /// Does PE p act on the chunk at slot s?
   bool acts(uint64_t s, uint64_t p) const {
-    return parity64((condM & s) ^ (condP & p));
+    return parity64((condM & s) ^ (condP & p)) && ((p & offP) == valP);
   }
+  /// Can the chunk at slot s hold data anywhere?
+  bool used(uint64_t s) const { return (s & offM) == valM; }
 };
 
 Mask actingMask(const ExchangeShape &x, uint64_t s, unsigned pes) {
@@ -48,6 +60,15 @@ Mask complement(const Mask &m) {
   Mask r(m.size());
   for (size_t i = 0; i < m.size(); ++i)
     r[i] = !m[i];
+  return r;
+}
+
+/// The PEs that copy a chunk unchanged in a copy's first exchange: those
+/// that do not act but may hold data.
+Mask copyMask(const ExchangeShape &x, const Mask &acting) {
+  Mask r(acting.size());
+  for (size_t p = 0; p < acting.size(); ++p)
+    r[p] = !acting[p] && (p & x.offP) == x.valP;
   return r;
 }
 
@@ -80,7 +101,10 @@ bool mapc::rt::exchangeUsesXnet(const Exchange &e, unsigned mBits,
                                 unsigned pBits, unsigned elemBytes,
                                 const MachineShape &shape,
                                 const CostModel &cost) {
-  ExchangeShape x(e, mBits, pBits, elemBytes);
+  AffineLayout full;
+  full.mBits = mBits;
+  full.pBits = pBits;
+  ExchangeShape x(e, full, elemBytes);
   if (x.memoryTarget)
     return false;
   // Price one chunk both ways with every acting PE (the router's price
@@ -99,17 +123,17 @@ bool mapc::rt::exchangeUsesXnet(const Exchange &e, unsigned mBits,
 
 namespace {
 
-void runOne(MasPar &m, const Exchange &e, unsigned mBits, unsigned elemBytes,
-            uint64_t readBase, uint64_t writeBase, bool copyFirst,
-            const MachineShape &shape) {
+void runOne(MasPar &m, const Exchange &e, const AffineLayout &before,
+            unsigned elemBytes, uint64_t readBase, uint64_t writeBase,
+            bool copyFirst, const MachineShape &shape) {
   unsigned pes = m.peCount();
-  unsigned pBits = __builtin_ctz(pes);
-  ExchangeShape x(e, mBits, pBits, elemBytes);
+  unsigned mBits = before.mBits, pBits = before.pBits;
+  ExchangeShape x(e, before, elemBytes);
   unsigned w = x.xferBytes;
   auto at = [&](uint64_t base, uint64_t s) { return base + s * elemBytes; };
   auto copyRest = [&](uint64_t s, const Mask &acting) {
     if (copyFirst) {
-      Mask rest = complement(acting);
+      Mask rest = copyMask(x, acting);
       m.store(w, at(writeBase, s), m.load(w, at(readBase, s), rest), rest);
     }
   };
@@ -117,7 +141,7 @@ void runOne(MasPar &m, const Exchange &e, unsigned mBits, unsigned elemBytes,
     uint64_t t = uint64_t(1) << x.target;
     for (uint64_t c = 0; c < x.chunks(); ++c) {
       uint64_t s = c << x.chunkBits;
-      if (s & t)
+      if ((s & t) || !x.used(s))
         continue;
       Mask acting = actingMask(x, s, pes);
       Plural lo = m.load(w, at(readBase, s), acting);
@@ -137,6 +161,8 @@ void runOne(MasPar &m, const Exchange &e, unsigned mBits, unsigned elemBytes,
   Mask received(pes);
   for (uint64_t c = 0; c < x.chunks(); ++c) {
     uint64_t s = c << x.chunkBits;
+    if (!x.used(s))
+      continue;
     Mask acting = actingMask(x, s, pes);
     Plural v = m.load(w, at(readBase, s), acting);
     if (xnet) {
@@ -165,10 +191,11 @@ void runOne(MasPar &m, const Exchange &e, unsigned mBits, unsigned elemBytes,
 
 } // namespace
 
-bool mapc::rt::runExchangeStep(MasPar &m, const Step &step, unsigned mBits,
-                               unsigned elemBytes, uint64_t readBase,
-                               uint64_t writeBase, bool copyFirst,
-                               std::string *why) {
+bool mapc::rt::runExchangeStep(MasPar &m, const Step &step,
+                               const AffineLayout &before, unsigned elemBytes,
+                               uint64_t readBase, uint64_t writeBase,
+                               bool copyFirst, std::string *why) {
+  unsigned mBits = before.mBits;
   MachineShape shape;
   shape.width = m.width();
   shape.height = m.height();
@@ -179,9 +206,11 @@ bool mapc::rt::runExchangeStep(MasPar &m, const Step &step, unsigned mBits,
     return false;
   }
   bool first = copyFirst;
+  AffineLayout now = before;
   for (const Exchange &e : step.exchanges[0]) {
-    runOne(m, e, mBits, elemBytes, first ? readBase : writeBase, writeBase,
+    runOne(m, e, now, elemBytes, first ? readBase : writeBase, writeBase,
            first, shape);
+    now = AffineMove::fromExchange(now.bits(), e).applyTo(now);
     first = false;
   }
   if (step.exchanges[0].empty() && copyFirst) {
@@ -193,33 +222,38 @@ bool mapc::rt::runExchangeStep(MasPar &m, const Step &step, unsigned mBits,
   return true;
 }
 
-int64_t mapc::rt::predictExchangeStep(const Step &step, unsigned mBits,
-                                      unsigned pBits, unsigned elemBytes,
-                                      bool copyFirst,
+int64_t mapc::rt::predictExchangeStep(const Step &step,
+                                      const AffineLayout &before,
+                                      unsigned elemBytes, bool copyFirst,
                                       const MachineShape &shape,
                                       const CostModel &cost) {
+  unsigned mBits = before.mBits, pBits = before.pBits;
   if (step.exchanges.empty())
     return -1;
   unsigned pes = shape.peCount();
   MasPar probe(shape.width, shape.height, 8, shape.clusterSize, cost);
   int64_t total = 0;
   bool first = copyFirst;
+  AffineLayout now = before;
   for (const Exchange &e : step.exchanges[0]) {
-    ExchangeShape x(e, mBits, pBits, elemBytes);
+    ExchangeShape x(e, now, elemBytes);
+    now = AffineMove::fromExchange(now.bits(), e).applyTo(now);
     unsigned wi = widthIndex(x.xferBytes);
     // The acting mask is one of two: parity of the condition's m-bits in
-    // the chunk flips it.
-    Mask even = actingMask(x, 0, pes), odd = complement(even);
-    uint64_t chunkCondM = x.condM >> x.chunkBits;
-    uint64_t chunks = x.chunks();
-    uint64_t perClass[2] = {chunks, 0};
-    if (x.memoryTarget)
-      perClass[0] /= 2; // one visit per slot pair
-    if (chunkCondM) {
-      perClass[1] = perClass[0] / 2;
-      perClass[0] -= perClass[1];
+    // the chunk picks it. Count the chunks of each parity that are walked.
+    uint64_t perClass[2] = {0, 0};
+    uint64_t t = x.memoryTarget ? uint64_t(1) << x.target : 0;
+    Mask masksOf[2] = {Mask(pes), Mask(pes)};
+    for (uint64_t c = 0; c < x.chunks(); ++c) {
+      uint64_t s = c << x.chunkBits;
+      if ((s & t) || !x.used(s))
+        continue;
+      unsigned k = parity64(x.condM & s);
+      if (!perClass[k])
+        masksOf[k] = actingMask(x, s, pes);
+      ++perClass[k];
     }
-    const Mask *masks[2] = {&even, &odd};
+    const Mask *masks[2] = {&masksOf[0], &masksOf[1]};
     bool xnet = exchangeUsesXnet(e, mBits, pBits, elemBytes, shape, cost);
     Plural dest(pes);
     for (unsigned p = 0; p < pes; ++p)
@@ -228,8 +262,8 @@ int64_t mapc::rt::predictExchangeStep(const Step &step, unsigned mBits,
       if (!perClass[k])
         continue;
       const Mask &acting = *masks[k];
-      bool any = anyOf(acting), rest = copyFirst && first && !acting.empty() &&
-                                       anyOf(complement(acting));
+      bool any = anyOf(acting),
+           rest = copyFirst && first && anyOf(copyMask(x, acting));
       int64_t one = 0;
       if (x.memoryTarget) {
         if (any)

@@ -16,13 +16,16 @@
 
 namespace mapc::rt {
 
-/// Runs the step's first exchange order, one exchange after another.
-bool runExchangeStep(MasPar &m, const Step &step, unsigned mBits,
+/// Runs the step's first exchange order, one exchange after another, on
+/// data in layout `before`. Chunks and PEs where neither partner can hold
+/// data (a disabled bit the exchange leaves alone has the wrong value)
+/// are skipped.
+bool runExchangeStep(MasPar &m, const Step &step, const AffineLayout &before,
                      unsigned elemBytes, uint64_t readBase,
                      uint64_t writeBase, bool copyFirst, std::string *why);
 
 /// The ticks runExchangeStep charges, from the step alone.
-int64_t predictExchangeStep(const Step &step, unsigned mBits, unsigned pBits,
+int64_t predictExchangeStep(const Step &step, const AffineLayout &before,
                             unsigned elemBytes, bool copyFirst,
                             const MachineShape &shape, const CostModel &cost);
 

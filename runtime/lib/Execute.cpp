@@ -463,7 +463,8 @@ bool mapc::rt::executePlan(MasPar &machine, const Plan &plan, Regions regions,
     const Step &step = plan.steps[i];
     if (step.kind == StepKind::Exchange) {
       bool copyFirst = plan.copy && i == 0;
-      if (!runExchangeStep(machine, step, now.mBits, plan.elemBytes,
+      if (!runExchangeStep(machine, step, plan.affineAfter(int(i) - 1),
+                           plan.elemBytes,
                            copyFirst ? regions.src.base : regions.dst.base,
                            regions.dst.base, copyFirst, &reason))
         return fail("step " + std::to_string(i + 1) + ": " + reason);

@@ -1,0 +1,374 @@
+//===- Network.cpp - a simulated k-d mesh / Boolean cube network ---------===//
+
+#include "mapc/runtime/Network.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+namespace mapc::rt {
+
+namespace {
+
+constexpr uint32_t None = ~uint32_t(0);
+
+unsigned log2Exact(unsigned v) { return unsigned(__builtin_ctz(v)); }
+
+} // namespace
+
+NetworkShape NetworkShape::booleanCube(unsigned n) {
+  return NetworkShape{std::vector<unsigned>(n, 2), true};
+}
+
+NetworkShape NetworkShape::mesh(std::vector<unsigned> dims) {
+  return NetworkShape{std::move(dims), false};
+}
+
+uint32_t NetworkShape::nodeCount() const { return uint32_t(1) << nodeBits(); }
+
+unsigned NetworkShape::nodeBits() const {
+  unsigned bits = 0;
+  for (unsigned d : dims)
+    bits += log2Exact(d);
+  return bits;
+}
+
+unsigned NetworkShape::coord(uint32_t node, unsigned dim) const {
+  unsigned shift = 0;
+  for (unsigned i = 0; i < dim; ++i)
+    shift += log2Exact(dims[i]);
+  return (node >> shift) & (dims[dim] - 1);
+}
+
+uint32_t NetworkShape::withCoord(uint32_t node, unsigned dim,
+                                 unsigned x) const {
+  unsigned shift = 0;
+  for (unsigned i = 0; i < dim; ++i)
+    shift += log2Exact(dims[i]);
+  uint32_t mask = uint32_t(dims[dim] - 1) << shift;
+  return (node & ~mask) | (uint32_t(x) << shift);
+}
+
+unsigned NetworkShape::nodeBitDim(unsigned j, unsigned *bitInDim) const {
+  for (unsigned i = 0; i < dims.size(); ++i) {
+    unsigned b = log2Exact(dims[i]);
+    if (j < b) {
+      if (bitInDim)
+        *bitInDim = j;
+      return i;
+    }
+    j -= b;
+  }
+  return unsigned(dims.size());
+}
+
+unsigned NetworkShape::degree(uint32_t node) const {
+  if (cube)
+    return unsigned(dims.size());
+  unsigned deg = 0;
+  for (unsigned i = 0; i < dims.size(); ++i) {
+    unsigned x = coord(node, i);
+    deg += (x > 0) + (x + 1 < dims[i]);
+  }
+  return deg;
+}
+
+unsigned NetworkShape::distance(uint32_t a, uint32_t b) const {
+  if (cube)
+    return unsigned(__builtin_popcount(a ^ b));
+  unsigned d = 0;
+  for (unsigned i = 0; i < dims.size(); ++i) {
+    int dx = int(coord(a, i)) - int(coord(b, i));
+    d += unsigned(dx < 0 ? -dx : dx);
+  }
+  return d;
+}
+
+bool NetworkShape::valid(std::string *why) const {
+  auto fail = [&](const std::string &msg) {
+    if (why)
+      *why = msg;
+    return false;
+  };
+  if (dims.size() > 255)
+    return fail("too many dims");
+  for (unsigned d : dims) {
+    if (d == 0 || (d & (d - 1)))
+      return fail("dim size " + std::to_string(d) + " is not a power of two");
+    if (cube && d != 2)
+      return fail("a cube has dims of size 2");
+  }
+  if (nodeBits() > 31)
+    return fail("too many nodes");
+  return true;
+}
+
+bool walkPath(const NetworkShape &shape, uint32_t from,
+              const std::vector<Hop> &path, uint32_t &to, std::string *why) {
+  uint32_t node = from;
+  for (size_t k = 0; k < path.size(); ++k) {
+    const Hop &h = path[k];
+    if (h.dim >= shape.dims.size()) {
+      if (why)
+        *why = "hop " + std::to_string(k) + " in no dim";
+      return false;
+    }
+    if (shape.cube) {
+      node ^= uint32_t(1) << h.dim;
+      continue;
+    }
+    int x = int(shape.coord(node, h.dim)) + h.dir;
+    if ((h.dir != 1 && h.dir != -1) || x < 0 || x >= int(shape.dims[h.dim])) {
+      if (why)
+        *why = "hop " + std::to_string(k) + " leaves the mesh";
+      return false;
+    }
+    node = shape.withCoord(node, h.dim, unsigned(x));
+  }
+  to = node;
+  return true;
+}
+
+std::vector<Hop> dimensionOrderPath(const NetworkShape &shape, uint32_t from,
+                                    uint32_t to) {
+  std::vector<Hop> path;
+  for (unsigned i = 0; i < shape.dims.size(); ++i) {
+    int x = int(shape.coord(from, i)), y = int(shape.coord(to, i));
+    int8_t dir = y > x ? 1 : -1;
+    for (int n = y > x ? y - x : x - y; n > 0; --n)
+      path.push_back(Hop{uint8_t(i), dir, 0});
+  }
+  return path;
+}
+
+NetworkMachine::NetworkMachine(NetworkShape shape, uint64_t memoryBytes)
+    : netShape(std::move(shape)), memBytes(memoryBytes),
+      mem(size_t(netShape.nodeCount()) * memoryBytes) {}
+
+uint64_t NetworkMachine::read(uint32_t node, uint64_t byteAddr,
+                              unsigned bytes) const {
+  uint64_t v = 0;
+  std::memcpy(&v, memory(node) + byteAddr, bytes);
+  return v;
+}
+
+void NetworkMachine::write(uint32_t node, uint64_t byteAddr, unsigned bytes,
+                           uint64_t v) {
+  std::memcpy(memory(node) + byteAddr, &v, bytes);
+}
+
+namespace {
+
+/// The cycle-by-cycle link arbitration. Each directed link has a pairing
+/// heap of the elements waiting for it, threaded through the transfers
+/// themselves (an element waits for one link at a time), so memory is
+/// O(transfers + links) and work O(hops log + cycles * busy links).
+class LinkSimulator {
+public:
+  LinkSimulator(const NetworkShape &shape,
+                const std::vector<Transfer> &transfers)
+      : shape(shape), transfers(transfers), at(transfers.size()),
+        next(transfers.size(), 0), child(transfers.size(), None),
+        sibling(transfers.size(), None),
+        linksPerNode(unsigned(shape.dims.size()) * (shape.cube ? 1 : 2)),
+        root(size_t(shape.nodeCount()) * linksPerNode, None),
+        load(root.size(), 0) {}
+
+  int64_t run(uint64_t &hops, uint64_t &maxLoad);
+
+private:
+  uint32_t phaseOf(uint32_t t, size_t k) const {
+    return transfers[t].phase + transfers[t].path[k].phase;
+  }
+  size_t linkOf(uint32_t t) const {
+    const Hop &h = transfers[t].path[next[t]];
+    return size_t(at[t]) * linksPerNode + (shape.cube ? h.dim : 2 * h.dim) +
+           (!shape.cube && h.dir < 0);
+  }
+  /// Waiting elements all share the current phase: (priority, index).
+  bool before(uint32_t a, uint32_t b) const {
+    uint32_t pa = transfers[a].path[next[a]].priority;
+    uint32_t pb = transfers[b].path[next[b]].priority;
+    return pa != pb ? pa < pb : a < b;
+  }
+  uint32_t meld(uint32_t a, uint32_t b) {
+    if (before(b, a))
+      std::swap(a, b);
+    sibling[b] = child[a];
+    child[a] = b;
+    return a;
+  }
+  uint32_t popMin(size_t link);
+  void enqueue(uint32_t t);
+  void hop(uint32_t t);
+
+  const NetworkShape &shape;
+  const std::vector<Transfer> &transfers;
+  std::vector<uint32_t> at, next, child, sibling;
+  unsigned linksPerNode;
+  std::vector<uint32_t> root, load;
+  std::vector<uint32_t> phases;              ///< distinct phases, ascending
+  std::vector<uint64_t> remaining;           ///< hops left per phase rank
+  std::vector<std::vector<uint32_t>> parked; ///< waiting for a barrier
+  size_t current = 0;                        ///< the phase rank now moving
+  std::vector<size_t> active, nextActive;
+};
+
+uint32_t LinkSimulator::popMin(size_t link) {
+  uint32_t top = root[link];
+  // Two-pass pairing of the children.
+  std::vector<uint32_t> pairs;
+  for (uint32_t c = child[top]; c != None;) {
+    uint32_t a = c, b = sibling[c];
+    c = b == None ? None : sibling[b];
+    sibling[a] = None;
+    if (b != None) {
+      sibling[b] = None;
+      a = meld(a, b);
+    }
+    pairs.push_back(a);
+  }
+  uint32_t r = None;
+  for (size_t i = pairs.size(); i-- > 0;)
+    r = r == None ? pairs[i] : meld(r, pairs[i]);
+  root[link] = r;
+  child[top] = sibling[top] = None;
+  return top;
+}
+
+void LinkSimulator::enqueue(uint32_t t) {
+  uint32_t p = phaseOf(t, next[t]);
+  size_t rank = size_t(std::lower_bound(phases.begin(), phases.end(), p) -
+                       phases.begin());
+  if (rank != current) {
+    parked[rank].push_back(t);
+    return;
+  }
+  size_t link = linkOf(t);
+  if (root[link] == None) {
+    root[link] = t;
+    nextActive.push_back(link);
+  } else {
+    root[link] = meld(root[link], t);
+  }
+}
+
+void LinkSimulator::hop(uint32_t t) {
+  const Hop &h = transfers[t].path[next[t]];
+  if (shape.cube)
+    at[t] ^= uint32_t(1) << h.dim;
+  else
+    at[t] = shape.withCoord(at[t], h.dim,
+                            unsigned(int(shape.coord(at[t], h.dim)) + h.dir));
+  size_t rank = size_t(
+      std::lower_bound(phases.begin(), phases.end(), phaseOf(t, next[t])) -
+      phases.begin());
+  --remaining[rank];
+  ++next[t];
+}
+
+int64_t LinkSimulator::run(uint64_t &hops, uint64_t &maxLoad) {
+  hops = 0;
+  for (uint32_t t = 0; t < transfers.size(); ++t)
+    for (size_t k = 0; k < transfers[t].path.size(); ++k)
+      phases.push_back(phaseOf(t, k));
+  std::sort(phases.begin(), phases.end());
+  std::vector<uint32_t> distinct;
+  for (uint32_t p : phases) {
+    if (distinct.empty() || distinct.back() != p) {
+      distinct.push_back(p);
+      remaining.push_back(0);
+    }
+    ++remaining.back();
+  }
+  hops = phases.size();
+  phases = std::move(distinct);
+  parked.resize(phases.size());
+
+  for (uint32_t t = 0; t < transfers.size(); ++t) {
+    at[t] = transfers[t].node;
+    if (!transfers[t].path.empty())
+      enqueue(t);
+  }
+  uint64_t left = hops;
+  int64_t cycle = 0;
+  std::vector<uint32_t> moved;
+  while (left > 0) {
+    active.swap(nextActive);
+    nextActive.clear();
+    if (active.empty())
+      return -1; // cannot happen: a barrier always releases someone
+    ++cycle;
+    moved.clear();
+    for (size_t link : active) {
+      uint32_t t = popMin(link);
+      maxLoad = std::max<uint64_t>(maxLoad, ++load[link]);
+      hop(t);
+      moved.push_back(t);
+      if (root[link] != None)
+        nextActive.push_back(link);
+    }
+    left -= moved.size();
+    // Arrivals leave next cycle at the earliest; a finished phase releases
+    // the elements parked at its barrier for the next cycle too.
+    while (current < phases.size() && remaining[current] == 0) {
+      ++current;
+      if (current < phases.size())
+        for (uint32_t t : std::exchange(parked[current], {}))
+          enqueue(t);
+    }
+    for (uint32_t t : moved)
+      if (next[t] < transfers[t].path.size())
+        enqueue(t);
+  }
+  return cycle;
+}
+
+} // namespace
+
+int64_t NetworkMachine::run(const std::vector<Transfer> &transfers,
+                            unsigned elemBytes, std::string *why) {
+  auto fail = [&](size_t i, const std::string &msg) -> int64_t {
+    if (why)
+      *why = "transfer " + std::to_string(i) + ": " + msg;
+    return -1;
+  };
+  uint32_t nodes = netShape.nodeCount();
+  for (size_t i = 0; i < transfers.size(); ++i) {
+    const Transfer &t = transfers[i];
+    if (t.node >= nodes || t.destNode >= nodes)
+      return fail(i, "no such node");
+    if (t.byteAddr + elemBytes > memBytes ||
+        t.destByteAddr + elemBytes > memBytes)
+      return fail(i, "outside node memory");
+    uint32_t end = 0;
+    std::string pathWhy;
+    if (!walkPath(netShape, t.node, t.path, end, &pathWhy))
+      return fail(i, pathWhy);
+    if (end != t.destNode)
+      return fail(i, "path does not end at the destination node");
+    for (size_t k = 1; k < t.path.size(); ++k)
+      if (t.path[k].phase < t.path[k - 1].phase)
+        return fail(i, "phase decreases along the path");
+  }
+
+  // Functional: a permutation of elements; reads see the state before.
+  std::vector<uint8_t> buf(transfers.size() * elemBytes);
+  for (size_t i = 0; i < transfers.size(); ++i)
+    std::memcpy(&buf[i * elemBytes],
+                memory(transfers[i].node) + transfers[i].byteAddr, elemBytes);
+  for (size_t i = 0; i < transfers.size(); ++i)
+    std::memcpy(memory(transfers[i].destNode) + transfers[i].destByteAddr,
+                &buf[i * elemBytes], elemBytes);
+
+  uint64_t hops = 0, maxLoad = 0;
+  int64_t cycles = LinkSimulator(netShape, transfers).run(hops, maxLoad);
+  if (cycles < 0)
+    return fail(0, "internal: the simulation stalled");
+  led.cycles += cycles;
+  led.linkTransfers += hops;
+  led.maxLinkLoad = maxLoad;
+  return cycles;
+}
+
+} // namespace mapc::rt
