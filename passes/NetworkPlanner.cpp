@@ -124,9 +124,14 @@ std::string scheduleWhy(const std::vector<ScheduleCandidate> &all,
     rt::ExchangeGroup g;
     g.mBits = before.mBits;
     g.pBits = before.pBits;
-    g.orders = {ops};
-    if (rt::scheduleApplies(shape, g, ExchangeSchedule::RotatedDetour))
+    // Thm 3 is about the rotated orders (one per exchanged dim).
+    for (const ScheduleCandidate &c : all)
+      if (c.schedule == ExchangeSchedule::RotatedDetour)
+        g.orders = c.steps[0].exchanges;
+    if (!g.orders.empty() &&
+        rt::scheduleApplies(shape, g, ExchangeSchedule::RotatedDetour))
       s += ", thm 3 " + std::to_string(rt::theorem3Bound(K, delta));
+    g.orders = {ops};
     if (rt::scheduleApplies(shape, g, ExchangeSchedule::PipelinedDetour))
       s += ", thm 4 " + std::to_string(rt::theorem4Bound(K, delta));
     s += ", thm 1 lower bound " + std::to_string(rt::theorem1Bound(K, delta));
