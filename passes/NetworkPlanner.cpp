@@ -118,7 +118,7 @@ std::string scheduleWhy(const std::vector<ScheduleCandidate> &all,
   for (const ScheduleCandidate &c : all)
     s += std::string(" ") + rt::exchangeScheduleName(c.schedule) + " " +
          std::to_string(c.cycles);
-  if (delta) {
+  if (delta && shape.cube) { // 001's bounds are for cubes
     s += "; 001 bounds: thm 2 " +
          std::to_string(rt::theorem2Bound(K, delta));
     rt::ExchangeGroup g;
