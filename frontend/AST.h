@@ -104,11 +104,14 @@ struct KTileField {
   llvm::SMLoc loc;
 };
 
-/// One item in a bits/digits map section, e.g. `!a3`, `1`, `a2:3`, `*:4`.
+/// One item in a bits/digits map section, e.g. `!a3`, `1`, `a2:3`, `*:4`,
+/// or `!a3^a1` (the XOR of data bits, bits layouts only).
 struct MapItem {
   bool inverted = false;
   enum Kind { DataBit, Const, Star } kind = DataBit;
-  int64_t index = 0; // data bit/digit number, or the constant value
+  int64_t index = 0;             // data bit/digit number, or the constant value
+  std::vector<Ident> xors;       // names after '^', as written
+  std::vector<int64_t> xorIndex; // their data bit numbers (-1: bad name)
   bool hasBase = false;
   IntLit base;
   std::string text;

@@ -103,6 +103,8 @@ private:
   LayoutDecl layout(MapParser::LayoutDeclContext *ctx);
   KTileField field(MapParser::KtileFieldContext *ctx);
   MapSection section(MapParser::MapSectionContext *ctx);
+  /// The N of a data bit name `aN`, or -1 after reporting a bad name.
+  int64_t dataBitNumber(const Token *tok);
 
   bool hasSyntaxError(antlr4::ParserRuleContext *ctx) const;
 
@@ -352,35 +354,37 @@ MapSection Builder::section(MapParser::MapSectionContext *ctx) {
       mi.hasBase = true;
       mi.base = intLit(item->base);
     }
-    if (item->IDENT()) {
+    if (present(item->name)) {
       mi.kind = MapItem::DataBit;
-      std::string text = item->IDENT()->getText();
-      llvm::StringRef name = text;
-      unsigned long long n;
-      if ((!name.consume_front("a") && !name.consume_front("A")) ||
-          name.getAsInteger(10, n) || n > 4096) {
-        diags.error(loc(item->IDENT()->getSymbol()),
-                    "'" + item->IDENT()->getText() +
-                        "' is not a data bit or digit",
-                    "write data index digits as a0, a1, ..., constants as "
-                    "numbers, and replicated digits as '*'");
-        mi.index = -1;
-      } else {
-        mi.index = int64_t(n);
-      }
-    } else if (item->getText().find('*') != std::string::npos) {
+      mi.index = dataBitNumber(item->name);
+    } else if (present(item->star)) {
       mi.kind = MapItem::Star;
     } else {
       mi.kind = MapItem::Const;
-      for (TerminalNode *n : item->INT())
-        if (n->getSymbol() != item->base) {
-          IntLit v = intLit(n);
-          mi.index = v.valid ? v.value : -1;
-        }
+      IntLit v = intLit(item->value);
+      mi.index = v.valid ? v.value : -1;
+    }
+    for (const Token *x : item->xors) {
+      mi.xors.push_back(ident(x));
+      mi.xorIndex.push_back(dataBitNumber(x));
     }
     s.items.push_back(mi);
   }
   return s;
+}
+
+int64_t Builder::dataBitNumber(const Token *tok) {
+  std::string text = tok->getText();
+  llvm::StringRef name = text;
+  unsigned long long n;
+  if ((!name.consume_front("a") && !name.consume_front("A")) ||
+      name.getAsInteger(10, n) || n > 4096) {
+    diags.error(loc(tok), "'" + text + "' is not a data bit or digit",
+                "write data index digits as a0, a1, ..., constants as "
+                "numbers, and replicated digits as '*'");
+    return -1;
+  }
+  return int64_t(n);
 }
 
 } // namespace

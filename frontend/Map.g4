@@ -57,7 +57,9 @@ ktileField     : IDENT '=' '[' fieldGroup (';' fieldGroup)* ']' ';' ;
 fieldGroup     : fieldItem (',' fieldItem)* ;
 fieldItem      : INT | '*' | '+' | '-' | IDENT ;
 mapSection     : IDENT ':' mapItem* ;
-mapItem        : bang='!'? (IDENT | INT | '*') (':' base=INT)? ;
+// `!a3^a1`: a device bit holding the XOR of data bits (bits layouts only).
+mapItem        : bang='!'? (name=IDENT | value=INT | star='*')
+                 ('^' xors+=IDENT)* (':' base=INT)? ;
 layoutArg      : IDENT | INT ;
 
 // ---- statements ---------------------------------------------------------

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/Sema.h"
 
+#include "ir/Reshape.h"
 #include "passes/Lowering.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -97,7 +98,18 @@ private:
   bool resolveLayout(LayoutEntry &entry);
   std::optional<KTile> ktileLayout(const LayoutExpr &e, const Entity &array);
   std::optional<Layout> mapLayout(const LayoutExpr &e, const Entity &array,
-                                  bool bits);
+                                  bool bits, const std::string &name);
+  /// The data bits a bit map item XORs in after '^' (reporting bad ones).
+  bool xorMaskOf(const MapItem &item, unsigned numBits, const std::string &name,
+                 uint64_t &mask);
+  /// One device data bit of a bit map: every data bit it XORs.
+  struct BitRow {
+    uint64_t mask;
+    const MapItem *item;
+  };
+  /// A bit map's rows must form an invertible GF(2) matrix.
+  bool checkInvertible(const std::vector<BitRow> &rows, unsigned numBits,
+                       const LayoutExpr &e, const std::string &name);
   std::optional<KTile> namedLayout(const LayoutExpr &e, const Entity &array);
   std::optional<KTile> transformLayout(const LayoutExpr &e,
                                        const Entity &array);
@@ -114,6 +126,12 @@ private:
 
   // ---- statements -------------------------------------------------------
   void statements(const ast::Program &ast, mapc::Program &out);
+  /// `now` with A's data bits kept and the shape changed (001), or nothing
+  /// after reporting why not at `loc`.
+  std::optional<Layout> reshapedLayout(const Layout &now,
+                                       const std::string &array,
+                                       const std::vector<int64_t> &shape,
+                                       llvm::SMLoc loc);
 
   Entity *findEntity(const std::string &name) {
     auto it = entities.find(name);
@@ -744,7 +762,8 @@ bool Sema::resolveLayout(LayoutEntry &entry) {
       break;
     case LayoutExpr::Bits:
     case LayoutExpr::Digits:
-      if (auto m = mapLayout(d.expr, *array, d.expr.kind == LayoutExpr::Bits)) {
+      if (auto m = mapLayout(d.expr, *array, d.expr.kind == LayoutExpr::Bits,
+                             d.name.name)) {
         l.tile = m->tile;
         l.digits = m->digits;
       }
@@ -982,13 +1001,18 @@ std::optional<KTile> Sema::ktileLayout(const LayoutExpr &e,
 }
 
 std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
-                                      bool bits) {
+                                      bool bits, const std::string &name) {
   DigitMap map;
   map.isBits = bits;
   map.shape = array.shape;
   bool ok = true, seenP = false, seenM = false;
   std::map<int64_t, int64_t> dataBase; // digit number -> base
-  std::map<int64_t, llvm::SMLoc> dataLoc;
+  std::set<int64_t> bare;              // data digits written without '^'
+  std::vector<BitRow> rows;            // bits: every device data bit
+  // A bit map of a 2^n-element array has the data bits a0 .. a(n-1).
+  int64_t size = shapeSize(array.shape);
+  unsigned numBits =
+      llvm::isPowerOf2_64(uint64_t(size)) ? llvm::Log2_64(uint64_t(size)) : 63;
   for (const MapSection &s : e.sections) {
     if (s.items.size() > kMaxTileDims) {
       diags.error(
@@ -1027,6 +1051,20 @@ std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
         ok = false;
         continue;
       }
+      if (!item.xors.empty() && !bits) {
+        diags.error(item.xors[0].loc, "'^' in a digit map",
+                    "only bits layouts XOR data bits; write this layout as "
+                    "bits [...]");
+        ok = false;
+        continue;
+      }
+      if (!item.xors.empty() && item.kind != MapItem::DataBit) {
+        diags.error(item.loc, "'^' must follow a data bit",
+                    "write the item as a data bit first, e.g. a3^a1, and "
+                    "invert it with '!'");
+        ok = false;
+        continue;
+      }
       if (bits) {
         if (item.hasBase && (!item.base.valid || item.base.value != 2)) {
           diags.error(item.loc, "a bit map digit has base 2",
@@ -1060,15 +1098,24 @@ std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
         continue;
       }
       if (dd.kind == DeviceDigit::Data) {
-        if (dataBase.count(dd.index)) {
+        // XOR items may share a leading bit (the Gray code a2 a2^a1 a1^a0);
+        // checkInvertible judges them. Bare digits lead once.
+        if (item.xors.empty() && !bare.insert(dd.index).second) {
           diags.error(item.loc,
                       "data digit a" + str(dd.index) + " appears twice",
                       "each data digit appears once in the device address");
           ok = false;
           continue;
         }
+        if (!xorMaskOf(item, numBits, name, dd.xorMask)) {
+          ok = false;
+          continue;
+        }
         dataBase[dd.index] = dd.base;
-        dataLoc[dd.index] = item.loc;
+        for (unsigned b = 0; b < 64; ++b)
+          if (dd.xorMask >> b & 1)
+            dataBase[b] = 2;
+        rows.push_back({dd.xorMask | uint64_t(1) << dd.index, &item});
       }
       out.push_back(dd);
     }
@@ -1083,11 +1130,9 @@ std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
     }
     map.dataBases.push_back(dataBase[i]);
   }
-  int64_t product = 1, size = 1;
+  int64_t product = 1;
   for (int64_t b : map.dataBases)
     product = satMul(product, b);
-  for (int64_t n : array.shape)
-    size = satMul(size, n);
   if (product != size) {
     diags.error(e.loc,
                 std::string("the data ") + (bits ? "bits" : "digits") +
@@ -1103,11 +1148,75 @@ std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
     diags.error(e.loc, "the device space has more than 2^40 cells", "");
     return std::nullopt;
   }
+  if (bits && !checkInvertible(rows, map.dataBases.size(), e, name))
+    return std::nullopt;
   Layout l;
   l.digits = map;
   if (auto t = map.toKTile())
     l.tile = canonicalize(*t);
   return l;
+}
+
+bool Sema::xorMaskOf(const MapItem &item, unsigned numBits,
+                     const std::string &name, uint64_t &mask) {
+  mask = 0;
+  bool ok = true;
+  for (size_t x = 0; x < item.xors.size(); ++x) {
+    int64_t b = item.xorIndex[x];
+    const Ident &id = item.xors[x];
+    if (b < 0) {
+      ok = false; // reported by the parser
+    } else if (b >= int64_t(numBits)) {
+      diags.error(id.loc,
+                  "'" + id.name + "' is not a data bit of layout '" + name +
+                      "'",
+                  "its array has " + str(int64_t(1) << numBits) +
+                      " elements, so the data bits are a0 to a" +
+                      str(int64_t(numBits) - 1));
+      ok = false;
+    } else if (b == item.index || (mask >> b & 1)) {
+      diags.error(id.loc,
+                  "data bit a" + str(b) + " appears twice in '" + item.text +
+                      "'",
+                  "XOR each data bit into a device bit at most once");
+      ok = false;
+    } else {
+      mask |= uint64_t(1) << b;
+    }
+  }
+  return ok;
+}
+
+bool Sema::checkInvertible(const std::vector<BitRow> &rows, unsigned numBits,
+                           const LayoutExpr &e, const std::string &name) {
+  // An XOR basis over GF(2): a row that reduces to zero is the XOR of
+  // earlier rows, so two data elements would share a device address.
+  std::vector<uint64_t> basis;
+  for (const BitRow &r : rows) {
+    uint64_t v = r.mask;
+    for (uint64_t b : basis)
+      v = std::min(v, v ^ b);
+    if (!v) {
+      diags.error(r.item->loc,
+                  "the bits of layout '" + name +
+                      "' are not invertible: device bit '" + r.item->text +
+                      "' is the XOR of other device bits",
+                  "two data elements would share an address; make every "
+                  "device bit independent of the others");
+      return false;
+    }
+    basis.push_back(v);
+    std::sort(basis.rbegin(), basis.rend());
+  }
+  if (basis.size() < numBits) {
+    diags.error(e.loc,
+                "the bits of layout '" + name +
+                    "' are not invertible: its device bits determine only " +
+                    str(basis.size()) + " of " + str(numBits) + " data bits",
+                "give one device bit per data bit");
+    return false;
+  }
+  return true;
 }
 
 std::optional<KTile> Sema::sourceTile(const Ident &name,
@@ -1146,6 +1255,14 @@ std::optional<KTile> Sema::namedLayout(const LayoutExpr &e,
                       .Case("cutnstack2d", StandardMapping::CutNStack2d)
                       .Case("scan1d", StandardMapping::Scan1d)
                       .Default(std::nullopt);
+  if (auto fft = parseFftMapping(name)) {
+    // 002's identical and m-k shuffle mappings need the whole mesh.
+    KTile t;
+    if (!reportLowering(lowerFftMapping(*fft, array.shape, machine), e.loc, {},
+                        t))
+      return std::nullopt;
+    return t;
+  }
   if (standard) {
     // A 2-d view of the PEs for 2d mappings (003 5.1.2 iv in reverse).
     std::vector<int64_t> grid = machine.pes;
@@ -1315,18 +1432,23 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
     out.statements.push_back({kind, array, "", current[array], to, {}, loc});
     current[array] = to;
   };
-  auto addDynamic = [&](KTile tile, const std::string &array,
-                        llvm::SMLoc loc) -> int {
-    Layout l;
+  // Adds the layout a statement at `loc` makes; its index, or -1.
+  auto addLayout = [&](Layout l, const std::string &array,
+                       llvm::SMLoc loc) -> int {
     auto [line, col] = diags.sourceMgr().getLineAndColumn(loc);
     l.name = array + "@" + str(line) + ":" + str(col);
     l.array = array;
-    l.tile = canonicalize(tile);
     l.loc = loc;
     if (!checkFits(l, loc))
       return -1;
     out.layouts.push_back(std::move(l));
     return out.layouts.size() - 1;
+  };
+  auto addDynamic = [&](KTile tile, const std::string &array,
+                        llvm::SMLoc loc) -> int {
+    Layout l;
+    l.tile = canonicalize(tile);
+    return addLayout(std::move(l), array, loc);
   };
 
   for (const ast::Statement &s : ast.statements) {
@@ -1451,11 +1573,54 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
                     "the new shape must have the same number of elements");
         continue;
       }
+      int from = current[a->name];
+      std::optional<Layout> l =
+          reshapedLayout(out.layouts[from], a->name, shape, r->loc);
+      int to = l ? addLayout(std::move(*l), a->name, r->loc) : -1;
+      if (to < 0) {
+        current.erase(a->name); // later statements on A stay silent
+        continue;
+      }
       shapes[a->name] = shape;
-      out.statements.push_back({mapc::Statement::Reshape, a->name, "",
-                                current[a->name], -1, shape, r->loc});
+      out.statements.push_back(
+          {mapc::Statement::Reshape, a->name, "", from, to, shape, r->loc});
+      current[a->name] = to;
     }
   }
+}
+
+std::optional<Layout> Sema::reshapedLayout(const Layout &now,
+                                           const std::string &array,
+                                           const std::vector<int64_t> &shape,
+                                           llvm::SMLoc loc) {
+  Layout l;
+  std::string why;
+  if (now.digits) {
+    // A digit map indexes the linear data index: only its shape changes.
+    auto r = reshapeDigits(*now.digits, shape);
+    if (auto *d = std::get_if<DigitMap>(&r)) {
+      l.digits = *d;
+      if (auto t = d->toKTile())
+        l.tile = canonicalize(*t);
+      return l;
+    }
+    why = std::get<std::string>(r);
+  } else {
+    auto r = reshapeTile(*now.tile, shape);
+    if (auto *t = std::get_if<KTile>(&r)) {
+      l.tile = canonicalize(*t);
+      return l;
+    }
+    why = std::get<std::string>(r);
+  }
+  // The message reads "<what is wrong>; <how to fix it>".
+  size_t split = why.find("; ");
+  std::string hint = split == std::string::npos ? "" : why.substr(split + 2);
+  diags.error(loc,
+              "cannot reshape " + array + " in layout '" + now.name + "' to " +
+                  shapeText(shape) + ": " + why.substr(0, split),
+              hint);
+  return std::nullopt;
 }
 
 mapc::Program Sema::run(const ast::Program &ast) {

@@ -17,12 +17,21 @@ unsigned log2(int64_t v) { return llvm::Log2_64(uint64_t(v)); }
 
 std::variant<IndexBitMap, std::string> fromKTile(const KTile &t,
                                                 bool allowGray) {
+  // A data offset of half a power-of-two dim is (i + n/2) mod n = i xor
+  // n/2: it inverts the dim's top data bit, an XOR constant.
+  uint64_t invertedData = 0;
+  unsigned dataBitBase = 0;
   for (const SpaceDim &s : t.data) {
-    if (s.off || s.toff)
-      return std::string("it has an offset on a data dim (oa/ota), which "
-                         "is not a bit permutation");
     if (!pow2(s.len) || s.tlen != s.len)
       return std::string("its data dims are not plain powers of two");
+    if (s.toff || (s.off && (s.len < 2 || s.off != s.len / 2)))
+      return std::string("it has an offset on a data dim (oa/ota) other "
+                         "than half the dim's length; only that one is an "
+                         "XOR of index bits, general offsets are for the "
+                         "digit remapper (003 ch. 6)");
+    dataBitBase += log2(s.len);
+    if (s.off)
+      invertedData |= uint64_t(1) << (dataBitBase - 1);
   }
   for (const SpaceDim &s : t.device)
     if (s.tlen != s.len || s.off || s.toff)
@@ -77,11 +86,15 @@ std::variant<IndexBitMap, std::string> fromKTile(const KTile &t,
   if (t.device.size() == 1)
     map.memoryBits = map.bits.size();
   map.peBits = map.bits.size() - map.memoryBits;
+  for (DeviceBit &b : map.bits)
+    if (b.enabled &&
+        __builtin_parityll(((uint64_t(1) << b.dataBit) | b.alsoXor) &
+                           invertedData))
+      b.value = !b.value;
   return map;
 }
 
-std::variant<IndexBitMap, std::string> fromDigits(const DigitMap &d,
-                                                 bool allowXor) {
+std::variant<IndexBitMap, std::string> fromDigits(const DigitMap &d) {
   IndexBitMap map;
   map.dataBits = d.dataBases.size();
   for (int64_t b : d.dataBases)
@@ -95,6 +108,7 @@ std::variant<IndexBitMap, std::string> fromDigits(const DigitMap &d,
       b.enabled = dd.kind == DeviceDigit::Data;
       b.dataBit = b.enabled ? unsigned(dd.index) : 0;
       b.value = b.enabled ? dd.inverted : (dd.index != 0) != dd.inverted;
+      b.alsoXor = b.enabled ? dd.xorMask : 0; // `bits` items like a3^a2
       map.bits.push_back(b);
     }
     return true;
@@ -121,7 +135,7 @@ mapc::toIndexBitMap(const Layout &layout) {
 std::variant<IndexBitMap, std::string>
 mapc::toAffineBitMap(const Layout &layout) {
   if (layout.digits)
-    return fromDigits(*layout.digits, true);
+    return fromDigits(*layout.digits);
   return fromKTile(*layout.tile, true);
 }
 

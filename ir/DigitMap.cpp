@@ -1,6 +1,8 @@
 //===- DigitMap.cpp -------------------------------------------------------===//
 #include "ir/DigitMap.h"
 
+#include "llvm/ADT/bit.h"
+
 using namespace mapc;
 
 namespace {
@@ -10,7 +12,49 @@ int64_t product(const std::vector<DeviceDigit> &digits) {
     n = satMul(n, d.base);
   return n;
 }
+
+/// One equation of an XOR bit map: the parity of the data bits in `mask`
+/// equals `value` (the device bit, with its inversion undone).
+struct XorRow {
+  uint64_t mask;
+  bool value;
+};
+
+/// Gauss-Jordan elimination over GF(2): the data bits satisfying every row,
+/// or false when the rows do not determine them (a singular matrix).
+bool solveBits(llvm::SmallVectorImpl<XorRow> &rows,
+               llvm::SmallVectorImpl<int64_t> &bits) {
+  unsigned next = 0;
+  for (unsigned c = 0; c < bits.size(); ++c) {
+    uint64_t col = uint64_t(1) << c;
+    unsigned p = next;
+    while (p < rows.size() && !(rows[p].mask & col))
+      ++p;
+    if (p == rows.size())
+      return false;
+    std::swap(rows[p], rows[next]);
+    for (unsigned r = 0; r < rows.size(); ++r)
+      if (r != next && (rows[r].mask & col)) {
+        rows[r].mask ^= rows[next].mask;
+        rows[r].value ^= rows[next].value;
+      }
+    ++next;
+  }
+  for (unsigned r = 0; r < bits.size(); ++r)
+    bits[llvm::countr_zero(rows[r].mask)] = rows[r].value;
+  return true;
+}
+
+bool parity(uint64_t v) { return llvm::popcount(v) & 1; }
 } // namespace
+
+bool DigitMap::hasXor() const {
+  for (const auto *digits : {&memory, &pes})
+    for (const DeviceDigit &d : *digits)
+      if (d.xorMask)
+        return true;
+  return false;
+}
 
 int64_t DigitMap::memorySize() const { return product(memory); }
 int64_t DigitMap::peCount() const { return product(pes); }
@@ -19,6 +63,9 @@ int64_t DigitMap::dataSize() const { return shapeSize(shape); }
 
 int64_t DigitMap::dataAt(int64_t addr) const {
   llvm::SmallVector<int64_t, 16> value(dataBases.size(), 0);
+  // With XORs, the data bits come from solving the rows (base 2 only).
+  bool xors = hasXor();
+  llvm::SmallVector<XorRow, 16> rows;
   auto take = [&](const std::vector<DeviceDigit> &digits, int64_t &rest) {
     for (const DeviceDigit &d : digits) {
       int64_t x = rest % d.base;
@@ -27,13 +74,17 @@ int64_t DigitMap::dataAt(int64_t addr) const {
         x = d.base - 1 - x;
       if (d.kind == DeviceDigit::Const && x != d.index)
         return false;
-      if (d.kind == DeviceDigit::Data)
+      if (d.kind == DeviceDigit::Data && xors)
+        rows.push_back({d.xorMask | uint64_t(1) << d.index, x != 0});
+      else if (d.kind == DeviceDigit::Data)
         value[d.index] = x;
     }
     return true;
   };
   int64_t mem = addr % memorySize(), pe = addr / memorySize();
   if (!take(memory, mem) || !take(pes, pe))
+    return -1;
+  if (xors && !solveBits(rows, value))
     return -1;
   int64_t index = 0, place = 1;
   for (unsigned i = 0; i < dataBases.size(); ++i) {
@@ -46,6 +97,7 @@ int64_t DigitMap::dataAt(int64_t addr) const {
 void DigitMap::addressesOf(int64_t dataIndex,
                            llvm::SmallVectorImpl<int64_t> &out) const {
   llvm::SmallVector<int64_t, 16> value(dataBases.size());
+  uint64_t dataBits = uint64_t(dataIndex); // the index's bits, for XORs
   for (unsigned i = 0; i < dataBases.size(); ++i) {
     value[i] = dataIndex % dataBases[i];
     dataIndex /= dataBases[i];
@@ -64,6 +116,8 @@ void DigitMap::addressesOf(int64_t dataIndex,
       int64_t x = d.kind == DeviceDigit::Data    ? value[d.index]
                   : d.kind == DeviceDigit::Const ? d.index
                                                  : star[i];
+      if (d.xorMask && parity(dataBits & d.xorMask))
+        x ^= 1;
       if (d.inverted)
         x = d.base - 1 - x;
       addr += x * place;
@@ -84,6 +138,8 @@ void DigitMap::addressesOf(int64_t dataIndex,
 }
 
 std::optional<KTile> DigitMap::toKTile() const {
+  if (hasXor())
+    return std::nullopt; // a k-Tile dim holds data bits, never their XORs
   KTile tile;
   // Assign data digits to data dims: digit boundaries must meet dim ends.
   std::vector<unsigned> dimOfDigit(dataBases.size());

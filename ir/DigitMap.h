@@ -10,6 +10,9 @@
 // An index bit map (003 4.1.3) is the digit map whose bases are all 2. The
 // device is [memory; PEs]: memory digits form device dim 0 and PE digits the
 // one-dimensional PE view, as in `bits [p: a2 !a0 | m: 1 a1]` (fig. 4.3).
+// A bit map may also XOR data bits into a device bit (`a2^a1`), which makes
+// it a GF(2)-affine map; each data bit leads exactly one device bit and the
+// bit matrix is invertible (Sema checks both).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAPC_IR_DIGITMAP_H
@@ -29,6 +32,9 @@ struct DeviceDigit {
   int64_t base = 2;
   int64_t index = 0; ///< data digit number (Data) or the value (Const)
   bool inverted = false;
+  /// Data digits of a bit map only: further data bits XORed into this one
+  /// (`a3^a1`), so the bits form any invertible GF(2) matrix.
+  uint64_t xorMask = 0;
 };
 
 struct DigitMap {
@@ -42,6 +48,8 @@ struct DigitMap {
   int64_t peCount() const;
   int64_t deviceSize() const { return satMul(memorySize(), peCount()); }
   int64_t dataSize() const;
+  /// Some device bit XORs several data bits (not a digit permutation).
+  bool hasXor() const;
 
   /// The data index at linear device address `addr` (memory fastest), or -1.
   int64_t dataAt(int64_t addr) const;
@@ -49,7 +57,8 @@ struct DigitMap {
                    llvm::SmallVectorImpl<int64_t> &out) const;
 
   /// The equivalent k-Tile format, when the digit factorisation splits at
-  /// every data dim boundary (always so for bit maps of power-of-two arrays).
+  /// every data dim boundary (always so for bit maps of power-of-two arrays
+  /// without XORs).
   std::optional<KTile> toKTile() const;
 };
 

@@ -124,6 +124,9 @@ void mapc::printDigitMapLayout(const std::string &name,
         os << it->index;
       else
         os << "*";
+      for (unsigned b = 0; b < 64; ++b) // `bits` XOR items: a2^a1
+        if (it->xorMask >> b & 1)
+          os << "^a" << b;
       if (!map.isBits)
         os << ":" << it->base;
     }

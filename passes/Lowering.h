@@ -10,7 +10,10 @@
 #define MAPC_PASSES_LOWERING_H
 
 #include "ir/KTile.h"
+#include "ir/Program.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -67,6 +70,31 @@ enum class StandardMapping {
 LowerResult lowerStandardMapping(StandardMapping kind,
                                  llvm::ArrayRef<int64_t> shape, int64_t pes1d,
                                  llvm::ArrayRef<int64_t> pes2d);
+
+// ---- FFT mappings on a k-d mesh (002 sections 4-6) -----------------------
+
+/// The mesh of 002 2.1 that a network machine is: a mesh's PE grid, or n
+/// dims of size 2 for a hypercube of 2^n nodes. Empty for maspar.
+std::vector<int64_t> meshShapeOf(const Machine &machine);
+
+enum class FftMapping {
+  Identical, ///< 002 algorithm 1: linear data bit x at device bit x
+  MkShuffle  ///< 002 algorithm 4: the m-k shuffle of theorem 10
+};
+
+/// `fftidentity` or `mkshuffle` (any case), else nothing.
+std::optional<FftMapping> parseFftMapping(llvm::StringRef name);
+
+/// The m-k shuffle S(x) of 002 thm 10 over n cards, m dealers, k gamblers:
+/// R(x, k) * n/k + Q(R(x, n/m), k) * m + Q(x, n/m). Needs m | n, k | n/m.
+unsigned mkShuffle(unsigned x, unsigned n, unsigned m, unsigned k);
+
+/// Builds an FFT mapping of an array of `shape` (power-of-two lengths, at
+/// least as many elements as PEs) on `machine` (a mesh or hypercube, or any
+/// power-of-two PE grid). The bits beyond the PEs go to memory: the low
+/// linear bits for Identical, the low bits of every data dim for MkShuffle.
+LowerResult lowerFftMapping(FftMapping kind, llvm::ArrayRef<int64_t> shape,
+                            const Machine &machine);
 
 /// Index bit reversal of data dim `dim` (003 5.3.5 bitrev): the dim's
 /// length must be a power of two and its k-Tile dims plain.

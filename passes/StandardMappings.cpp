@@ -9,10 +9,17 @@
 // and is 1d hierarchical otherwise (003 B.2.4). Lengths that do not split
 // evenly are padded with data templates rather than rejected.
 //
+// The FFT mappings of 002 on a k-d mesh are bit permutations: the identical
+// mapping (002 algorithm 1) keeps linear data bit x at device bit x, the m-k
+// shuffle mapping (002 algorithm 4) moves it to S(x) of 002 thm 10, so that
+// the butterfly steps of consecutive bits of a data dim go round the mesh
+// dims (002 thm 11, fig. 5). Both are optimal (002 thm 9, 13).
+//
 //===----------------------------------------------------------------------===//
 #include "passes/Lowering.h"
 #include "passes/TileBuilder.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mapc;
@@ -101,7 +108,164 @@ KTile scanMapping(llvm::ArrayRef<int64_t> shape, int64_t pes) {
   return b.finish();
 }
 
+bool isPow2(int64_t v) { return v > 0 && llvm::isPowerOf2_64(uint64_t(v)); }
+unsigned log2(int64_t v) { return llvm::Log2_64(uint64_t(v)); }
+
+/// A bit permutation as a k-Tile format: data dim p of `shape` splits into
+/// one k-Tile dim per bit, so k-Tile dim x is linear data bit x; it sits at
+/// linear device bit deviceBit[x] of `device` (memory dim first).
+KTile bitPermutationTile(llvm::ArrayRef<int64_t> shape,
+                         llvm::ArrayRef<int64_t> device,
+                         llvm::ArrayRef<unsigned> deviceBit) {
+  KTile t;
+  for (int64_t len : shape) {
+    t.data.push_back(SpaceDim::plain(len));
+    t.groups.push_back(log2(len));
+  }
+  t.kdims.assign(deviceBit.size(), KDim::plain(2));
+  std::vector<int> holder(deviceBit.size(), -1);
+  for (unsigned x = 0; x < deviceBit.size(); ++x)
+    holder[deviceBit[x]] = int(x);
+  unsigned first = 0;
+  for (int64_t len : device) {
+    std::vector<unsigned> group;
+    for (unsigned b = 0; b < log2(len); ++b)
+      group.push_back(unsigned(holder[first + b]));
+    first += log2(len);
+    if (group.empty()) {
+      // A device dim of length 1 still needs a k-Tile dim (003 3.1.7).
+      group.push_back(t.kdims.size());
+      t.kdims.push_back(KDim::plain(1));
+    }
+    t.m.push_back(group);
+    t.device.push_back(SpaceDim::plain(len));
+  }
+  if (t.kdims.size() > deviceBit.size())
+    t.groups.push_back(t.kdims.size() - deviceBit.size());
+  return t;
+}
+
+/// Where the m-k shuffle mapping puts each linear data bit: the low
+/// `memBits / m` bits of every data dim in memory (local parts column-major,
+/// as HPF's), the rest dealt to the PE bits by S of 002 thm 10.
+std::vector<unsigned> mkShuffleBits(llvm::ArrayRef<int64_t> shape,
+                                    unsigned memBits, unsigned peBits,
+                                    unsigned meshDims) {
+  unsigned m = shape.size(), local = memBits / m;
+  std::vector<unsigned> out;
+  unsigned card = 0;
+  for (unsigned p = 0; p < m; ++p)
+    for (unsigned q = 0; q < log2(shape[p]); ++q)
+      out.push_back(q < local
+                        ? p * local + q
+                        : memBits + mkShuffle(card++, peBits, m, meshDims));
+  return out;
+}
+
+/// Why the m-k shuffle cannot map this array, or "" when it can.
+std::string mkShuffleProblem(llvm::ArrayRef<int64_t> shape,
+                             llvm::ArrayRef<int64_t> mesh, unsigned memBits,
+                             unsigned peBits) {
+  unsigned m = shape.size(), k = mesh.size();
+  for (int64_t len : mesh)
+    if (len != mesh[0])
+      return "mkshuffle needs a regular mesh (all dims of one size, 002 "
+             "section 5)";
+  if (memBits % m)
+    return "mkshuffle puts the same number of low bits of every data dim "
+           "in memory, but " +
+           std::to_string(memBits) + " memory bits do not split over " +
+           std::to_string(m) + " dims";
+  for (int64_t len : shape)
+    if (log2(len) < memBits / m)
+      return "a data dim of length " + std::to_string(len) +
+             " has fewer bits than its share of memory";
+  if (peBits % m || peBits % k || (peBits / m) % k)
+    return "the m-k shuffle of " + std::to_string(peBits) + " PE bits needs " +
+           "m = " + std::to_string(m) + " and k = " + std::to_string(k) +
+           " to divide them and k to divide n/m (002 thm 10)";
+  return "";
+}
+
 } // namespace
+
+std::vector<int64_t> mapc::meshShapeOf(const Machine &machine) {
+  switch (machine.kind) {
+  case Machine::Mesh:
+    return machine.pes;
+  case Machine::Hypercube:
+    // 002 2.1: a hypercube is a mesh of n dims of size 2.
+    return std::vector<int64_t>(log2(machine.peCount()), 2);
+  case Machine::MasPar:
+    break;
+  }
+  return {};
+}
+
+std::optional<FftMapping> mapc::parseFftMapping(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<FftMapping>>(name.lower())
+      .Case("fftidentity", FftMapping::Identical)
+      .Case("mkshuffle", FftMapping::MkShuffle)
+      .Default(std::nullopt);
+}
+
+unsigned mapc::mkShuffle(unsigned x, unsigned n, unsigned m, unsigned k) {
+  unsigned w1 = n / m, w2 = n / k;
+  return (x % k) * w2 + ((x % w1) / k) * m + x / w1;
+}
+
+LowerResult mapc::lowerFftMapping(FftMapping kind,
+                                  llvm::ArrayRef<int64_t> shape,
+                                  const Machine &machine) {
+  const char *name =
+      kind == FftMapping::Identical ? "fftidentity" : "mkshuffle";
+  for (int64_t len : machine.pes)
+    if (!isPow2(len))
+      return LoweringError{std::string(name) +
+                               " needs a PE grid of power-of-two lengths, "
+                               "not " +
+                               std::to_string(len),
+                           "declare the machine with pes = [2^a, 2^b, ...]"};
+  unsigned dataBits = 0;
+  for (int64_t len : shape) {
+    if (!isPow2(len))
+      return LoweringError{std::string(name) +
+                               " needs power-of-two array lengths, not " +
+                               std::to_string(len),
+                           "pad the array to a power of two"};
+    dataBits += log2(len);
+  }
+  unsigned peBits = log2(machine.peCount());
+  if (dataBits < peBits)
+    return LoweringError{std::string(name) +
+                             " needs at least as many "
+                             "elements as PEs (" +
+                             std::to_string(machine.peCount()) + ")",
+                         "use a bigger array or a smaller machine"};
+  unsigned memBits = dataBits - peBits;
+  if (memBits >= 63 || (int64_t(1) << memBits) > machine.memory)
+    return LoweringError{std::string(name) + " needs 2^" +
+                             std::to_string(memBits) +
+                             " elements of memory per PE",
+                         "raise the machine's memory"};
+  std::vector<int64_t> device{int64_t(1) << memBits};
+  device.insert(device.end(), machine.pes.begin(), machine.pes.end());
+  std::vector<unsigned> bits;
+  if (kind == FftMapping::Identical) {
+    for (unsigned x = 0; x < dataBits; ++x)
+      bits.push_back(x);
+  } else {
+    std::vector<int64_t> mesh = meshShapeOf(machine);
+    if (mesh.empty())
+      mesh = machine.pes;
+    std::string why = mkShuffleProblem(shape, mesh, memBits, peBits);
+    if (!why.empty())
+      return LoweringError{why, "use fftidentity or a bits layout (any bit "
+                                "permutation is optimal, 002 thm 16)"};
+    bits = mkShuffleBits(shape, memBits, peBits, mesh.size());
+  }
+  return bitPermutationTile(shape, device, bits);
+}
 
 LowerResult mapc::lowerStandardMapping(StandardMapping kind,
                                        llvm::ArrayRef<int64_t> shape,

@@ -153,3 +153,54 @@ TEST(Affine, ExchangesInGivenOrders) {
     EXPECT_EQ(ops->size(), 3u);
   } while (std::next_permutation(t.begin(), t.end()));
 }
+
+#include "RandomTile.h"
+#include "ir/BitMap.h"
+#include "passes/RemapPlanner.h"
+
+TEST(Affine, BitMapsAgreeWithKTileIndexMaps) {
+  // Every k-Tile format with an affine bit map (Gray dims, senses, empty
+  // dims, half-length data offsets) must hold the same data index at every
+  // device address as the k-Tile's own index map (003 3.2.6, 001 def. 2).
+  std::mt19937 rng(7);
+  unsigned checked = 0, gray = 0, halfOffsets = 0;
+  for (unsigned trial = 0; trial < 20000 && checked < 2000; ++trial) {
+    mapc::test::TileOptions opt;
+    opt.replicate = false;
+    opt.templates = false;
+    KTile t = mapc::test::randomTile(rng, opt);
+    // Give some data dims the half-length offset that is an XOR.
+    for (SpaceDim &s : t.data)
+      if (s.tlen == s.len && s.toff == 0 && s.len >= 2 && rng() % 2)
+        s.off = s.len / 2;
+    if (!t.verify().empty())
+      continue;
+    Layout l;
+    l.tile = t;
+    auto map = toAffineBitMap(l);
+    if (!std::holds_alternative<IndexBitMap>(map))
+      continue;
+    const IndexBitMap &bm = std::get<IndexBitMap>(map);
+    auto rl = toRuntimeAffine(bm, bm.memoryBits, bm.peBits);
+    ASSERT_TRUE(std::holds_alternative<AffineLayout>(rl));
+    const AffineLayout &a = std::get<AffineLayout>(rl);
+    ASSERT_TRUE(a.valid());
+    AffineDecoder dec(a);
+    for (int64_t addr = 0; addr < t.deviceSize(); ++addr) {
+      int64_t want = t.dataAt(addr);
+      bool holds = a.holds(uint64_t(addr));
+      ASSERT_EQ(holds, want >= 0) << "trial " << trial << " addr " << addr;
+      if (holds) {
+        ASSERT_EQ(int64_t(dec.dataAt(uint64_t(addr))), want)
+            << "trial " << trial << " addr " << addr << " " << a.str();
+      }
+    }
+    ++checked;
+    gray += !bm.isPermutation();
+    for (const SpaceDim &s : t.data)
+      halfOffsets += s.off != 0;
+  }
+  EXPECT_GT(checked, 500u);
+  EXPECT_GT(gray, 100u);
+  EXPECT_GT(halfOffsets, 100u);
+}

@@ -5,11 +5,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ProgramRun.h"
+#include "backend/Butterfly.h"
 #include "backend/CppEmitter.h"
 #include "backend/LayoutPrinter.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
 #include "ir/KTilePrinter.h"
+#include "passes/AffinePlanner.h"
 #include "passes/RemapCycles.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -62,7 +64,8 @@ cl::opt<Emit> emit(
                clEnumValN(Emit::Header, "header",
                           "the C++ header for --emit=cpp's functions"),
                clEnumValN(Emit::Butterfly, "butterfly",
-                          "FFT analysis of 002 (not yet available)")),
+                          "FFT communication steps on a mesh or "
+                          "hypercube (002)")),
     cl::cat(mapcCategory));
 cl::opt<bool> runProgram("run",
                          cl::desc("Run on the simulated machine, verify "
@@ -72,6 +75,18 @@ cl::opt<bool> trace("trace",
                     cl::desc("With --run, print the device after every "
                              "plan step"),
                     cl::cat(mapcCategory));
+cl::opt<int> exchangeStart(
+    "exchange-start",
+    cl::desc("Start Gray-code exchanges in PE dimension <n>, then go down "
+             "cyclically (001 fig. 5); default: the highest"),
+    cl::value_desc("n"), cl::init(-1), cl::cat(mapcCategory));
+
+std::optional<unsigned> exchangeStartBit() {
+  if (exchangeStart < 0)
+    return std::nullopt;
+  return unsigned(exchangeStart);
+}
+
 cl::opt<bool> memoryDigest(
     "memory-digest",
     cl::desc("With --run, end with a digest of the whole machine memory "
@@ -129,14 +144,6 @@ int main(int argc, char **argv) {
   if (!parsed)
     return 2; // a usage error, reported above
 
-  const char *later = nullptr;
-  switch (emit) {
-  case Emit::Butterfly:
-    later = "--emit=butterfly";
-    break;
-  default:
-    break;
-  }
   if (trace && !runProgram) {
     llvm::WithColor::error(llvm::errs(), "mapc") << "--trace needs --run\n";
     return 2;
@@ -149,12 +156,6 @@ int main(int argc, char **argv) {
   if (runProgram && emit != Emit::None) {
     llvm::WithColor::error(llvm::errs(), "mapc")
         << "--run cannot be combined with --emit; run them separately\n";
-    return 2;
-  }
-  if (later) {
-    llvm::WithColor::error(llvm::errs(), "mapc")
-        << later << " is not available in this version of mapc; it comes "
-        << "with the remap planner (see docs/architecture.md)\n";
     return 2;
   }
 
@@ -196,7 +197,8 @@ int main(int argc, char **argv) {
                        : emit == Emit::Plan ? "--emit=plan"
                        : emit == Emit::Cpp  ? "--emit=cpp"
                                             : "--emit=header";
-    if (!planProgram(program, planner, what, diags, plans)) {
+    if (!planProgram(program, planner, what, diags, plans,
+                     exchangeStartBit())) {
       diags.printSummary();
       return 1;
     }
@@ -242,32 +244,59 @@ int main(int argc, char **argv) {
     out.keep();
     return good ? 0 : 1;
   }
+  if (emit == Emit::Butterfly) {
+    ButterflyOutcome r = emitButterfly(program, diags, out.os());
+    if (r == ButterflyOutcome::NoNetwork) {
+      llvm::WithColor::error(llvm::errs(), "mapc")
+          << "--emit=butterfly needs a mesh or hypercube machine, not "
+          << program.machine.kindName() << "; declare one, e.g. "
+          << "machine mesh(pes = [16, 16, 16], memory = 1);\n";
+      return 2;
+    }
+    if (r == ButterflyOutcome::Errors) {
+      diags.printSummary();
+      return 1;
+    }
+    out.keep();
+    return 0;
+  }
   if (emit == Emit::Cycles) {
     // Every statement that moves data: remap, redistribute, realign, copy.
     for (const Statement &st : program.statements) {
-      if (st.kind == Statement::Reshape)
+      if (st.from < 0 || st.to < 0)
         continue;
       auto maps = statementBitMaps(program, st);
-      std::string why;
-      std::variant<std::vector<Cycle>, std::string> cycles;
-      if (auto *e = std::get_if<std::string>(&maps)) {
-        why = *e;
+      std::string why, text;
+      if (std::holds_alternative<std::string>(maps)) {
+        // Gray codes and XOR maps: 001's exchanges, then the cycles.
+        auto src = toAffineBitMap(program.layouts[st.from]);
+        auto dst = toAffineBitMap(program.layouts[st.to]);
+        if (auto *e = std::get_if<std::string>(&src))
+          why = "layout '" + program.layouts[st.from].name +
+                "' is not a radix-2 bit map: " + *e;
+        else if (auto *e = std::get_if<std::string>(&dst))
+          why = "layout '" + program.layouts[st.to].name +
+                "' is not a radix-2 bit map: " + *e;
+        else
+          text = affineRemapText(std::get<IndexBitMap>(src),
+                                 std::get<IndexBitMap>(dst), exchangeStartBit(),
+                                 why);
       } else {
         const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
-        cycles = remapCycles(m.src, m.dst);
+        auto cycles = remapCycles(m.src, m.dst);
         if (auto *e = std::get_if<std::string>(&cycles))
           why = *e;
+        else
+          text = formatCycles(m.src, std::get<std::vector<Cycle>>(cycles));
       }
       if (!why.empty()) {
         diags.error(st.loc, "cannot write this remap in cycle notation: " + why,
                     "--emit=cycles covers remaps between power-of-two "
-                    "layouts (003 4.2, 5.1)");
+                    "layouts (003 4.2, 5.1) and Gray codes (001)");
         continue;
       }
       out.os() << "remap " << st.array << ": " << program.layouts[st.from].name
                << " -> " << program.layouts[st.to].name << ":";
-      std::string text = formatCycles(std::get<StatementBitMaps>(maps).src,
-                                      std::get<std::vector<Cycle>>(cycles));
       if (!text.empty())
         out.os() << " " << text;
       out.os() << "\n";
