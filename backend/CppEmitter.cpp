@@ -121,9 +121,10 @@ const std::set<std::string> &reservedNames() {
       "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
       "wchar_t", "while", "xor", "xor_eq",
       // Ours.
-      "std", "mapc", "mapc_program", "makeMachine", "kPeWidth", "kPeHeight",
-      "kClusterSize", "kMemoryBytes", "bitLayout", "planStep", "RemapEntry",
-      "remaps", "remapCount", "kRemaps"};
+      "std", "mapc", "mapc_program", "Machine", "makeMachine", "kPeWidth",
+      "kPeHeight", "kClusterSize", "kCube", "kDims", "kDimSizes",
+      "kMemoryBytes", "bitLayout", "affineLayout", "planStep", "exchangeStep",
+      "RemapEntry", "remaps", "remapCount", "kRemaps"};
   return names;
 }
 
@@ -169,7 +170,8 @@ uint64_t regionEnd(uint64_t base, const rt::Plan &plan) {
 
 /// Bytes per PE the remaps touch. executePlan checks both the source and
 /// the destination region of every plan, and the scratch region of every
-/// brute-force step that does not read a separate source (Execute.h).
+/// brute-force step that does not read a separate source (Execute.h); a
+/// network has no brute-force steps and no scratch.
 uint64_t memoryNeeded(const std::vector<EmittedRemap> &rs,
                       const EmitOptions &opts) {
   uint64_t need = opts.memoryBytes;
@@ -177,7 +179,7 @@ uint64_t memoryNeeded(const std::vector<EmittedRemap> &rs,
     need = std::max(
         {need, regionEnd(r.srcBase, r.plan), regionEnd(r.dstBase, r.plan)});
     for (size_t i = 0; i < r.plan.steps.size(); ++i)
-      if (r.plan.steps[i].kind == rt::StepKind::BruteForce &&
+      if (!opts.onNetwork && r.plan.steps[i].kind == rt::StepKind::BruteForce &&
           !(r.plan.copy && i == 0))
         need = std::max(need, regionEnd(opts.scratchBase, r.plan));
   }
@@ -217,15 +219,43 @@ bool fitsLayout(const rt::BitMove &m, const rt::BitLayout &l) {
   return true;
 }
 
+/// 001's notation for an exchange step: its first order (every order
+/// realises the same map), `[p4 ^= p5], [p3 ^= p4]`, then how many orders
+/// and the schedule when there are several or one is named.
+std::string exchangeText(const rt::Step &s, unsigned mBits) {
+  auto name = [&](unsigned b) {
+    return b < mBits ? "m" + std::to_string(b)
+                     : "p" + std::to_string(b - mBits);
+  };
+  std::string out;
+  if (!s.exchanges.empty())
+    for (const rt::Exchange &e : s.exchanges[0]) {
+      std::string cond;
+      for (unsigned b = 64; b-- > 0;)
+        if ((e.condition >> b) & 1)
+          cond += (cond.empty() ? "" : "^") + name(b);
+      out += (out.empty() ? "[" : ", [") + name(e.bit) +
+             " ^= " + (cond.empty() ? "0" : cond) + "]";
+    }
+  if (s.exchanges.size() > 1)
+    out += ", " + std::to_string(s.exchanges.size()) + " orders";
+  if (!s.schedule.empty())
+    out += (out.empty() ? "" : ", ") + s.schedule + " schedule";
+  return out.empty() ? "(no exchanges)" : out;
+}
+
 /// The cycle notation (003 4.2.2) of every step, bits named as in the
-/// layout the step starts from.
+/// layout the step starts from; an exchange step's exchanges instead.
 std::vector<std::string> stepCycles(const rt::Plan &plan) {
   std::vector<std::string> out;
   rt::BitLayout now = plan.source;
   bool ok = true;
   for (const rt::Step &s : plan.steps) {
     ok = ok && fitsLayout(s.move, now);
-    out.push_back(ok ? rt::formatMove(s.move, now) : "(malformed move)");
+    if (s.kind == rt::StepKind::Exchange && (!ok || s.move.isIdentity()))
+      out.push_back(exchangeText(s, plan.source.mBits));
+    else
+      out.push_back(ok ? rt::formatMove(s.move, now) : "(malformed move)");
     if (ok)
       now = s.move.applyTo(now);
   }
@@ -249,6 +279,37 @@ std::string layoutRow(const rt::BitLayout &l) {
          list(l.value, [](uint8_t v) { return std::to_string(v); }) + ")";
 }
 
+/// `affineLayout(mBits, pBits, dataBits, {data bits XORed into each device
+/// bit, low first}, constant, disabled)`.
+std::string affineRow(const rt::AffineLayout &l) {
+  return "affineLayout(" + u64(l.mBits) + ", " + u64(l.pBits) + ", " +
+         u64(l.dataBits) + ", " + list(l.row, hex64) + ", " +
+         hex64(l.constant) + ", " + hex64(l.disabled) + ")";
+}
+
+/// `{{{bit, condition}, ...}, ...}`: a step's exchange orders.
+std::string ordersRow(const std::vector<std::vector<rt::Exchange>> &orders) {
+  return list(orders, [](const std::vector<rt::Exchange> &order) {
+    return list(order, [](const rt::Exchange &e) {
+      return "{" + u64(e.bit) + ", " + hex64(e.condition) + "}";
+    });
+  });
+}
+
+/// Is `s` written with exchangeStep? That helper knows only the fields
+/// the planners give an exchange step; any other step, or an exchange step
+/// with more, is a planStep row with its exchanges assigned after it.
+bool isPlainExchange(const rt::Step &s) {
+  return s.kind == rt::StepKind::Exchange && s.move.isIdentity() &&
+         s.chunkBits == 0 && !s.clustered;
+}
+
+std::string exchangeRow(const rt::Step &s) {
+  return "exchangeStep(" + u64(s.move.bits()) + ", " + ordersRow(s.exchanges) +
+         ", " + quoted(s.schedule) + ", " + i64(s.predictedTicks) + ", " +
+         quoted(s.why) + ")";
+}
+
 std::string stepRow(const rt::Step &s) {
   return "planStep(mapc::rt::StepKind::" +
          std::string(stepKindEnumerator(s.kind)) + ", " +
@@ -270,6 +331,9 @@ void functionComment(const EmittedRemap &r, llvm::raw_ostream &os) {
     os << p.steps.size() << (p.steps.size() == 1 ? " step" : " steps");
   os << ", " << p.predictedTicks << " ticks predicted, lower bound "
      << p.lowerBound << (p.steps.empty() ? "" : ":") << "\n";
+  if (p.affine)
+    os << "///   (affine layouts, 001: " << comment(p.affineSource.str())
+       << " to " << comment(p.affineDest.str()) << ")\n";
   std::vector<std::string> cycles = stepCycles(p);
   for (size_t i = 0; i < p.steps.size(); ++i)
     os << "///   " << (i + 1) << ". " << rt::stepKindName(p.steps[i].kind)
@@ -298,6 +362,11 @@ void planComment(const EmittedRemap &r, const std::string &f,
   os << line << "\n";
 }
 
+/// The machine type the emitted functions take.
+const char *machineType(const EmitOptions &opts) {
+  return opts.onNetwork ? "mapc::rt::NetworkMachine" : "mapc::rt::MasPar";
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -309,28 +378,51 @@ void mapc::emitHeader(const std::vector<EmittedRemap> &remaps,
   std::string guard =
       opts.guard.empty() ? "MAPC_PROGRAM_H" : identifier(opts.guard, "MAPC_");
   std::vector<std::string> names = functionNames(remaps);
+  const char *machine = machineType(opts);
   os << "// Generated by mapc --emit=header. Do not edit.\n"
      << "//\n"
      << "// Compile the matching --emit=cpp source with -std=c++17 and link\n"
      << "// the mapc runtime library (MapcRuntime).\n"
      << "#ifndef " << guard << "\n"
      << "#define " << guard << "\n\n"
-     << "#include \"mapc/runtime/MasPar.h\"\n"
+     << (opts.onNetwork ? "#include \"mapc/runtime/Network.h\"\n"
+                        : "#include \"mapc/runtime/MasPar.h\"\n")
      << "#include \"mapc/runtime/Plan.h\"\n\n"
-     << "#include <cstdint>\n"
+     << (opts.onNetwork ? "#include <array>\n" : "") << "#include <cstdint>\n"
      << "#include <string>\n\n"
-     << "namespace mapc_program {\n\n"
-     << "/// The machine the program was compiled for: a kPeWidth x kPeHeight\n"
-     << "/// PE grid, routers shared by kClusterSize PEs, kMemoryBytes per "
-        "PE.\n"
-     << "inline constexpr unsigned kPeWidth = " << opts.peWidth << "u;\n"
-     << "inline constexpr unsigned kPeHeight = " << opts.peHeight << "u;\n"
-     << "inline constexpr unsigned kClusterSize = " << opts.clusterSize
-     << "u;\n"
-     << "inline constexpr uint64_t kMemoryBytes = "
+     << "namespace mapc_program {\n\n";
+  if (opts.onNetwork) {
+    const std::vector<unsigned> &dims = opts.network.dims;
+    os << "/// The machine the program was compiled for: a network of nodes "
+          "with\n"
+       << "/// kMemoryBytes each, a Boolean kDims-cube if kCube, else a mesh "
+          "of\n"
+       << "/// kDimSizes[i] nodes in dim i (node = x0 + kDimSizes[0] * (x1 + "
+          "...)).\n"
+       << "using Machine = mapc::rt::NetworkMachine;\n"
+       << "inline constexpr bool kCube = "
+       << (opts.network.cube ? "true" : "false") << ";\n"
+       << "inline constexpr unsigned kDims = " << dims.size() << "u;\n"
+       << "inline constexpr std::array<unsigned, kDims> kDimSizes = "
+       << list(dims, [](unsigned d) { return u64(d); }) << ";\n";
+  } else {
+    os << "/// The machine the program was compiled for: a kPeWidth x "
+          "kPeHeight\n"
+       << "/// PE grid, routers shared by kClusterSize PEs, kMemoryBytes per "
+          "PE.\n"
+       << "using Machine = mapc::rt::MasPar;\n"
+       << "inline constexpr unsigned kPeWidth = " << opts.peWidth << "u;\n"
+       << "inline constexpr unsigned kPeHeight = " << opts.peHeight << "u;\n"
+       << "inline constexpr unsigned kClusterSize = " << opts.clusterSize
+       << "u;\n";
+  }
+  os << "inline constexpr uint64_t kMemoryBytes = "
      << u64(memoryNeeded(remaps, opts)) << ";\n\n"
-     << "/// A machine of that shape with 003 fig. 5.2's prices.\n"
-     << "mapc::rt::MasPar makeMachine();\n\n"
+     << (opts.onNetwork
+             ? "/// A machine of that shape (001's timing: element transfers "
+               "in sequence).\n"
+             : "/// A machine of that shape with 003 fig. 5.2's prices.\n")
+     << machine << " makeMachine();\n\n"
      << "/// One remap statement of the program, for code that runs them all\n"
      << "/// without naming them (the tests' generic harness).\n"
      << "struct RemapEntry {\n"
@@ -339,13 +431,14 @@ void mapc::emitHeader(const std::vector<EmittedRemap> &remaps,
      << "  const char *array;  ///< the array moved\n"
      << "  const char *target; ///< the array that receives it (a copy's "
         "target)\n"
-     << "  uint64_t srcBase;   ///< where array starts in every PE's memory\n"
+     << "  uint64_t srcBase;   ///< where array starts in every "
+     << (opts.onNetwork ? "node" : "PE") << "'s memory\n"
      << "  uint64_t dstBase;   ///< where target starts\n"
      << "  /// The data set mapc --run stores in `array` before its first\n"
      << "  /// statement (mapc::rt::storePattern's tag): its number in\n"
      << "  /// declaration order, from 1.\n"
      << "  uint64_t dataSet;\n"
-     << "  bool (*run)(mapc::rt::MasPar &machine, std::string *why);\n"
+     << "  bool (*run)(Machine &machine, std::string *why);\n"
      << "  const mapc::rt::Plan &(*plan)();\n"
      << "};\n\n"
      << "/// Every remap statement in program order: remapCount() entries.\n"
@@ -355,8 +448,8 @@ void mapc::emitHeader(const std::vector<EmittedRemap> &remaps,
     const std::string &f = names[i];
     os << "\n";
     functionComment(remaps[i], os);
-    os << "bool " << f
-       << "(mapc::rt::MasPar &machine, std::string *why = nullptr);\n";
+    os << "bool " << f << "(" << machine
+       << " &machine, std::string *why = nullptr);\n";
     planComment(remaps[i], f, os);
     os << "const mapc::rt::Plan &" << f << "_plan();\n";
   }
@@ -370,6 +463,7 @@ void mapc::emitHeader(const std::vector<EmittedRemap> &remaps,
 void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
                       const EmitOptions &opts, llvm::raw_ostream &os) {
   std::vector<std::string> names = functionNames(remaps);
+  const char *machine = machineType(opts);
   // An #include name is not a string literal: escapes mean nothing there,
   // so the characters that would end or break it are replaced.
   std::string header;
@@ -377,13 +471,17 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
     unsigned char u = static_cast<unsigned char>(c);
     header += c == '"' || c == '\\' || u < 0x20 || u >= 0x7f ? '_' : c;
   }
-  bool anySteps = false;
-  for (const EmittedRemap &r : remaps)
-    anySteps |= !r.plan.steps.empty();
+  bool anyAffine = false, anyPlanStep = false, anyExchangeStep = false;
+  for (const EmittedRemap &r : remaps) {
+    anyAffine |= r.plan.affine;
+    for (const rt::Step &s : r.plan.steps)
+      (isPlainExchange(s) ? anyExchangeStep : anyPlanStep) = true;
+  }
 
   os << "// Generated by mapc --emit=cpp. Do not edit.\n"
      << "#include \"" << header << "\"\n\n"
-     << "#include \"mapc/runtime/Execute.h\"\n\n"
+     << (opts.onNetwork ? "#include \"mapc/runtime/NetworkExecute.h\"\n\n"
+                        : "#include \"mapc/runtime/Execute.h\"\n\n")
      << "#include <cstdint>\n"
      << "#include <string>\n"
      << "#include <utility>\n"
@@ -410,7 +508,29 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
        << "  l.value = std::move(value);\n"
        << "  return l;\n"
        << "}\n";
-    if (anySteps)
+    if (anyAffine)
+      os << "\n"
+         << "/// 001's affine layout: per device bit (m-bits, then p-bits) "
+            "the data\n"
+         << "/// bits XORed into it; then `constant` XORed in (a disabled "
+            "bit's value);\n"
+         << "/// `disabled`: the device bits that hold no data bit.\n"
+         << "mapc::rt::AffineLayout affineLayout(unsigned mBits, unsigned "
+            "pBits,\n"
+         << "                                    unsigned dataBits,\n"
+         << "                                    std::vector<uint64_t> row,\n"
+         << "                                    uint64_t constant, uint64_t "
+            "disabled) {\n"
+         << "  mapc::rt::AffineLayout l;\n"
+         << "  l.mBits = mBits;\n"
+         << "  l.pBits = pBits;\n"
+         << "  l.dataBits = dataBits;\n"
+         << "  l.row = std::move(row);\n"
+         << "  l.constant = constant;\n"
+         << "  l.disabled = disabled;\n"
+         << "  return l;\n"
+         << "}\n";
+    if (anyPlanStep)
       os << "\n"
          << "/// One step: bit i of an address goes to bit to[i], then the "
             "bits in\n"
@@ -431,14 +551,45 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
          << "  s.why = why;\n"
          << "  return s;\n"
          << "}\n";
+    if (anyExchangeStep)
+      os << "\n"
+         << "/// 001's exchanges on `bits` device bits: per order, {bit j, "
+            "condition S}\n"
+         << "/// for x_j ^= parity(x & S); several orders run concurrently "
+            "by the\n"
+         << "/// schedule named (a network's). The step's move is the "
+            "identity.\n"
+         << "mapc::rt::Step\n"
+         << "exchangeStep(unsigned bits,\n"
+         << "             std::vector<std::vector<mapc::rt::Exchange>> "
+            "orders,\n"
+         << "             const char *schedule, int64_t predictedTicks, const "
+            "char *why) {\n"
+         << "  mapc::rt::Step s;\n"
+         << "  s.kind = mapc::rt::StepKind::Exchange;\n"
+         << "  s.move = mapc::rt::BitMove::identity(bits);\n"
+         << "  s.exchanges = std::move(orders);\n"
+         << "  s.schedule = schedule;\n"
+         << "  s.predictedTicks = predictedTicks;\n"
+         << "  s.why = why;\n"
+         << "  return s;\n"
+         << "}\n";
     os << "\n} // namespace\n\n";
   }
 
-  os << "namespace mapc_program {\n\n"
-     << "mapc::rt::MasPar makeMachine() {\n"
-     << "  return mapc::rt::MasPar(kPeWidth, kPeHeight, kMemoryBytes, "
-        "kClusterSize);\n"
-     << "}\n";
+  os << "namespace mapc_program {\n\n" << machine << " makeMachine() {\n";
+  if (!opts.onNetwork)
+    os << "  return mapc::rt::MasPar(kPeWidth, kPeHeight, kMemoryBytes, "
+          "kClusterSize);\n";
+  else if (opts.network.cube)
+    os << "  return mapc::rt::NetworkMachine(\n"
+       << "      mapc::rt::NetworkShape::booleanCube(kDims), kMemoryBytes);\n";
+  else
+    os << "  return mapc::rt::NetworkMachine(\n"
+       << "      mapc::rt::NetworkShape::mesh({kDimSizes.begin(), "
+          "kDimSizes.end()}),\n"
+       << "      kMemoryBytes);\n";
+  os << "}\n";
 
   for (size_t i = 0; i < remaps.size(); ++i) {
     const EmittedRemap &r = remaps[i];
@@ -460,22 +611,50 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
        << "    p.planner = " << quoted(p.planner) << ";\n"
        << "    p.predictedTicks = " << i64(p.predictedTicks) << ";\n"
        << "    p.lowerBound = " << i64(p.lowerBound) << ";\n";
-    if (!p.steps.empty()) {
-      os << "    // planStep(kind, to, flip, chunkBits, clustered, "
-            "predictedTicks, why)\n";
-      for (size_t k = 0; k < p.steps.size(); ++k)
-        os << "    p.steps.push_back(" << stepRow(p.steps[k]) << "); // "
+    if (p.affine)
+      os << "    // affineLayout(mBits, pBits, dataBits, {data bits XORed into "
+            "each device bit, low first}, constant, disabled)\n"
+         << "    p.affine = true;\n"
+         << "    p.affineSource = " << affineRow(p.affineSource) << "; // "
+         << comment(p.affineSource.str()) << "\n"
+         << "    p.affineDest = " << affineRow(p.affineDest) << "; // "
+         << comment(p.affineDest.str()) << "\n"
+         << "    p.exchangeLowerBound = " << u64(p.exchangeLowerBound) << ";\n";
+    bool planStepSeen = false, exchangeStepSeen = false;
+    for (size_t k = 0; k < p.steps.size(); ++k) {
+      const rt::Step &s = p.steps[k];
+      if (isPlainExchange(s)) {
+        if (!exchangeStepSeen)
+          os << "    // exchangeStep(bits, {{{bit, condition}, ...}, ...}, "
+                "schedule, predictedTicks, why)\n";
+        exchangeStepSeen = true;
+        os << "    p.steps.push_back(" << exchangeRow(s) << "); // "
            << comment(cycles[k]) << "\n";
+        continue;
+      }
+      if (!planStepSeen)
+        os << "    // planStep(kind, to, flip, chunkBits, clustered, "
+              "predictedTicks, why)\n";
+      planStepSeen = true;
+      os << "    p.steps.push_back(" << stepRow(s) << "); // "
+         << comment(cycles[k]) << "\n";
+      // Fields planStep does not take, when a step has them.
+      if (!s.exchanges.empty())
+        os << "    p.steps.back().exchanges = " << ordersRow(s.exchanges)
+           << ";\n";
+      if (!s.schedule.empty())
+        os << "    p.steps.back().schedule = " << quoted(s.schedule) << ";\n";
     }
     os << "    return p;\n"
        << "  }();\n"
        << "  return plan;\n"
        << "}\n\n"
-       << "bool " << f << "(mapc::rt::MasPar &machine, std::string *why) {\n"
+       << "bool " << f << "(" << machine << " &machine, std::string *why) {\n"
        << "  const mapc::rt::Regions regions{{" << u64(r.srcBase) << "}, {"
        << u64(r.dstBase) << "}, {" << u64(opts.scratchBase) << "}};\n"
-       << "  return mapc::rt::executePlan(machine, " << f
-       << "_plan(), regions, {}, why);\n"
+       << "  return mapc::rt::"
+       << (opts.onNetwork ? "executeNetworkPlan" : "executePlan")
+       << "(machine, " << f << "_plan(), regions, {}, why);\n"
        << "}\n";
   }
   os << "\n";

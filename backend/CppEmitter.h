@@ -1,7 +1,8 @@
 //===- CppEmitter.h - `--emit=cpp` and `--emit=header`: remaps as C++ -----===//
 //
 // Each remap statement becomes one C++ function that runs its plan on the
-// simulated MasPar of the runtime library (MapcRuntime). The plan itself is
+// simulated machine of the runtime library (MapcRuntime): the MasPar, or a
+// hypercube or mesh network (rt::NetworkMachine). The plan itself is
 // written out as literal tables, so the emitted code needs neither mapc nor
 // LLVM: it compiles against runtime/include and links MapcRuntime only, and
 // it is free of warnings under -Wall -Wextra -Werror.
@@ -10,6 +11,7 @@
 #ifndef MAPC_BACKEND_CPPEMITTER_H
 #define MAPC_BACKEND_CPPEMITTER_H
 
+#include "mapc/runtime/Network.h"
 #include "mapc/runtime/Plan.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -41,17 +43,25 @@ struct EmitOptions {
   unsigned peWidth = 32, peHeight = 32, clusterSize = 16;
   uint64_t memoryBytes = 0; ///< bytes per PE the program needs
   uint64_t scratchBase = 0; ///< scratch region for in-place brute-force steps
+  /// A hypercube or mesh machine (001, 002) instead of the MasPar: the
+  /// plans run on rt::NetworkMachine(network, kMemoryBytes), and peWidth,
+  /// peHeight and clusterSize are not used.
+  bool onNetwork = false;
+  rt::NetworkShape network;
 };
 
-/// The header: namespace mapc_program with the machine's constants
-/// (kPeWidth, kPeHeight, kClusterSize, kMemoryBytes), makeMachine(), and
-/// per remap `bool FUNCTION(mapc::rt::MasPar &, std::string *why = nullptr)`
-/// and `const mapc::rt::Plan &FUNCTION_plan()`, then a table of all remaps
-/// in program order, `const RemapEntry *remaps()` and `unsigned
-/// remapCount()`: each entry's function name, label, array and target
-/// names, the regions' bases, the data set --run fills the array with, and
-/// pointers to FUNCTION and FUNCTION_plan. kMemoryBytes is at least
-/// opts.memoryBytes and at least what the regions of every remap reach.
+/// The header: namespace mapc_program with the machine's type `Machine`
+/// (mapc::rt::MasPar, or mapc::rt::NetworkMachine when opts.onNetwork), its
+/// constants (MasPar: kPeWidth, kPeHeight, kClusterSize; network: kCube,
+/// kDims, kDimSizes; both: kMemoryBytes), `Machine makeMachine()`, and per
+/// remap `bool FUNCTION(Machine &, std::string *why = nullptr)` (the type
+/// spelled out) and `const mapc::rt::Plan &FUNCTION_plan()`, then a table
+/// of all remaps in program order, `const RemapEntry *remaps()` and
+/// `unsigned remapCount()`: each entry's function name, label, array and
+/// target names, the regions' bases, the data set --run fills the array
+/// with, and pointers to FUNCTION (`bool (*)(Machine &, std::string *)`)
+/// and FUNCTION_plan. kMemoryBytes is at least opts.memoryBytes and at
+/// least what the regions of every remap reach.
 ///
 /// Function names that are not usable C++ identifiers, or that repeat, are
 /// changed (invalid characters to '_', a numeric suffix); emitHeader and
@@ -60,8 +70,9 @@ void emitHeader(const std::vector<EmittedRemap> &remaps,
                 const EmitOptions &opts, llvm::raw_ostream &os);
 
 /// The definitions: each plan rebuilt from literal tables in a
-/// function-local static, each function a call of rt::executePlan, and the
-/// remap table.
+/// function-local static (affine layouts and exchange steps included), each
+/// function a call of rt::executePlan (rt::executeNetworkPlan on a
+/// network), and the remap table.
 void emitSource(const std::vector<EmittedRemap> &remaps,
                 const EmitOptions &opts, llvm::raw_ostream &os);
 

@@ -315,4 +315,183 @@ TEST(CppEmitter, MalformedMoveDoesNotCrash) {
   EXPECT_TRUE(contains(source(rs), "{5, 99}"));
 }
 
+/// An affine remap on 2 m-bits and 2 p-bits: Gray-coded p-bits (p0 ^= p1)
+/// to binary, one exchange step of two orders on a schedule, then a route
+/// swapping m0 and p0.
+EmittedRemap affineRemap() {
+  rt::AffineLayout src;
+  src.mBits = 2;
+  src.pBits = 2;
+  src.dataBits = 4;
+  src.row = {0x1, 0x2, 0xc, 0x8};
+  rt::AffineLayout dst = src;
+  dst.row = {0x4, 0x2, 0x1, 0x8};
+  EmittedRemap r;
+  r.function = "remap_G_1";
+  r.description = "remap G: A -> B (gray.map:9:1)";
+  r.label = "remap G: A -> B";
+  r.array = r.target = "G";
+  r.dataSet = 1;
+  rt::Plan &p = r.plan;
+  p.source = p.dest = identityLayout(2, 2);
+  std::swap(p.dest.dataBit[0], p.dest.dataBit[2]);
+  p.elemBytes = 4;
+  p.planner = "hypercube";
+  p.affine = true;
+  p.affineSource = src;
+  p.affineDest = dst;
+  p.exchangeLowerBound = 1;
+  rt::Step ex;
+  ex.kind = rt::StepKind::Exchange;
+  ex.move = rt::BitMove::identity(4);
+  ex.exchanges = {{{2, 0x8}}, {{2, 0x8}}};
+  ex.schedule = "rotated";
+  ex.predictedTicks = 3;
+  ex.why = "exchanges";
+  rt::Step route;
+  route.kind = rt::StepKind::Route;
+  route.move = rt::BitMove::identity(4);
+  std::swap(route.move.to[0], route.move.to[2]);
+  route.predictedTicks = 5;
+  route.why = "e-cube";
+  p.steps = {ex, route};
+  p.predictedTicks = 8;
+  p.lowerBound = 4;
+  return r;
+}
+
+EmitOptions cubeOptions(unsigned dims) {
+  EmitOptions o = options();
+  o.onNetwork = true;
+  o.network = rt::NetworkShape::booleanCube(dims);
+  return o;
+}
+
+TEST(CppEmitter, AffinePlanLiterals) {
+  std::vector<EmittedRemap> rs{affineRemap()};
+  std::string s = source(rs);
+  for (const char *part :
+       {"mapc::rt::AffineLayout affineLayout(unsigned mBits, unsigned "
+        "pBits,",
+        "mapc::rt::Step planStep(", "exchangeStep(unsigned bits,",
+        "    p.affine = true;\n",
+        "    p.affineSource = affineLayout(2u, 2u, 4u, {0x1u, 0x2u, 0xcu, "
+        "0x8u}, 0x0u, 0x0u); // [p: a3 a3^a2 | m: a1 a0]\n",
+        "    p.affineDest = affineLayout(2u, 2u, 4u, {0x4u, 0x2u, 0x1u, "
+        "0x8u}, 0x0u, 0x0u); // [p: a3 a0 | m: a1 a2]\n",
+        "    p.exchangeLowerBound = 1u;\n",
+        "    p.steps.push_back(exchangeStep(4u, {{{2u, 0x8u}}, {{2u, "
+        "0x8u}}}, \"rotated\", 3, \"exchanges\")); // [p0 ^= p1], 2 "
+        "orders, rotated schedule\n",
+        "    p.steps.push_back(planStep(mapc::rt::StepKind::Route, {2, 1, "
+        "0, 3}, 0x0u, 0u, false, 5, \"e-cube\")); // (m0, p0)\n"})
+    EXPECT_TRUE(contains(s, part)) << part << "\n" << s;
+  std::string h = header(rs);
+  EXPECT_TRUE(contains(h, "///   (affine layouts, 001: [p: a3 a3^a2 | m: a1 "
+                          "a0] to [p: a3 a0 | m: a1 a2])\n"))
+      << h;
+  EXPECT_TRUE(contains(h, "///   1. exchange [p0 ^= p1], 2 orders, rotated "
+                          "schedule\n///   2. route (m0, p0)\n"))
+      << h;
+
+  // Plans without affine layouts or exchanges get neither helper.
+  s = source(twoRemaps());
+  EXPECT_FALSE(contains(s, "affineLayout("));
+  EXPECT_FALSE(contains(s, "exchangeStep("));
+  EXPECT_FALSE(contains(s, "p.affine"));
+  // Only exchange steps: no planStep.
+  rs[0].plan.steps.pop_back();
+  s = source(rs);
+  EXPECT_TRUE(contains(s, "exchangeStep("));
+  EXPECT_FALSE(contains(s, "planStep("));
+}
+
+// An exchange step with fields exchangeStep does not take is a planStep row
+// with its exchanges and schedule assigned after it.
+TEST(CppEmitter, ExchangeStepWithMoreFields) {
+  std::vector<EmittedRemap> rs{affineRemap()};
+  rs[0].plan.steps[0].chunkBits = 1;
+  std::string s = source(rs);
+  EXPECT_FALSE(contains(s, "exchangeStep(")) << s;
+  EXPECT_TRUE(contains(s, "    p.steps.push_back(planStep(mapc::rt::StepKind::"
+                          "Exchange, {0, 1, 2, 3}, 0x0u, 1u, false, 3, "
+                          "\"exchanges\")); // [p0 ^= p1], 2 orders, rotated "
+                          "schedule\n"
+                          "    p.steps.back().exchanges = {{{2u, 0x8u}}, {{2u, "
+                          "0x8u}}};\n"
+                          "    p.steps.back().schedule = \"rotated\";\n"))
+      << s;
+}
+
+TEST(CppEmitter, NetworkMachine) {
+  std::vector<EmittedRemap> rs{affineRemap()};
+  rs.push_back(rs[0]);
+  rs[1].function = "copy_H_2";
+  rs[1].target = "H";
+  rs[1].dstBase = 64;
+  rs[1].plan.copy = true;
+  std::string h = header(rs, cubeOptions(2)), s = source(rs, cubeOptions(2));
+  for (const char *part :
+       {"#include \"mapc/runtime/Network.h\"\n", "#include <array>\n",
+        "using Machine = mapc::rt::NetworkMachine;\n",
+        "inline constexpr bool kCube = true;\n",
+        "inline constexpr unsigned kDims = 2u;\n",
+        "inline constexpr std::array<unsigned, kDims> kDimSizes = {2u, 2u};\n",
+        // The regions reach 64 + 16 bytes; a network has no scratch.
+        "inline constexpr uint64_t kMemoryBytes = 80u;\n",
+        "mapc::rt::NetworkMachine makeMachine();\n",
+        "  bool (*run)(Machine &machine, std::string *why);\n",
+        "bool remap_G_1(mapc::rt::NetworkMachine &machine, std::string *why = "
+        "nullptr);\n",
+        "bool copy_H_2(mapc::rt::NetworkMachine &machine, std::string *why = "
+        "nullptr);\n"})
+    EXPECT_TRUE(contains(h, part)) << part << "\n" << h;
+  for (const char *part :
+       {"#include \"mapc/runtime/NetworkExecute.h\"\n",
+        "mapc::rt::NetworkMachine makeMachine() {\n"
+        "  return mapc::rt::NetworkMachine(\n"
+        "      mapc::rt::NetworkShape::booleanCube(kDims), kMemoryBytes);\n}\n",
+        "bool copy_H_2(mapc::rt::NetworkMachine &machine, std::string *why) {\n"
+        "  const mapc::rt::Regions regions{{0u}, {64u}, {128u}};\n"
+        "  return mapc::rt::executeNetworkPlan(machine, copy_H_2_plan(), "
+        "regions, {}, why);\n}\n",
+        "{\"copy_H_2\", \"remap G: A -> B\", \"G\", \"H\", 0u, 64u, 1u, "
+        "copy_H_2, copy_H_2_plan},"})
+    EXPECT_TRUE(contains(s, part)) << part << "\n" << s;
+  for (const std::string &text : {h, s}) {
+    EXPECT_FALSE(contains(text, "MasPar")) << text;
+    EXPECT_FALSE(contains(text, "kPeWidth")) << text;
+    EXPECT_FALSE(contains(text, "executePlan(")) << text;
+  }
+
+  // A mesh: built from kDimSizes.
+  EmitOptions o = options();
+  o.onNetwork = true;
+  o.network = rt::NetworkShape::mesh({4, 8});
+  h = header(rs, o);
+  s = source(rs, o);
+  EXPECT_TRUE(contains(h, "inline constexpr bool kCube = false;\n"
+                          "inline constexpr unsigned kDims = 2u;\n"
+                          "inline constexpr std::array<unsigned, kDims> "
+                          "kDimSizes = {4u, 8u};\n"))
+      << h;
+  EXPECT_TRUE(contains(s, "mapc::rt::NetworkShape::mesh({kDimSizes.begin(), "
+                          "kDimSizes.end()}),\n      kMemoryBytes);"))
+      << s;
+
+  // The MasPar header names its machine type too.
+  EXPECT_TRUE(
+      contains(header(twoRemaps()), "using Machine = mapc::rt::MasPar;\n"));
+}
+
+TEST(CppEmitter, NetworkHelperNamesAreReserved) {
+  std::vector<EmittedRemap> rs{affineRemap(), affineRemap(), affineRemap()};
+  rs[0].function = "Machine";
+  rs[1].function = "exchangeStep";
+  rs[2].function = "kDimSizes";
+  std::string h = header(rs, cubeOptions(2));
+  for (const char *f : {"Machine_2", "exchangeStep_2", "kDimSizes_2"})
+    EXPECT_TRUE(contains(h, std::string("bool ") + f + "(")) << f << "\n" << h;
+}
+
 } // namespace

@@ -228,6 +228,8 @@ int main(int argc, char **argv) {
       opts.clusterSize = plans.shape.clusterSize;
       opts.memoryBytes = plans.memoryBytes;
       opts.scratchBase = plans.scratchBase;
+      opts.onNetwork = plans.onNetwork;
+      opts.network = plans.network;
       if (emit == Emit::Cpp)
         emitSource(remaps, opts, out.os());
       else

@@ -1,0 +1,114 @@
+// Drives the code mapc --emit=cpp wrote for any program, on the MasPar or a
+// hypercube or mesh network (the header's `Machine`), and prints what
+// `mapc --run --memory-digest` prints for it, so that a test can diff the
+// two: fills every array with the data set --run gives it in its first
+// layout (the affine one for Gray codes, 001), runs every remap in program
+// order, checks every element after each one, and prints per remap
+//   LABEL: verified, ticks=N, lower_bound=L    (or MISMATCH, ...)
+// with ticks the ledger's total on the MasPar and its cycles on a network,
+// then a digest of the whole machine memory:
+//   memory: B bytes per PE (or node), fnv1a64=0x...
+// Exits non-zero if a remap failed or left an element in the wrong place.
+#include "mapc_program.h"
+
+#include "mapc/runtime/Contents.h"
+#include "mapc/runtime/Network.h"
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <type_traits>
+
+using namespace mapc_program;
+
+namespace {
+
+constexpr bool kOnNetwork = std::is_same_v<Machine, mapc::rt::NetworkMachine>;
+
+// Templates, so that `if constexpr` drops the other machine's calls.
+template <typename M> uint8_t *memoryOf(M &m, unsigned node) {
+  if constexpr (kOnNetwork)
+    return m.memory(node);
+  else
+    return m.memoryOf(node);
+}
+
+template <typename M> int64_t ticks(const M &m) {
+  if constexpr (kOnNetwork)
+    return m.ledger().cycles;
+  else
+    return m.ledger().total();
+}
+
+/// FNV-1a over every byte of every node, node by node (rt::memoryDigest).
+template <typename M> uint64_t digest(const M &m) {
+  if constexpr (kOnNetwork) {
+    uint64_t h = 0xcbf29ce484222325u;
+    for (uint32_t node = 0; node < m.shape().nodeCount(); ++node)
+      for (uint64_t i = 0; i < m.memoryBytes(); ++i)
+        h = (h ^ m.memory(node)[i]) * 0x100000001b3u;
+    return h;
+  } else {
+    return mapc::rt::memoryDigest(m);
+  }
+}
+
+} // namespace
+
+int main() {
+  Machine m = makeMachine();
+  auto mem = [&](unsigned node) { return memoryOf(m, node); };
+  auto constMem = [&](unsigned node) -> const uint8_t * {
+    return memoryOf(m, node);
+  };
+  // As --run: which data set the array at each base holds, and whether it
+  // has been filled (a copy hands its source's data set to the target).
+  std::map<uint64_t, uint64_t> dataSet;
+  std::map<uint64_t, bool> filled;
+  bool allGood = true;
+  for (unsigned i = 0; i < remapCount(); ++i) {
+    const RemapEntry &e = remaps()[i];
+    const mapc::rt::Plan &p = e.plan();
+    // Bit layouts as affine ones: the same addresses, so the same bytes as
+    // the BitLayout overloads --run uses for them.
+    mapc::rt::AffineLayout src = p.affineAfter(-1);
+    mapc::rt::AffineLayout dst =
+        p.affine ? p.affineDest : mapc::rt::AffineLayout::fromBits(p.dest);
+    if (!filled[e.srcBase]) {
+      dataSet[e.srcBase] = e.dataSet;
+      mapc::rt::storePattern(mem, src, p.elemBytes, e.srcBase, e.dataSet);
+      filled[e.srcBase] = true;
+    }
+    int64_t before = ticks(m);
+    std::string why;
+    bool ran = e.run(m, &why);
+    int64_t spent = ticks(m) - before;
+    dataSet[e.dstBase] = dataSet[e.srcBase];
+    filled[e.dstBase] = true;
+    uint64_t bad =
+        ran ? mapc::rt::countMismatches(constMem, dst, p.elemBytes, e.dstBase,
+                                        dataSet[e.dstBase])
+            : 0;
+    if (!ran) {
+      std::printf("%s: MISMATCH, the plan failed: %s\n", e.label, why.c_str());
+      allGood = false;
+    } else if (bad) {
+      std::printf("%s: MISMATCH, %llu of %llu elements wrong, ticks=%lld, "
+                  "lower_bound=%lld\n",
+                  e.label, static_cast<unsigned long long>(bad),
+                  static_cast<unsigned long long>(uint64_t(1) << dst.dataBits),
+                  static_cast<long long>(spent),
+                  static_cast<long long>(p.lowerBound));
+      allGood = false;
+    } else {
+      std::printf("%s: verified, ticks=%lld, lower_bound=%lld\n", e.label,
+                  static_cast<long long>(spent),
+                  static_cast<long long>(p.lowerBound));
+    }
+  }
+  std::printf("memory: %llu bytes per %s, fnv1a64=0x%016llx\n",
+              static_cast<unsigned long long>(m.memoryBytes()),
+              kOnNetwork ? "node" : "PE",
+              static_cast<unsigned long long>(digest(m)));
+  return allGood ? 0 : 1;
+}
