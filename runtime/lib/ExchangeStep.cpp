@@ -240,18 +240,27 @@ int64_t mapc::rt::predictExchangeStep(const Step &step,
     now = AffineMove::fromExchange(now.bits(), e).applyTo(now);
     unsigned wi = widthIndex(x.xferBytes);
     // The acting mask is one of two: parity of the condition's m-bits in
-    // the chunk picks it. Count the chunks of each parity that are walked.
-    uint64_t perClass[2] = {0, 0};
+    // the chunk picks it. Count the chunks of each parity that are walked,
+    // in closed form: the disabled m-bits are fixed, an m-bit target is
+    // walked from its 0 side, every other chunk-index bit is free.
     uint64_t t = x.memoryTarget ? uint64_t(1) << x.target : 0;
+    uint64_t indexBits = ((uint64_t(1) << mBits) - 1) &
+                         ~((uint64_t(1) << x.chunkBits) - 1);
+    uint64_t freeBits = indexBits & ~x.offM & ~t;
+    uint64_t walked = uint64_t(1) << __builtin_popcountll(freeBits);
+    uint64_t perClass[2] = {0, 0};
+    uint64_t base = x.valM, freeCond = x.condM & freeBits;
     Mask masksOf[2] = {Mask(pes), Mask(pes)};
-    for (uint64_t c = 0; c < x.chunks(); ++c) {
-      uint64_t s = c << x.chunkBits;
-      if ((s & t) || !x.used(s))
-        continue;
-      unsigned k = parity64(x.condM & s);
-      if (!perClass[k])
-        masksOf[k] = actingMask(x, s, pes);
-      ++perClass[k];
+    if (freeCond) {
+      perClass[0] = perClass[1] = walked / 2;
+      uint64_t flip = freeCond & -freeCond; // one free bit the parity sees
+      masksOf[parity64(x.condM & base)] = actingMask(x, base, pes);
+      masksOf[parity64(x.condM & (base | flip))] =
+          actingMask(x, base | flip, pes);
+    } else {
+      unsigned k = parity64(x.condM & base);
+      perClass[k] = walked;
+      masksOf[k] = actingMask(x, base, pes);
     }
     const Mask *masks[2] = {&masksOf[0], &masksOf[1]};
     bool xnet = exchangeUsesXnet(e, mBits, pBits, elemBytes, shape, cost);

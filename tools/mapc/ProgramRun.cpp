@@ -155,6 +155,20 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   }
   if (!ok)
     return false;
+  // Network plans are chosen by simulating every element's route.
+  constexpr unsigned kMaxNetworkCellBits = 20;
+  if (out.onNetwork && out.mBits + pBits > kMaxNetworkCellBits) {
+    diags.error(at,
+                std::string(what) + " on a " + mach.kindName() +
+                    " simulates every element of every schedule; these "
+                    "layouts span 2^" +
+                    std::to_string(out.mBits + pBits) +
+                    " device cells, more than 2^" +
+                    std::to_string(kMaxNetworkCellBits),
+                "plan a smaller instance of the problem: the schedules and "
+                "their costs scale with K and the cube's dimension");
+    return false;
+  }
   if (out.onNetwork && (uint64_t(1) << out.mBits) > out.nodeElements) {
     diags.error(at,
                 "the layouts put " + std::to_string(uint64_t(1) << out.mBits) +
