@@ -179,7 +179,12 @@ std::string mapc::affineRemapText(const IndexBitMap &src,
                            g, &why))
     return "";
   std::optional<unsigned> start;
-  if (exchangeStart && *exchangeStart < pBits)
+  if (exchangeStart && *exchangeStart >= pBits) {
+    why = "the exchanges cannot start in p" + std::to_string(*exchangeStart) +
+          ": the layouts have " + std::to_string(pBits) + " PE bits";
+    return "";
+  }
+  if (exchangeStart)
     start = mBits + *exchangeStart;
   AffineFactoring f = factorAffine(g, start);
   std::string text;

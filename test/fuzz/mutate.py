@@ -6,7 +6,9 @@ skipped), makes seeded random mutations of each (delete / duplicate / swap
 tokens, insert punctuation, huge numbers or binary bytes, truncate, flip the
 case of keywords, repeat lines, splice two files), adds a few pathological
 inputs, and runs the driver on every input with --emit=ktile and
---emit=layout, and a quarter of the light mutants with --run.
+--emit=layout, a quarter of the light mutants with --run, a quarter with
+--emit=cycles and, of those on a mesh or hypercube, a quarter with
+--emit=butterfly.
 
 A run FAILS when the driver
   * dies by a signal or exits with a code other than 0 or 1,
@@ -245,8 +247,13 @@ def main():
             emits = ("ktile",) if src in heavy and n % 10 else ("ktile", "layout")
             if src not in heavy and n % 4 == 0:
                 emits += ("run",)  # plans, runs and verifies on the simulator
+            mutant = mutate(rng, text, texts)
+            if n % 4 == 1:
+                emits += ("cycles",)  # cycle notation and 001's exchanges
+            if n % 4 == 2 and re.search(rb"(?i)machine\s+(mesh|hypercube)", mutant):
+                emits += ("butterfly",)  # 002 (exit 2 on a maspar machine)
             inputs.append(("m%05d-%s" % (n, os.path.basename(src)),
-                           mutate(rng, text, texts), emits))
+                           mutant, emits))
     if args.pathological != "none":
         want = None if args.pathological == "all" else set(args.pathological.split(","))
         skip = set(filter(None, args.skip_pathological.split(",")))

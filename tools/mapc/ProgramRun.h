@@ -1,9 +1,10 @@
 //===- ProgramRun.h - plans for a whole program, and running them ---------===//
 //
 // Puts every array of a program in one region of PE memory, plans every
-// statement that moves data (remap, copy, redistribute, realign) and runs
-// the plans in order on the simulated MasPar, checking every element
-// against the destination layout's index map (language.md "--run").
+// statement that moves data (remap, copy, redistribute, realign, reshape)
+// and runs the plans in order on the simulated MasPar, or on the simulated
+// hypercube or mesh (NetworkRun.cpp), checking every element against the
+// destination layout's index map (language.md "--run").
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAPC_TOOLS_PROGRAMRUN_H
