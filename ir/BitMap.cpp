@@ -16,7 +16,7 @@ bool pow2(int64_t v) { return v > 0 && llvm::isPowerOf2_64(uint64_t(v)); }
 unsigned log2(int64_t v) { return llvm::Log2_64(uint64_t(v)); }
 
 std::variant<IndexBitMap, std::string> fromKTile(const KTile &t,
-                                                bool allowGray) {
+                                                 bool allowGray) {
   // A data offset of half a power-of-two dim is (i + n/2) mod n = i xor
   // n/2: it inverts the dim's top data bit, an XOR constant.
   uint64_t invertedData = 0;

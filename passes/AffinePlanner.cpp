@@ -84,7 +84,8 @@ int64_t mapc::affineLowerBound(const AffineLayout &src, const AffineMove &g,
   for (unsigned w = std::min(8u, elemBytes); w <= 8; w *= 2) {
     uint64_t per = std::max(1u, w / elemBytes);
     unsigned wi = rt::widthIndex(w);
-    int64_t c = int64_t((worst + per - 1) / per) * (cost.load[wi] + cost.store(wi));
+    int64_t c =
+        int64_t((worst + per - 1) / per) * (cost.load[wi] + cost.store(wi));
     best = best < 0 ? c : std::min(best, c);
   }
   return best;
@@ -189,8 +190,8 @@ std::string mapc::affineRemapText(const IndexBitMap &src,
   AffineFactoring f = factorAffine(g, start);
   std::string text;
   for (const rt::Exchange &e : f.exchanges)
-    text += (text.empty() ? "exchanges [" : ", [") +
-            formatExchange(e, mBits) + "]";
+    text +=
+        (text.empty() ? "exchanges [" : ", [") + formatExchange(e, mBits) + "]";
   AffineLayout now = std::get<AffineLayout>(s);
   for (const rt::Exchange &e : f.exchanges)
     now = AffineMove::fromExchange(now.bits(), e).applyTo(now);

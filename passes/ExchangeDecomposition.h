@@ -1,4 +1,5 @@
-//===- ExchangeDecomposition.h - affine remaps as exchanges + a permutation ===//
+//===- ExchangeDecomposition.h - affine remaps as exchanges + a permutation
+//===//
 //
 // A remap between two GF(2)-affine layouts is an affine bijection of device
 // addresses g(a) = A a xor c (rt::affineRemapMove). It factors as

@@ -67,8 +67,7 @@ scheduleCandidates(const std::vector<rt::Exchange> &ops,
   AffineLayout now = before;
   for (const rt::Exchange &e : ops) {
     rt::Step st = exchangeStep({{e}}, ExchangeSchedule::Sequential, n);
-    st.predictedTicks =
-        rt::simulateNetworkStep(r.shape, st, now, r.elemBytes);
+    st.predictedTicks = rt::simulateNetworkStep(r.shape, st, now, r.elemBytes);
     seq.cycles += st.predictedTicks;
     seq.steps.push_back(st);
     now = AffineMove::fromExchange(n, e).applyTo(now);
@@ -79,8 +78,8 @@ scheduleCandidates(const std::vector<rt::Exchange> &ops,
   auto one = [&](ExchangeSchedule s,
                  std::vector<std::vector<rt::Exchange>> orders) {
     ScheduleCandidate c{s, {exchangeStep(std::move(orders), s, n)}, 0};
-    c.cycles = rt::simulateNetworkStep(r.shape, c.steps[0], before,
-                                       r.elemBytes);
+    c.cycles =
+        rt::simulateNetworkStep(r.shape, c.steps[0], before, r.elemBytes);
     c.steps[0].predictedTicks = c.cycles;
     if (c.cycles >= 0)
       out.push_back(c);
@@ -99,8 +98,8 @@ scheduleCandidates(const std::vector<rt::Exchange> &ops,
 std::string scheduleWhy(const std::vector<ScheduleCandidate> &all,
                         const ScheduleCandidate &best,
                         const std::vector<rt::Exchange> &ops,
-                        const AffineLayout &before, const rt::NetworkShape &shape,
-                        unsigned lowerBound) {
+                        const AffineLayout &before,
+                        const rt::NetworkShape &shape, unsigned lowerBound) {
   uint64_t K = uint64_t(1) << before.mBits;
   unsigned delta = 0;
   std::vector<unsigned> seen;
@@ -112,15 +111,14 @@ std::string scheduleWhy(const std::vector<ScheduleCandidate> &all,
     }
   std::string s = std::to_string(ops.size()) + " exchanges (at least " +
                   std::to_string(lowerBound) + " needed), " +
-                  std::to_string(delta) + " in node dims, K = " +
-                  std::to_string(K) + "; " +
+                  std::to_string(delta) +
+                  " in node dims, K = " + std::to_string(K) + "; " +
                   rt::exchangeScheduleName(best.schedule) + " is cheapest:";
   for (const ScheduleCandidate &c : all)
     s += std::string(" ") + rt::exchangeScheduleName(c.schedule) + " " +
          std::to_string(c.cycles);
   if (delta && shape.cube) { // 001's bounds are for cubes
-    s += "; 001 bounds: thm 2 " +
-         std::to_string(rt::theorem2Bound(K, delta));
+    s += "; 001 bounds: thm 2 " + std::to_string(rt::theorem2Bound(K, delta));
     rt::ExchangeGroup g;
     g.mBits = before.mBits;
     g.pBits = before.pBits;
@@ -176,8 +174,8 @@ mapc::planNetworkRemap(const NetworkPlanRequest &r) {
     std::string reason =
         scheduleWhy(all, *best, f.exchanges, r.src, r.shape, f.lowerBound);
     for (rt::Step st : best->steps) {
-      st.why = plan.steps.empty() ? reason
-                                  : "the next exchange of the sequence";
+      st.why =
+          plan.steps.empty() ? reason : "the next exchange of the sequence";
       plan.predictedTicks += st.predictedTicks;
       plan.steps.push_back(st);
     }

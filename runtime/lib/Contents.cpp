@@ -35,9 +35,9 @@ uint64_t mapc::rt::countMismatches(const MasPar &m, const BitLayout &l,
   return bad;
 }
 
-void mapc::rt::storePattern(
-    const std::function<uint8_t *(unsigned)> &memoryOf, const AffineLayout &l,
-    unsigned elemBytes, uint64_t base, uint64_t tag) {
+void mapc::rt::storePattern(const std::function<uint8_t *(unsigned)> &memoryOf,
+                            const AffineLayout &l, unsigned elemBytes,
+                            uint64_t base, uint64_t tag) {
   forEachElement(l, elemBytes, base, [&](uint64_t d, unsigned pe, uint64_t at) {
     uint8_t *mem = memoryOf(pe) + at;
     for (unsigned k = 0; k < elemBytes; ++k)

@@ -33,8 +33,7 @@ struct ExchangeShape {
     target = memoryTarget ? e.bit : e.bit - mBits;
     // Low m-bits that neither the condition nor the target touch, nor
     // decide occupancy, travel together (003 5.6.3's chunks), up to 64 bits.
-    uint64_t busy =
-        condM | offM | (memoryTarget ? uint64_t(1) << e.bit : 0);
+    uint64_t busy = condM | offM | (memoryTarget ? uint64_t(1) << e.bit : 0);
     while (chunkBits < mBits && !((busy >> chunkBits) & 1) &&
            (elemBytes << (chunkBits + 1)) <= 8)
       ++chunkBits;
@@ -208,8 +207,8 @@ bool mapc::rt::runExchangeStep(MasPar &m, const Step &step,
   bool first = copyFirst;
   AffineLayout now = before;
   for (const Exchange &e : step.exchanges[0]) {
-    runOne(m, e, now, elemBytes, first ? readBase : writeBase, writeBase,
-           first, shape);
+    runOne(m, e, now, elemBytes, first ? readBase : writeBase, writeBase, first,
+           shape);
     now = AffineMove::fromExchange(now.bits(), e).applyTo(now);
     first = false;
   }
@@ -244,8 +243,8 @@ int64_t mapc::rt::predictExchangeStep(const Step &step,
     // in closed form: the disabled m-bits are fixed, an m-bit target is
     // walked from its 0 side, every other chunk-index bit is free.
     uint64_t t = x.memoryTarget ? uint64_t(1) << x.target : 0;
-    uint64_t indexBits = ((uint64_t(1) << mBits) - 1) &
-                         ~((uint64_t(1) << x.chunkBits) - 1);
+    uint64_t indexBits =
+        ((uint64_t(1) << mBits) - 1) & ~((uint64_t(1) << x.chunkBits) - 1);
     uint64_t freeBits = indexBits & ~x.offM & ~t;
     uint64_t walked = uint64_t(1) << __builtin_popcountll(freeBits);
     uint64_t perClass[2] = {0, 0};

@@ -21,8 +21,8 @@ namespace mapc::rt {
 /// data (a disabled bit the exchange leaves alone has the wrong value)
 /// are skipped.
 bool runExchangeStep(MasPar &m, const Step &step, const AffineLayout &before,
-                     unsigned elemBytes, uint64_t readBase,
-                     uint64_t writeBase, bool copyFirst, std::string *why);
+                     unsigned elemBytes, uint64_t readBase, uint64_t writeBase,
+                     bool copyFirst, std::string *why);
 
 /// The ticks runExchangeStep charges, from the step alone.
 int64_t predictExchangeStep(const Step &step, const AffineLayout &before,

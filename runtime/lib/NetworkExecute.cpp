@@ -4,9 +4,10 @@
 
 using namespace mapc::rt;
 
-std::vector<Transfer> mapc::rt::networkStepTransfers(
-    const NetworkShape &shape, const Step &step, const AffineLayout &before,
-    unsigned elemBytes, uint64_t readBase, uint64_t writeBase) {
+std::vector<Transfer>
+mapc::rt::networkStepTransfers(const NetworkShape &shape, const Step &step,
+                               const AffineLayout &before, unsigned elemBytes,
+                               uint64_t readBase, uint64_t writeBase) {
   auto holds = [&](uint64_t a) { return before.holds(a); };
   std::vector<Transfer> out;
   if (step.kind == StepKind::Exchange) {
@@ -47,8 +48,8 @@ int64_t mapc::rt::simulateNetworkStep(const NetworkShape &shape,
                                       unsigned elemBytes) {
   uint64_t bytes = (uint64_t(1) << before.mBits) * elemBytes;
   NetworkMachine probe(shape, bytes);
-  return probe.run(
-      networkStepTransfers(shape, step, before, elemBytes, 0, 0), elemBytes);
+  return probe.run(networkStepTransfers(shape, step, before, elemBytes, 0, 0),
+                   elemBytes);
 }
 
 bool mapc::rt::executeNetworkPlan(NetworkMachine &machine, const Plan &plan,

@@ -318,8 +318,8 @@ int64_t mapc::rt::predictStepTicks(const Step &step, const BitLayout &before,
                                    const MachineShape &shape,
                                    const CostModel &cost) {
   if (step.kind == StepKind::Exchange)
-    return predictExchangeStep(step, AffineLayout::fromBits(before),
-                               elemBytes, copyFirst, shape, cost);
+    return predictExchangeStep(step, AffineLayout::fromBits(before), elemBytes,
+                               copyFirst, shape, cost);
   StepAnalysis an;
   if (!analyseStep(step, before, elemBytes, shape.width, an, nullptr,
                    /*listDataCycles=*/false))

@@ -23,8 +23,8 @@ namespace {
 
 /// dataBits of the mBits + pBits device bits hold a random invertible
 /// XOR of data bits plus a constant; the rest are disabled.
-AffineLayout randomAffine(std::mt19937_64 &rng, unsigned mBits,
-                          unsigned pBits, unsigned dataBits) {
+AffineLayout randomAffine(std::mt19937_64 &rng, unsigned mBits, unsigned pBits,
+                          unsigned dataBits) {
   unsigned n = mBits + pBits;
   AffineLayout l;
   l.mBits = mBits;

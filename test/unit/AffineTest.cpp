@@ -120,9 +120,8 @@ TEST(Affine, RandomMovesFactorExactly) {
   for (unsigned trial = 0; trial < 10000; ++trial) {
     unsigned n = 1 + rng() % 16;
     AffineMove g = randomMove(n, rng);
-    AffineFactoring f = factorAffine(g, trial % 3 ? std::nullopt
-                                                  : std::optional<unsigned>(
-                                                        rng() % n));
+    AffineFactoring f = factorAffine(
+        g, trial % 3 ? std::nullopt : std::optional<unsigned>(rng() % n));
     ASSERT_EQ(compose(f, n), g) << "trial " << trial;
     ASSERT_GE(f.exchanges.size(), f.lowerBound);
     for (const Exchange &e : f.exchanges)

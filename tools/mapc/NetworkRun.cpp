@@ -48,7 +48,9 @@ void traceNetworkPlan(const ProgramPlans &plans, const StatementPlan &sp,
     uint64_t base = step == 0 ? r.src.base : r.dst.base;
     printTraceRows(
         p.affineAfter(int(step) - 1), plans.network.nodeCount(),
-        [&](unsigned node, uint64_t m) { return twin.read(node, base + m * 8, 8); },
+        [&](unsigned node, uint64_t m) {
+          return twin.read(node, base + m * 8, 8);
+        },
         os);
   };
   rt::forEachElement(p.affineAfter(-1), 8, r.src.base,
@@ -94,10 +96,10 @@ bool mapc::runNetworkPlans(const ProgramPlans &plans, bool trace,
         sp.statement->kind == Statement::Copy ? sp.statement->target : array;
     filled[holder] = true;
     uint64_t total = uint64_t(1) << p.affineDest.dataBits;
-    uint64_t bad = ran ? rt::countMismatches(constMemoryOf, p.affineDest,
-                                             p.elemBytes, sp.dstBase,
-                                             tag[holder])
-                       : 0;
+    uint64_t bad =
+        ran ? rt::countMismatches(constMemoryOf, p.affineDest, p.elemBytes,
+                                  sp.dstBase, tag[holder])
+            : 0;
     os << sp.label << ": ";
     if (!ran) {
       os << "MISMATCH, the plan failed: " << why << "\n";

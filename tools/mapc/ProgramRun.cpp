@@ -63,8 +63,7 @@ static std::string affineCycles(const rt::Plan &plan) {
 }
 
 bool mapc::planProgram(const Program &program, PlannerKind kind,
-                       const char *what, Diagnostics &diags,
-                       ProgramPlans &out,
+                       const char *what, Diagnostics &diags, ProgramPlans &out,
                        std::optional<unsigned> exchangeStart) {
   const Machine &mach = program.machine;
   llvm::SMLoc at =
@@ -79,8 +78,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
       dims.push_back(unsigned(std::min<int64_t>(d, 1 << 30)));
     }
     pBits = log2Exact(mach.peCount());
-    if (!pow2 || pBits == ~0u || pBits > 20 ||
-        log2Exact(mach.memory) == ~0u) {
+    if (!pow2 || pBits == ~0u || pBits > 20 || log2Exact(mach.memory) == ~0u) {
       diags.error(at,
                   std::string(what) + " needs power-of-two mesh sides, at "
                                       "most 2^20 nodes and a power-of-two "
@@ -148,8 +146,8 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
       ok = false;
       continue;
     }
-    pending.push_back({&st, std::get<IndexBitMap>(src),
-                       std::get<IndexBitMap>(dst)});
+    pending.push_back(
+        {&st, std::get<IndexBitMap>(src), std::get<IndexBitMap>(dst)});
     out.mBits = std::max({out.mBits, pending.back().src.memoryBits,
                           pending.back().dst.memoryBits});
   }
@@ -241,10 +239,10 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     bool affine = !p.src.isPermutation() || !p.dst.isPermutation();
     if (why.empty() && out.onNetwork) {
       NetworkPlanRequest nr;
-      nr.src = std::get<rt::AffineLayout>(toRuntimeAffine(p.src, out.mBits,
-                                                          pBits));
-      nr.dst = std::get<rt::AffineLayout>(toRuntimeAffine(p.dst, out.mBits,
-                                                          pBits));
+      nr.src =
+          std::get<rt::AffineLayout>(toRuntimeAffine(p.src, out.mBits, pBits));
+      nr.dst =
+          std::get<rt::AffineLayout>(toRuntimeAffine(p.dst, out.mBits, pBits));
       nr.elemBytes = arr ? elemTypeBytes(arr->type) : 1;
       nr.copy = st.kind == Statement::Copy;
       nr.shape = out.network;
@@ -439,12 +437,12 @@ bool mapc::runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
             },
             os);
       };
-      rt::forEachElement(
-          p.affineAfter(-1), 8, r2.src.base,
-          [&](uint64_t d, unsigned pe, uint64_t at) {
-            for (unsigned k = 0; k < 8; ++k)
-              shadow.memoryOf(pe)[at + k] = uint8_t(d >> (8 * k));
-          });
+      rt::forEachElement(p.affineAfter(-1), 8, r2.src.base,
+                         [&](uint64_t d, unsigned pe, uint64_t at) {
+                           for (unsigned k = 0; k < 8; ++k)
+                             shadow.memoryOf(pe)[at + k] =
+                                 uint8_t(d >> (8 * k));
+                         });
       show(0, p.source);
       std::string why;
       if (!rt::executePlan(shadow, twin, r2, show, &why))
@@ -463,13 +461,12 @@ bool mapc::runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
     auto constMemoryOf = [&](unsigned pe) -> const uint8_t * {
       return machine.memoryOf(pe);
     };
-    uint64_t bad = !ran ? 0
-                   : p.affine
-                       ? rt::countMismatches(constMemoryOf, p.affineDest,
-                                             p.elemBytes, sp.dstBase,
-                                             tag[holder])
-                       : rt::countMismatches(machine, p.dest, p.elemBytes,
-                                             sp.dstBase, tag[holder]);
+    uint64_t bad =
+        !ran       ? 0
+        : p.affine ? rt::countMismatches(constMemoryOf, p.affineDest,
+                                         p.elemBytes, sp.dstBase, tag[holder])
+                   : rt::countMismatches(machine, p.dest, p.elemBytes,
+                                         sp.dstBase, tag[holder]);
     os << sp.label << ": ";
     if (!ran) {
       os << "MISMATCH, the plan failed: " << why << "\n";

@@ -45,9 +45,7 @@ struct AffineLayout {
   /// Every enabled row a single data bit: the layout as a BitLayout.
   std::optional<BitLayout> asBitLayout() const;
   /// Does device address `a` hold data?
-  bool holds(uint64_t a) const {
-    return ((a ^ constant) & disabled) == 0;
-  }
+  bool holds(uint64_t a) const { return ((a ^ constant) & disabled) == 0; }
   uint64_t addressOf(uint64_t d) const;
   std::string bitName(unsigned bit) const;
   /// 003 4.1.3 notation extended: a bit that XORs several data bits is

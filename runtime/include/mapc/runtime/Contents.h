@@ -21,8 +21,7 @@ namespace mapc::rt {
 /// or an AffineLayout), stored with `elemBytes` per element from byte
 /// `base` of each PE's memory.
 template <typename Layout, typename F>
-void forEachElement(const Layout &l, unsigned elemBytes, uint64_t base,
-                    F &&f) {
+void forEachElement(const Layout &l, unsigned elemBytes, uint64_t base, F &&f) {
   uint64_t mMask = (uint64_t(1) << l.mBits) - 1;
   for (uint64_t d = 0; d < (uint64_t(1) << l.dataBits); ++d) {
     uint64_t a = l.addressOf(d);

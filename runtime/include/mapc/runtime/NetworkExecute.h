@@ -18,12 +18,10 @@ namespace mapc::rt {
 /// The transfers of one step, reading at `readBase` and writing at
 /// `writeBase` (they differ in the first step of a copy). `before` is the
 /// layout the step starts from: only addresses holding data move.
-std::vector<Transfer> networkStepTransfers(const NetworkShape &shape,
-                                           const Step &step,
-                                           const AffineLayout &before,
-                                           unsigned elemBytes,
-                                           uint64_t readBase,
-                                           uint64_t writeBase);
+std::vector<Transfer>
+networkStepTransfers(const NetworkShape &shape, const Step &step,
+                     const AffineLayout &before, unsigned elemBytes,
+                     uint64_t readBase, uint64_t writeBase);
 
 /// The cycles a step takes: the same transfers, timed on an empty machine.
 int64_t simulateNetworkStep(const NetworkShape &shape, const Step &step,
