@@ -13,3 +13,7 @@ echo "== examples/transpose.map --emit=plan"
 "$build/tools/mapc/mapc" "$root/examples/transpose.map" --emit=plan
 echo "== examples/transpose.map --run (simulated MasPar, every element checked)"
 "$build/tools/mapc/mapc" "$root/examples/transpose.map" --run
+echo "== examples/gray-cube.map --emit=plan (001's exchanges on a 6-cube)"
+"$build/tools/mapc/mapc" "$root/examples/gray-cube.map" --emit=plan
+echo "== examples/gray-cube.map --run (simulated hypercube, every element checked)"
+"$build/tools/mapc/mapc" "$root/examples/gray-cube.map" --run
