@@ -109,8 +109,9 @@ std::string scheduleWhy(const std::vector<ScheduleCandidate> &all,
       seen.push_back(e.bit);
       ++delta;
     }
-  std::string s = std::to_string(ops.size()) + " exchanges (at least " +
-                  std::to_string(lowerBound) + " needed), " +
+  std::string s = std::to_string(ops.size()) +
+                  (ops.size() == 1 ? " exchange" : " exchanges") +
+                  " (at least " + std::to_string(lowerBound) + " needed), " +
                   std::to_string(delta) +
                   " in node dims, K = " + std::to_string(K) + "; " +
                   rt::exchangeScheduleName(best.schedule) + " is cheapest:";
