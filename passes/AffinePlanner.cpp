@@ -40,42 +40,10 @@ int64_t mapc::affineLowerBound(const AffineLayout &src, const AffineMove &g,
                                const rt::MachineShape &shape,
                                const rt::CostModel &cost) {
   // Some PE moves at least the average: held addresses that change (all of
-  // them for a copy) over the PE count. Held addresses form the affine
-  // subspace {a : a_D = v_D} (D the disabled bits); the fixed points of g
-  // in it solve (A + I) a = c there, so their count is 0 or 2^(n - rank).
-  unsigned n = src.bits();
-  uint64_t held = uint64_t(1) << (n - __builtin_popcountll(src.disabled));
-  uint64_t fixed = 0;
-  if (!copy) {
-    // Augmented rows: bit n is the right-hand side.
-    std::vector<uint64_t> rows;
-    for (unsigned i = 0; i < n; ++i) {
-      rows.push_back((g.row[i] ^ (uint64_t(1) << i)) |
-                     (uint64_t((g.constant >> i) & 1) << n));
-      if ((src.disabled >> i) & 1)
-        rows.push_back((uint64_t(1) << i) |
-                       (uint64_t((src.constant >> i) & 1) << n));
-    }
-    unsigned rank = 0;
-    bool consistent = true;
-    for (unsigned col = 0; col < n; ++col) {
-      size_t pivot = rank;
-      while (pivot < rows.size() && !((rows[pivot] >> col) & 1))
-        ++pivot;
-      if (pivot == rows.size())
-        continue;
-      std::swap(rows[pivot], rows[rank]);
-      for (size_t r = 0; r < rows.size(); ++r)
-        if (r != rank && ((rows[r] >> col) & 1))
-          rows[r] ^= rows[rank];
-      ++rank;
-    }
-    for (size_t r = rank; r < rows.size(); ++r)
-      consistent &= rows[r] == 0;
-    fixed = consistent ? uint64_t(1) << (n - rank) : 0;
-  }
+  // them for a copy) over the PE count.
+  uint64_t moved = copy ? src.heldCount() : rt::countMoved(src, g);
   uint64_t pes = shape.peCount();
-  uint64_t worst = (held - fixed + pes - 1) / pes;
+  uint64_t worst = (moved + pes - 1) / pes;
   if (!worst)
     return 0;
   // The cheapest way to load and store `worst` elements: transfers of one

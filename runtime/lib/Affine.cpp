@@ -305,3 +305,33 @@ bool mapc::rt::affineRemapMove(const AffineLayout &src, const AffineLayout &dst,
   move = s.inverse().then(d);
   return true;
 }
+
+uint64_t mapc::rt::countMoved(const AffineLayout &l, const AffineMove &g) {
+  unsigned n = l.bits();
+  // Augmented rows, bit n the right-hand side: (A + I) a = c, a_D = v_D.
+  std::vector<uint64_t> rows;
+  for (unsigned i = 0; i < n; ++i) {
+    rows.push_back((g.row[i] ^ (uint64_t(1) << i)) |
+                   (uint64_t((g.constant >> i) & 1) << n));
+    if ((l.disabled >> i) & 1)
+      rows.push_back((uint64_t(1) << i) |
+                     (uint64_t((l.constant >> i) & 1) << n));
+  }
+  unsigned rank = 0;
+  for (unsigned col = 0; col < n; ++col) {
+    size_t pivot = rank;
+    while (pivot < rows.size() && !((rows[pivot] >> col) & 1))
+      ++pivot;
+    if (pivot == rows.size())
+      continue;
+    std::swap(rows[pivot], rows[rank]);
+    for (size_t r = 0; r < rows.size(); ++r)
+      if (r != rank && ((rows[r] >> col) & 1))
+        rows[r] ^= rows[rank];
+    ++rank;
+  }
+  for (size_t r = rank; r < rows.size(); ++r)
+    if (rows[r]) // 0 = 1: no fixed point
+      return l.heldCount();
+  return l.heldCount() - (uint64_t(1) << (n - rank));
+}

@@ -203,3 +203,23 @@ TEST(Affine, BitMapsAgreeWithKTileIndexMaps) {
   EXPECT_GT(gray, 100u);
   EXPECT_GT(halfOffsets, 100u);
 }
+
+TEST(Affine, CountMovedMatchesAWalk) {
+  std::mt19937_64 rng(11);
+  for (unsigned trial = 0; trial < 3000; ++trial) {
+    unsigned n = 1 + rng() % 10;
+    AffineLayout l;
+    l.mBits = rng() % (n + 1);
+    l.pBits = n - l.mBits;
+    l.row.assign(n, 0);
+    l.disabled = rng() & ((uint64_t(1) << n) - 1) & rng();
+    l.constant = rng() & ((uint64_t(1) << n) - 1);
+    AffineMove g = randomMove(n, rng);
+    if (rng() % 4 == 0)
+      g = AffineMove::identity(n);
+    uint64_t walked = 0;
+    for (uint64_t a = 0; a < (uint64_t(1) << n); ++a)
+      walked += l.holds(a) && g.apply(a) != a;
+    ASSERT_EQ(countMoved(l, g), walked) << "trial " << trial;
+  }
+}

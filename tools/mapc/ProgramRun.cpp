@@ -331,7 +331,10 @@ void mapc::printPlans(const ProgramPlans &plans, llvm::raw_ostream &os) {
           os << ", " << s.schedule << " schedule";
         if (s.exchanges.size() > 1)
           os << " (" << s.exchanges.size() << " data sets)";
-        os << ", " << s.predictedTicks << " ticks\n";
+        rt::AffineLayout before = p.affineAfter(int(i) - 1);
+        os << ", " << rt::countMoved(before, s.exchangeMove(before.bits()))
+           << " of " << before.heldCount() << " elements move, "
+           << s.predictedTicks << " ticks\n";
         os << "    why: " << s.why << "\n";
         continue;
       }

@@ -47,6 +47,10 @@ struct AffineLayout {
   /// Does device address `a` hold data?
   bool holds(uint64_t a) const { return ((a ^ constant) & disabled) == 0; }
   uint64_t addressOf(uint64_t d) const;
+  /// How many device addresses hold data: 2^(enabled bits).
+  uint64_t heldCount() const {
+    return uint64_t(1) << (bits() - __builtin_popcountll(disabled));
+  }
   std::string bitName(unsigned bit) const;
   /// 003 4.1.3 notation extended: a bit that XORs several data bits is
   /// written a3^a2; `!` marks a constant 1. [p: a3 a3^a2 | m: 1 !a0]
@@ -100,6 +104,11 @@ struct AffineMove {
     return row == o.row && constant == o.constant;
   }
 };
+
+/// How many addresses holding data under `l` the move `g` changes: the
+/// held ones minus g's fixed points among them, which solve (A + I) a = c
+/// with a's disabled bits at their values (0 or 2^(n - rank) of them).
+uint64_t countMoved(const AffineLayout &l, const AffineMove &g);
 
 /// The move that takes data from `src` to `dst`: a bijection g of device
 /// addresses with g(src.addressOf(d)) = dst.addressOf(d) for every d.
