@@ -35,7 +35,6 @@ std::vector<unsigned> matchColumns(const std::vector<uint64_t> &rows) {
     std::vector<int> parentCol(n, -1);
     std::vector<unsigned> queue{c};
     int freeRow = -1;
-    std::vector<int> viaRow(n, -1); // column reached -> row used to reach it
     for (size_t qi = 0; qi < queue.size() && freeRow < 0; ++qi) {
       unsigned col = queue[qi];
       for (unsigned r = 0; r < n && freeRow < 0; ++r) {
@@ -46,22 +45,20 @@ std::vector<unsigned> matchColumns(const std::vector<uint64_t> &rows) {
         if (colOf[r] < 0 || weight(rows[r]) > 1) {
           if (colOf[r] < 0)
             freeRow = int(r);
-          else {
-            viaRow[colOf[r]] = int(r);
+          else // r gives up its column to `col`: search from there
             queue.push_back(unsigned(colOf[r]));
-          }
         }
       }
     }
     if (freeRow < 0)
-      continue; // singular; the caller checks the result
-    // Flip the path back to c.
+      continue; // only for a singular matrix, which a bijection is not
+    // Flip the path back to c: each row takes the column it was reached
+    // from, and that column's old row moves on the same way.
     for (int r = freeRow; r >= 0;) {
       unsigned col = unsigned(parentCol[r]);
       int prevRow = rowOf[col];
       take(unsigned(r), col);
       r = col == c ? -1 : prevRow;
-      (void)viaRow;
     }
   }
   std::vector<unsigned> out(n);
