@@ -189,6 +189,14 @@ AffineMove AffineMove::fromExchange(unsigned bits, const Exchange &e) {
   return m;
 }
 
+AffineMove AffineMove::fromExchanges(unsigned bits,
+                                     const std::vector<Exchange> &order) {
+  AffineMove m = identity(bits);
+  for (const Exchange &e : order)
+    m = m.then(fromExchange(bits, e));
+  return m;
+}
+
 uint64_t AffineMove::apply(uint64_t a) const {
   return applyRows(row, constant, a);
 }

@@ -11,33 +11,13 @@ uint8_t mapc::rt::patternByte(uint64_t d, uint64_t tag, unsigned byte) {
   return uint8_t(x);
 }
 
-void mapc::rt::storePattern(MasPar &m, const BitLayout &l, unsigned elemBytes,
-                            uint64_t base, uint64_t tag) {
-  forEachElement(l, elemBytes, base, [&](uint64_t d, unsigned pe, uint64_t at) {
-    uint8_t *mem = m.memoryOf(pe) + at;
-    for (unsigned k = 0; k < elemBytes; ++k)
-      mem[k] = patternByte(d, tag, k);
-  });
-}
+namespace {
 
-uint64_t mapc::rt::countMismatches(const MasPar &m, const BitLayout &l,
-                                   unsigned elemBytes, uint64_t base,
-                                   uint64_t tag) {
-  uint64_t bad = 0;
-  forEachElement(l, elemBytes, base, [&](uint64_t d, unsigned pe, uint64_t at) {
-    const uint8_t *mem = m.memoryOf(pe) + at;
-    for (unsigned k = 0; k < elemBytes; ++k)
-      if (mem[k] != patternByte(d, tag, k)) {
-        ++bad;
-        return;
-      }
-  });
-  return bad;
-}
-
-void mapc::rt::storePattern(const std::function<uint8_t *(unsigned)> &memoryOf,
-                            const AffineLayout &l, unsigned elemBytes,
-                            uint64_t base, uint64_t tag) {
+/// storePattern's and countMismatches' loops, for any layout type and any
+/// way of reaching a node's memory.
+template <typename Layout, typename MemoryOf>
+void storeWith(const MemoryOf &memoryOf, const Layout &l, unsigned elemBytes,
+               uint64_t base, uint64_t tag) {
   forEachElement(l, elemBytes, base, [&](uint64_t d, unsigned pe, uint64_t at) {
     uint8_t *mem = memoryOf(pe) + at;
     for (unsigned k = 0; k < elemBytes; ++k)
@@ -45,9 +25,9 @@ void mapc::rt::storePattern(const std::function<uint8_t *(unsigned)> &memoryOf,
   });
 }
 
-uint64_t mapc::rt::countMismatches(
-    const std::function<const uint8_t *(unsigned)> &memoryOf,
-    const AffineLayout &l, unsigned elemBytes, uint64_t base, uint64_t tag) {
+template <typename Layout, typename MemoryOf>
+uint64_t countWith(const MemoryOf &memoryOf, const Layout &l,
+                   unsigned elemBytes, uint64_t base, uint64_t tag) {
   uint64_t bad = 0;
   forEachElement(l, elemBytes, base, [&](uint64_t d, unsigned pe, uint64_t at) {
     const uint8_t *mem = memoryOf(pe) + at;
@@ -60,12 +40,51 @@ uint64_t mapc::rt::countMismatches(
   return bad;
 }
 
-uint64_t mapc::rt::memoryDigest(const MasPar &m) {
+/// FNV-1a (64 bits) over `nodes` memories of `bytes` each, node by node.
+template <typename MemoryOf>
+uint64_t digestWith(const MemoryOf &memoryOf, uint32_t nodes, uint64_t bytes) {
   uint64_t h = 0xcbf29ce484222325u;
-  for (unsigned pe = 0; pe < m.peCount(); ++pe) {
-    const uint8_t *mem = m.memoryOf(pe);
-    for (uint64_t i = 0; i < m.memoryBytes(); ++i)
+  for (uint32_t node = 0; node < nodes; ++node) {
+    const uint8_t *mem = memoryOf(node);
+    for (uint64_t i = 0; i < bytes; ++i)
       h = (h ^ mem[i]) * 0x100000001b3u;
   }
   return h;
+}
+
+} // namespace
+
+void mapc::rt::storePattern(MasPar &m, const BitLayout &l, unsigned elemBytes,
+                            uint64_t base, uint64_t tag) {
+  storeWith([&](unsigned pe) { return m.memoryOf(pe); }, l, elemBytes, base,
+            tag);
+}
+
+uint64_t mapc::rt::countMismatches(const MasPar &m, const BitLayout &l,
+                                   unsigned elemBytes, uint64_t base,
+                                   uint64_t tag) {
+  return countWith([&](unsigned pe) { return m.memoryOf(pe); }, l, elemBytes,
+                   base, tag);
+}
+
+void mapc::rt::storePattern(const std::function<uint8_t *(unsigned)> &memoryOf,
+                            const AffineLayout &l, unsigned elemBytes,
+                            uint64_t base, uint64_t tag) {
+  storeWith(memoryOf, l, elemBytes, base, tag);
+}
+
+uint64_t mapc::rt::countMismatches(
+    const std::function<const uint8_t *(unsigned)> &memoryOf,
+    const AffineLayout &l, unsigned elemBytes, uint64_t base, uint64_t tag) {
+  return countWith(memoryOf, l, elemBytes, base, tag);
+}
+
+uint64_t mapc::rt::memoryDigest(const MasPar &m) {
+  return digestWith([&](unsigned pe) { return m.memoryOf(pe); }, m.peCount(),
+                    m.memoryBytes());
+}
+
+uint64_t mapc::rt::memoryDigest(const NetworkMachine &m) {
+  return digestWith([&](uint32_t node) { return m.memory(node); },
+                    m.shape().nodeCount(), m.memoryBytes());
 }

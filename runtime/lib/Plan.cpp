@@ -29,11 +29,8 @@ BitLayout Plan::layoutAfter(int i) const {
 }
 
 AffineMove Step::exchangeMove(unsigned bits) const {
-  AffineMove m = AffineMove::identity(bits);
-  if (!exchanges.empty())
-    for (const Exchange &e : exchanges[0])
-      m = m.then(AffineMove::fromExchange(bits, e));
-  return m;
+  return AffineMove::fromExchanges(
+      bits, exchanges.empty() ? std::vector<Exchange>{} : exchanges[0]);
 }
 
 AffineLayout Plan::affineAfter(int i) const {

@@ -40,19 +40,6 @@ template <typename M> int64_t ticks(const M &m) {
     return m.ledger().total();
 }
 
-/// FNV-1a over every byte of every node, node by node (rt::memoryDigest).
-template <typename M> uint64_t digest(const M &m) {
-  if constexpr (kOnNetwork) {
-    uint64_t h = 0xcbf29ce484222325u;
-    for (uint32_t node = 0; node < m.shape().nodeCount(); ++node)
-      for (uint64_t i = 0; i < m.memoryBytes(); ++i)
-        h = (h ^ m.memory(node)[i]) * 0x100000001b3u;
-    return h;
-  } else {
-    return mapc::rt::memoryDigest(m);
-  }
-}
-
 } // namespace
 
 int main() {
@@ -109,6 +96,6 @@ int main() {
   std::printf("memory: %llu bytes per %s, fnv1a64=0x%016llx\n",
               static_cast<unsigned long long>(m.memoryBytes()),
               kOnNetwork ? "node" : "PE",
-              static_cast<unsigned long long>(digest(m)));
+              static_cast<unsigned long long>(mapc::rt::memoryDigest(m)));
   return allGood ? 0 : 1;
 }

@@ -90,6 +90,9 @@ struct AffineMove {
   static AffineMove identity(unsigned bits);
   static AffineMove fromBitMove(const BitMove &m);
   static AffineMove fromExchange(unsigned bits, const Exchange &e);
+  /// The exchanges applied in order, the first first.
+  static AffineMove fromExchanges(unsigned bits,
+                                  const std::vector<Exchange> &order);
   unsigned bits() const { return unsigned(row.size()); }
   uint64_t apply(uint64_t a) const;
   /// First this, then `next`.

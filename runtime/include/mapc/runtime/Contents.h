@@ -11,6 +11,7 @@
 #include "mapc/runtime/Affine.h"
 #include "mapc/runtime/BitLayout.h"
 #include "mapc/runtime/MasPar.h"
+#include "mapc/runtime/Network.h"
 
 #include <cstdint>
 #include <functional>
@@ -54,6 +55,8 @@ countMismatches(const std::function<const uint8_t *(unsigned)> &memoryOf,
 /// FNV-1a (64 bits) over every byte of every PE's memory, PE by PE: two
 /// runs that leave the same memory image give the same digest.
 uint64_t memoryDigest(const MasPar &m);
+/// The same over every node of a hypercube or mesh (`--memory-digest`).
+uint64_t memoryDigest(const NetworkMachine &m);
 
 } // namespace mapc::rt
 
