@@ -28,6 +28,8 @@
 #include "mapc/runtime/ExchangeSchedule.h"
 #include "mapc/runtime/NetworkExecute.h"
 
+#include "BenchSupport.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -43,17 +45,11 @@ using rt::ExchangeSchedule;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using bench::Clock;
+using bench::secondsSince;
 
 [[noreturn]] void die(const std::string &msg) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "mapc-bench-exchange: FATAL: %s\n", msg.c_str());
-  std::fflush(stderr);
-  std::abort();
+  bench::die("mapc-bench-exchange", msg);
 }
 
 const ExchangeSchedule kSchedules[] = {
@@ -103,31 +99,6 @@ struct Row {
   int64_t thm1 = 0, published = 0;
   std::string publishedBy;
 };
-
-/// As NetworkPlanner.cpp: rotations of the exchange targets, one order per
-/// data set (001 thm 2), or nothing when one cannot be realised.
-std::optional<std::vector<std::vector<rt::Exchange>>>
-rotatedOrders(const std::vector<rt::Exchange> &ops, unsigned bits) {
-  std::vector<unsigned> targets;
-  for (const rt::Exchange &e : ops)
-    if (std::find(targets.begin(), targets.end(), e.bit) == targets.end())
-      targets.push_back(e.bit);
-  if (targets.size() < 2 || targets.size() != ops.size())
-    return std::nullopt;
-  AffineMove linear = AffineMove::identity(bits);
-  for (const rt::Exchange &e : ops)
-    linear = linear.then(AffineMove::fromExchange(bits, e));
-  std::vector<std::vector<rt::Exchange>> orders;
-  for (size_t s = 0; s < targets.size(); ++s) {
-    std::vector<unsigned> t(targets.begin() + s, targets.end());
-    t.insert(t.end(), targets.begin(), targets.begin() + s);
-    auto o = exchangesInOrder(linear, t);
-    if (!o)
-      return std::nullopt;
-    orders.push_back(*o);
-  }
-  return orders;
-}
 
 rt::Step exchangeStep(std::vector<std::vector<rt::Exchange>> orders,
                       ExchangeSchedule s, unsigned bits) {

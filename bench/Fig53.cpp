@@ -21,6 +21,8 @@
 #include "passes/RemapPlanner.h"
 #include "test/unit/RandomRemap.h"
 
+#include "BenchSupport.h"
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -37,17 +39,11 @@ using rt::Plan;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using bench::Clock;
+using bench::secondsSince;
 
 [[noreturn]] void die(const std::string &msg) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "mapc-bench-fig53: FATAL: %s\n", msg.c_str());
-  std::fflush(stderr);
-  std::abort();
+  bench::die("mapc-bench-fig53", msg);
 }
 
 double micros(int64_t ticks) {

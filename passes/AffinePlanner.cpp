@@ -61,19 +61,11 @@ int64_t mapc::affineLowerBound(const AffineLayout &src, const AffineMove &g,
 
 std::variant<rt::Plan, std::string>
 mapc::planAffineRemap(const AffinePlanRequest &r, PlannerKind kind) {
-  AffineMove g;
-  std::string why;
-  if (!rt::affineRemapMove(r.src, r.dst, g, &why))
-    return why;
-  std::optional<unsigned> start;
-  if (r.exchangeStart) {
-    if (*r.exchangeStart >= r.src.pBits)
-      return "the exchanges cannot start in p" +
-             std::to_string(*r.exchangeStart) + ": the machine has " +
-             std::to_string(r.src.pBits) + " PE bits";
-    start = r.src.mBits + *r.exchangeStart;
-  }
-  AffineFactoring f = factorAffine(g, start);
+  auto factored = factorRemap(r.src, r.dst, r.exchangeStart);
+  if (auto *why = std::get_if<std::string>(&factored))
+    return *why;
+  const AffineMove &g = std::get<AffineRemap>(factored).move;
+  const AffineFactoring &f = std::get<AffineRemap>(factored).factoring;
 
   rt::Plan plan;
   plan.affine = true;
@@ -135,39 +127,36 @@ mapc::planAffineRemap(const AffinePlanRequest &r, PlannerKind kind) {
   return plan;
 }
 
+std::string mapc::remapText(const std::vector<rt::Exchange> &exchanges,
+                            const rt::BitMove &permutation,
+                            const rt::BitLayout &permuted) {
+  std::string text;
+  for (const rt::Exchange &e : exchanges)
+    text += (text.empty() ? "exchanges [" : ", [") +
+            formatExchange(e, permuted.mBits) + "]";
+  std::string cycles =
+      permutation.isIdentity() ? "" : rt::formatMove(permutation, permuted);
+  if (text.empty())
+    return cycles;
+  return cycles.empty() ? text : text + " then " + cycles;
+}
+
 std::string mapc::affineRemapText(const IndexBitMap &src,
                                   const IndexBitMap &dst,
                                   std::optional<unsigned> exchangeStart,
                                   std::string &why) {
   unsigned mBits = std::max(src.memoryBits, dst.memoryBits);
   unsigned pBits = std::max(src.peBits, dst.peBits);
-  auto s = toRuntimeAffine(src, mBits, pBits);
-  auto d = toRuntimeAffine(dst, mBits, pBits);
-  AffineMove g;
-  if (!rt::affineRemapMove(std::get<AffineLayout>(s), std::get<AffineLayout>(d),
-                           g, &why))
-    return "";
-  std::optional<unsigned> start;
-  if (exchangeStart && *exchangeStart >= pBits) {
-    why = "the exchanges cannot start in p" + std::to_string(*exchangeStart) +
-          ": the layouts have " + std::to_string(pBits) + " PE bits";
+  AffineLayout s = std::get<AffineLayout>(toRuntimeAffine(src, mBits, pBits));
+  auto factored =
+      factorRemap(s, std::get<AffineLayout>(toRuntimeAffine(dst, mBits, pBits)),
+                  exchangeStart);
+  if (auto *e = std::get_if<std::string>(&factored)) {
+    why = *e;
     return "";
   }
-  if (exchangeStart)
-    start = mBits + *exchangeStart;
-  AffineFactoring f = factorAffine(g, start);
-  std::string text;
-  for (const rt::Exchange &e : f.exchanges)
-    text +=
-        (text.empty() ? "exchanges [" : ", [") + formatExchange(e, mBits) + "]";
-  AffineLayout now = std::get<AffineLayout>(s);
-  for (const rt::Exchange &e : f.exchanges)
-    now = AffineMove::fromExchange(now.bits(), e).applyTo(now);
-  std::string cycles =
-      f.permutation.isIdentity()
-          ? ""
-          : rt::formatMove(f.permutation, virtualBitLayout(now));
-  if (text.empty())
-    return cycles;
-  return cycles.empty() ? text : text + " then " + cycles;
+  const AffineFactoring &f = std::get<AffineRemap>(factored).factoring;
+  AffineLayout now =
+      AffineMove::fromExchanges(s.bits(), f.exchanges).applyTo(s);
+  return remapText(f.exchanges, f.permutation, virtualBitLayout(now));
 }

@@ -39,6 +39,13 @@ rt::BitLayout virtualBitLayout(const rt::AffineLayout &l);
 /// "p2 ^= p3" or "m0 ^= p1^p0": an exchange in the cycle notation's names.
 std::string formatExchange(const rt::Exchange &e, unsigned mBits);
 
+/// A remap in words: its exchanges in the source's device bits, then the
+/// cycles (003 4.2.2) of `permutation` on the bits of `permuted`, e.g.
+/// "exchanges [p2 ^= p3], [p1 ^= p2] then (m0, p0)".
+std::string remapText(const std::vector<rt::Exchange> &exchanges,
+                      const rt::BitMove &permutation,
+                      const rt::BitLayout &permuted);
+
 /// --emit=cycles for an affine remap: its exchanges in the source's device
 /// bits, then the cycles of the permutation left, e.g.
 /// "exchanges [p2 ^= p3], [p1 ^= p2] then (m0, p0)". Empty and `why` set

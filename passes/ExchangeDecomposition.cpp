@@ -170,10 +170,48 @@ AffineFactoring mapc::factorAffine(const AffineMove &g,
   }
   out.exchanges = r.ops;
   // g = P o Q^-1 o (exchanges); the permutation part is g o exchanges^-1.
-  AffineMove ex = AffineMove::identity(n);
-  for (const Exchange &e : out.exchanges)
-    ex = ex.then(AffineMove::fromExchange(n, e));
-  AffineMove perm = ex.inverse().then(g);
+  AffineMove perm =
+      AffineMove::fromExchanges(n, out.exchanges).inverse().then(g);
   out.permutation = *perm.asBitMove();
   return out;
+}
+
+std::variant<AffineRemap, std::string>
+mapc::factorRemap(const rt::AffineLayout &src, const rt::AffineLayout &dst,
+                  std::optional<unsigned> exchangeStart) {
+  AffineRemap r;
+  std::string why;
+  if (!rt::affineRemapMove(src, dst, r.move, &why))
+    return why;
+  std::optional<unsigned> start;
+  if (exchangeStart) {
+    if (*exchangeStart >= src.pBits)
+      return "the exchanges cannot start in p" +
+             std::to_string(*exchangeStart) + ": there are " +
+             std::to_string(src.pBits) + " PE bits";
+    start = src.mBits + *exchangeStart;
+  }
+  r.factoring = factorAffine(r.move, start);
+  return r;
+}
+
+std::optional<std::vector<std::vector<Exchange>>>
+mapc::rotatedOrders(const std::vector<Exchange> &ops, unsigned bits) {
+  std::vector<unsigned> targets;
+  for (const Exchange &e : ops)
+    if (std::find(targets.begin(), targets.end(), e.bit) == targets.end())
+      targets.push_back(e.bit);
+  if (targets.size() < 2 || targets.size() != ops.size())
+    return std::nullopt;
+  AffineMove linear = AffineMove::fromExchanges(bits, ops);
+  std::vector<std::vector<Exchange>> orders;
+  for (size_t s = 0; s < targets.size(); ++s) {
+    std::vector<unsigned> t(targets.begin() + s, targets.end());
+    t.insert(t.end(), targets.begin(), targets.begin() + s);
+    auto o = exchangesInOrder(linear, t);
+    if (!o)
+      return std::nullopt;
+    orders.push_back(*o);
+  }
+  return orders;
 }

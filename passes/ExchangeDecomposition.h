@@ -29,6 +29,8 @@
 #include "mapc/runtime/Affine.h"
 
 #include <optional>
+#include <string>
+#include <variant>
 #include <vector>
 
 namespace mapc {
@@ -46,6 +48,19 @@ struct AffineFactoring {
 AffineFactoring factorAffine(const rt::AffineMove &g,
                              std::optional<unsigned> firstTarget = {});
 
+/// The move from `src` to `dst` (rt::affineRemapMove) and its factoring.
+struct AffineRemap {
+  rt::AffineMove move;
+  AffineFactoring factoring;
+};
+
+/// affineRemapMove then factorAffine, the exchanges starting in p-bit
+/// `exchangeStart` when it is given; or why not (the layouts do not fit, or
+/// there is no such p-bit).
+std::variant<AffineRemap, std::string>
+factorRemap(const rt::AffineLayout &src, const rt::AffineLayout &dst,
+            std::optional<unsigned> exchangeStart);
+
 /// The exchanges that realise the linear map `linear` (which must need no
 /// permutation: its factoring's permutation is the identity) with targets
 /// in exactly the order `targets`, or nothing if some target cannot come
@@ -53,6 +68,12 @@ AffineFactoring factorAffine(const rt::AffineMove &g,
 std::optional<std::vector<rt::Exchange>>
 exchangesInOrder(const rt::AffineMove &linear,
                  const std::vector<unsigned> &targets);
+
+/// 001 thm 2's orders for `ops`: one per data set, each a rotation of the
+/// targets, or nothing when there are fewer than two targets, a target
+/// repeats, or some rotation cannot be realised exchange by exchange.
+std::optional<std::vector<std::vector<rt::Exchange>>>
+rotatedOrders(const std::vector<rt::Exchange> &ops, unsigned bits);
 
 } // namespace mapc
 

@@ -32,31 +32,6 @@ rt::Step exchangeStep(std::vector<std::vector<rt::Exchange>> orders,
   return st;
 }
 
-/// Rotations of the exchange targets, one order per data set (001 thm 2),
-/// or nothing when some rotation cannot be realised exchange by exchange.
-std::optional<std::vector<std::vector<rt::Exchange>>>
-rotatedOrders(const std::vector<rt::Exchange> &ops, unsigned bits) {
-  std::vector<unsigned> targets;
-  for (const rt::Exchange &e : ops)
-    if (std::find(targets.begin(), targets.end(), e.bit) == targets.end())
-      targets.push_back(e.bit);
-  if (targets.size() < 2 || targets.size() != ops.size())
-    return std::nullopt;
-  AffineMove linear = AffineMove::identity(bits);
-  for (const rt::Exchange &e : ops)
-    linear = linear.then(AffineMove::fromExchange(bits, e));
-  std::vector<std::vector<rt::Exchange>> orders;
-  for (size_t s = 0; s < targets.size(); ++s) {
-    std::vector<unsigned> t(targets.begin() + s, targets.end());
-    t.insert(t.end(), targets.begin(), targets.begin() + s);
-    auto o = exchangesInOrder(linear, t);
-    if (!o)
-      return std::nullopt;
-    orders.push_back(*o);
-  }
-  return orders;
-}
-
 std::vector<ScheduleCandidate>
 scheduleCandidates(const std::vector<rt::Exchange> &ops,
                    const NetworkPlanRequest &r, const AffineLayout &before) {
@@ -142,19 +117,11 @@ std::string scheduleWhy(const std::vector<ScheduleCandidate> &all,
 
 std::variant<rt::Plan, std::string>
 mapc::planNetworkRemap(const NetworkPlanRequest &r) {
-  AffineMove g;
-  std::string why;
-  if (!rt::affineRemapMove(r.src, r.dst, g, &why))
-    return why;
-  std::optional<unsigned> start;
-  if (r.exchangeStart) {
-    if (*r.exchangeStart >= r.src.pBits)
-      return "the exchanges cannot start in node bit " +
-             std::to_string(*r.exchangeStart) + ": the machine has " +
-             std::to_string(r.src.pBits);
-    start = r.src.mBits + *r.exchangeStart;
-  }
-  AffineFactoring f = factorAffine(g, start);
+  auto factored = factorRemap(r.src, r.dst, r.exchangeStart);
+  if (auto *why = std::get_if<std::string>(&factored))
+    return *why;
+  const AffineMove &g = std::get<AffineRemap>(factored).move;
+  const AffineFactoring &f = std::get<AffineRemap>(factored).factoring;
   unsigned n = r.src.bits();
 
   rt::Plan plan;
@@ -180,8 +147,7 @@ mapc::planNetworkRemap(const NetworkPlanRequest &r) {
       plan.predictedTicks += st.predictedTicks;
       plan.steps.push_back(st);
     }
-    for (const rt::Exchange &e : f.exchanges)
-      now = AffineMove::fromExchange(n, e).applyTo(now);
+    now = AffineMove::fromExchanges(n, f.exchanges).applyTo(now);
   }
   plan.source = virtualBitLayout(now);
   plan.dest = f.permutation.applyTo(plan.source);
