@@ -10,21 +10,10 @@
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/NetworkExecute.h"
 
-#include "llvm/Support/Format.h"
 
 using namespace mapc;
 
 namespace {
-
-uint64_t networkDigest(const rt::NetworkMachine &m) {
-  uint64_t h = 0xcbf29ce484222325u;
-  for (uint32_t node = 0; node < m.shape().nodeCount(); ++node) {
-    const uint8_t *mem = m.memory(node);
-    for (uint64_t i = 0; i < m.memoryBytes(); ++i)
-      h = (h ^ mem[i]) * 0x100000001b3u;
-  }
-  return h;
-}
 
 /// Runs `p` again on a twin whose elements are their data indices and
 /// prints the array after every step.
@@ -32,12 +21,6 @@ void traceNetworkPlan(const ProgramPlans &plans, const StatementPlan &sp,
                       llvm::raw_ostream &os) {
   const rt::Plan &p = sp.plan;
   const std::string &array = sp.statement->array;
-  uint64_t cells = uint64_t(plans.network.nodeCount()) << p.source.mBits;
-  if (cells > (uint64_t(1) << 16)) {
-    os << "trace " << array << ": " << cells
-       << " device cells, too many to trace (at most 65536)\n";
-    return;
-  }
   uint64_t scale = 8 / std::min(8u, p.elemBytes);
   rt::NetworkMachine twin(plans.network, plans.memoryBytes * scale);
   rt::Plan wide = p;
@@ -68,54 +51,19 @@ void traceNetworkPlan(const ProgramPlans &plans, const StatementPlan &sp,
 bool mapc::runNetworkPlans(const ProgramPlans &plans, bool trace,
                            bool memoryDigest, llvm::raw_ostream &os) {
   rt::NetworkMachine machine(plans.network, plans.memoryBytes);
-  auto memoryOf = [&](unsigned node) { return machine.memory(node); };
-  auto constMemoryOf = [&](unsigned node) -> const uint8_t * {
-    return machine.memory(node);
-  };
-  std::map<std::string, uint64_t> tag = plans.arrayDataSet;
-  std::map<std::string, bool> filled;
-  bool allGood = true;
+  RunBook book(
+      plans, [&](unsigned node) { return machine.memory(node); }, os);
   for (const StatementPlan &sp : plans.statements) {
-    const rt::Plan &p = sp.plan;
-    const std::string &array = sp.statement->array;
-    if (!filled[array]) {
-      rt::storePattern(memoryOf, p.affineSource, p.elemBytes, sp.srcBase,
-                       tag[array]);
-      filled[array] = true;
-    }
-    if (trace)
+    book.before(sp);
+    if (trace && book.traceable(sp, plans.network.nodeCount()))
       traceNetworkPlan(plans, sp, os);
     int64_t before = machine.ledger().cycles;
     std::string why;
     rt::Regions regions{{sp.srcBase}, {sp.dstBase}, {0}};
-    bool ran = rt::executeNetworkPlan(machine, p, regions, {}, &why);
-    int64_t ticks = machine.ledger().cycles - before;
-    if (sp.statement->kind == Statement::Copy)
-      tag[sp.statement->target] = tag[array];
-    const std::string &holder =
-        sp.statement->kind == Statement::Copy ? sp.statement->target : array;
-    filled[holder] = true;
-    uint64_t total = uint64_t(1) << p.affineDest.dataBits;
-    uint64_t bad =
-        ran ? rt::countMismatches(constMemoryOf, p.affineDest, p.elemBytes,
-                                  sp.dstBase, tag[holder])
-            : 0;
-    os << sp.label << ": ";
-    if (!ran) {
-      os << "MISMATCH, the plan failed: " << why << "\n";
-      allGood = false;
-    } else if (bad) {
-      os << "MISMATCH, " << bad << " of " << total
-         << " elements wrong, ticks=" << ticks
-         << ", lower_bound=" << p.lowerBound << "\n";
-      allGood = false;
-    } else {
-      os << "verified, ticks=" << ticks << ", lower_bound=" << p.lowerBound
-         << "\n";
-    }
+    bool ran = rt::executeNetworkPlan(machine, sp.plan, regions, {}, &why);
+    book.after(sp, ran, why, machine.ledger().cycles - before);
   }
   if (memoryDigest)
-    os << "memory: " << machine.memoryBytes() << " bytes per node, fnv1a64="
-       << llvm::format_hex(networkDigest(machine), 18) << "\n";
-  return allGood;
+    book.digest(machine.memoryBytes(), "node", rt::memoryDigest(machine));
+  return book.allGood();
 }

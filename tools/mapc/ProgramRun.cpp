@@ -44,22 +44,15 @@ const char *kindWord(Statement::Kind k) {
 /// An affine plan's remap in words: its exchanges, then the cycles of the
 /// permutation left (003 4.2.2 notation on the virtual layout's bits).
 static std::string affineCycles(const rt::Plan &plan) {
-  std::string s;
+  std::vector<rt::Exchange> exchanges;
   rt::BitMove rest = rt::BitMove::identity(plan.source.bits());
-  for (const rt::Step &st : plan.steps) {
-    if (st.kind != rt::StepKind::Exchange) {
+  for (const rt::Step &st : plan.steps)
+    if (st.kind == rt::StepKind::Exchange)
+      exchanges.insert(exchanges.end(), st.exchanges[0].begin(),
+                       st.exchanges[0].end());
+    else
       rest = rest.then(st.move);
-      continue;
-    }
-    for (const rt::Exchange &e : st.exchanges[0])
-      s += (s.empty() ? "exchanges [" : ", [") +
-           formatExchange(e, plan.source.mBits) + "]";
-  }
-  std::string cycles =
-      rest.isIdentity() ? "" : rt::formatMove(rest, plan.source);
-  if (s.empty())
-    return cycles;
-  return s + (cycles.empty() ? "" : " then " + cycles);
+  return remapText(exchanges, rest, plan.source);
 }
 
 bool mapc::planProgram(const Program &program, PlannerKind kind,
@@ -385,36 +378,75 @@ void mapc::printTraceRows(
   }
 }
 
+void RunBook::before(const StatementPlan &sp) {
+  const std::string &array = sp.statement->array;
+  if (filled[array])
+    return;
+  const rt::Plan &p = sp.plan;
+  rt::storePattern(memoryOf, p.affineAfter(-1), p.elemBytes, sp.srcBase,
+                   tag[array]);
+  filled[array] = true;
+}
+
+void RunBook::after(const StatementPlan &sp, bool ran, const std::string &why,
+                    int64_t ticks) {
+  const rt::Plan &p = sp.plan;
+  const Statement &st = *sp.statement;
+  bool copy = st.kind == Statement::Copy;
+  if (copy)
+    tag[st.target] = tag[st.array];
+  const std::string &holder = copy ? st.target : st.array;
+  filled[holder] = true;
+  rt::AffineLayout dest = p.affineAfter(int(p.steps.size()) - 1);
+  uint64_t bad = ran ? rt::countMismatches(
+                           [&](unsigned node) -> const uint8_t * {
+                             return memoryOf(node);
+                           },
+                           dest, p.elemBytes, sp.dstBase, tag[holder])
+                     : 0;
+  os << sp.label << ": ";
+  if (!ran) {
+    os << "MISMATCH, the plan failed: " << why << "\n";
+    good = false;
+  } else if (bad) {
+    os << "MISMATCH, " << bad << " of " << (uint64_t(1) << dest.dataBits)
+       << " elements wrong, ticks=" << ticks << ", lower_bound=" << p.lowerBound
+       << "\n";
+    good = false;
+  } else {
+    os << "verified, ticks=" << ticks << ", lower_bound=" << p.lowerBound
+       << "\n";
+  }
+}
+
+bool RunBook::traceable(const StatementPlan &sp, uint64_t nodes) {
+  uint64_t cells = nodes << sp.plan.source.mBits;
+  if (cells <= (uint64_t(1) << 16))
+    return true;
+  os << "trace " << sp.statement->array << ": " << cells
+     << " device cells, too many to trace (at most 65536)\n";
+  return false;
+}
+
+void RunBook::digest(uint64_t bytes, const char *unit, uint64_t fnv) {
+  os << "memory: " << bytes << " bytes per " << unit
+     << ", fnv1a64=" << llvm::format_hex(fnv, 18) << "\n";
+}
+
 bool mapc::runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
                     llvm::raw_ostream &os) {
   if (plans.onNetwork)
     return runNetworkPlans(plans, trace, memoryDigest, os);
   rt::MasPar machine(plans.shape.width, plans.shape.height, plans.memoryBytes,
                      plans.shape.clusterSize);
-  // Which data each array holds: arrays start with their own, a copy
-  // hands the source's over.
-  std::map<std::string, uint64_t> tag = plans.arrayDataSet;
-  std::map<std::string, bool> filled;
-  bool allGood = true;
+  RunBook book(
+      plans, [&](unsigned pe) { return machine.memoryOf(pe); }, os);
   for (const StatementPlan &sp : plans.statements) {
     const rt::Plan &p = sp.plan;
     const std::string &array = sp.statement->array;
-    auto memoryOf = [&](unsigned pe) { return machine.memoryOf(pe); };
-    if (!filled[array]) {
-      if (p.affine)
-        rt::storePattern(memoryOf, p.affineSource, p.elemBytes, sp.srcBase,
-                         tag[array]);
-      else
-        rt::storePattern(machine, p.source, p.elemBytes, sp.srcBase,
-                         tag[array]);
-      filled[array] = true;
-    }
+    book.before(sp);
     rt::Regions regions{{sp.srcBase}, {sp.dstBase}, {plans.scratchBase}};
-    uint64_t cells = uint64_t(machine.peCount()) << p.source.mBits;
-    if (trace && cells > (uint64_t(1) << 16)) {
-      os << "trace " << array << ": " << cells
-         << " device cells, too many to trace (at most 65536)\n";
-    } else if (trace) {
+    if (trace && book.traceable(sp, machine.peCount())) {
       // Run the plan again on a twin machine whose elements are their own
       // data indices, and print it after every step.
       rt::Plan twin = p;
@@ -426,16 +458,15 @@ bool mapc::runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
                      {sp.dstBase * scale},
                      {plans.scratchBase * scale}};
       auto show = [&](unsigned step, const rt::BitLayout &) {
-        rt::AffineLayout now = p.affineAfter(int(step) - 1);
         os << "trace " << array << " step " << step << "\n";
         uint64_t base = step == 0 ? r2.src.base : r2.dst.base;
         printTraceRows(
-            now, shadow.peCount(),
+            p.affineAfter(int(step) - 1), shadow.peCount(),
             [&](unsigned pe, uint64_t m) {
-              const uint8_t *mem = shadow.memoryOf(pe);
+              const uint8_t *mem = shadow.memoryOf(pe) + base + m * 8;
               uint64_t v = 0;
               for (unsigned k = 0; k < 8; ++k)
-                v |= uint64_t(mem[base + m * 8 + k]) << (8 * k);
+                v |= uint64_t(mem[k]) << (8 * k);
               return v;
             },
             os);
@@ -454,38 +485,9 @@ bool mapc::runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
     int64_t before = machine.ledger().total();
     std::string why;
     bool ran = rt::executePlan(machine, p, regions, {}, &why);
-    int64_t ticks = machine.ledger().total() - before;
-    if (sp.statement->kind == Statement::Copy)
-      tag[sp.statement->target] = tag[array];
-    const std::string &holder =
-        sp.statement->kind == Statement::Copy ? sp.statement->target : array;
-    filled[holder] = true;
-    uint64_t total = uint64_t(1) << p.dest.dataBits;
-    auto constMemoryOf = [&](unsigned pe) -> const uint8_t * {
-      return machine.memoryOf(pe);
-    };
-    uint64_t bad =
-        !ran       ? 0
-        : p.affine ? rt::countMismatches(constMemoryOf, p.affineDest,
-                                         p.elemBytes, sp.dstBase, tag[holder])
-                   : rt::countMismatches(machine, p.dest, p.elemBytes,
-                                         sp.dstBase, tag[holder]);
-    os << sp.label << ": ";
-    if (!ran) {
-      os << "MISMATCH, the plan failed: " << why << "\n";
-      allGood = false;
-    } else if (bad) {
-      os << "MISMATCH, " << bad << " of " << total
-         << " elements wrong, ticks=" << ticks
-         << ", lower_bound=" << p.lowerBound << "\n";
-      allGood = false;
-    } else {
-      os << "verified, ticks=" << ticks << ", lower_bound=" << p.lowerBound
-         << "\n";
-    }
+    book.after(sp, ran, why, machine.ledger().total() - before);
   }
   if (memoryDigest)
-    os << "memory: " << machine.memoryBytes() << " bytes per PE, fnv1a64="
-       << llvm::format_hex(rt::memoryDigest(machine), 18) << "\n";
-  return allGood;
+    book.digest(machine.memoryBytes(), "PE", rt::memoryDigest(machine));
+  return book.allGood();
 }

@@ -64,6 +64,35 @@ void printPlans(const ProgramPlans &plans, llvm::raw_ostream &os);
 bool runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
               llvm::raw_ostream &os);
 
+/// What --run does around every statement on either machine: it gives each
+/// array its data set before the array's first statement (a copy hands the
+/// source's on), checks the destination after the statement, and prints
+/// the report line pinned in language.md.
+class RunBook {
+public:
+  using MemoryOf = std::function<uint8_t *(unsigned node)>;
+  RunBook(const ProgramPlans &plans, MemoryOf memoryOf, llvm::raw_ostream &os)
+      : tag(plans.arrayDataSet), memoryOf(std::move(memoryOf)), os(os) {}
+
+  /// Before `sp` runs: fills its array if nothing has yet.
+  void before(const StatementPlan &sp);
+  /// After it ran (or failed, with `why`): checks and reports.
+  void after(const StatementPlan &sp, bool ran, const std::string &why,
+             int64_t ticks);
+  /// Can --trace print `sp` on `nodes` nodes? Says why not when it cannot.
+  bool traceable(const StatementPlan &sp, uint64_t nodes);
+  /// --memory-digest's closing line; `unit` is "PE" or "node".
+  void digest(uint64_t bytes, const char *unit, uint64_t fnv);
+  bool allGood() const { return good; }
+
+private:
+  std::map<std::string, uint64_t> tag; ///< data set each array holds
+  std::map<std::string, bool> filled;
+  MemoryOf memoryOf;
+  llvm::raw_ostream &os;
+  bool good = true;
+};
+
 /// runPlans for a hypercube or mesh machine (NetworkRun.cpp).
 bool runNetworkPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
                      llvm::raw_ostream &os);
