@@ -150,7 +150,7 @@ std::variant<StatementBitMaps, std::string>
 mapc::statementBitMaps(const Program &program, const Statement &statement) {
   const Layout &from = program.layouts[statement.from];
   const Layout &to = program.layouts[statement.to];
-  auto src = toIndexBitMap(from), dst = toIndexBitMap(to);
+  auto src = toAffineBitMap(from), dst = toAffineBitMap(to);
   if (auto *e = std::get_if<std::string>(&src))
     return "layout '" + from.name + "' is not a radix-2 bit map: " + *e;
   if (auto *e = std::get_if<std::string>(&dst))

@@ -52,7 +52,8 @@ std::variant<IndexBitMap, std::string> toIndexBitMap(const Layout &layout);
 std::variant<IndexBitMap, std::string> toAffineBitMap(const Layout &layout);
 
 /// The index bit maps of a data-moving statement's source and destination
-/// layouts, or why one of them has none (naming the layout).
+/// layouts (toAffineBitMap: Gray codes and XORs allowed), or why one of them
+/// has none (naming the layout).
 struct StatementBitMaps {
   IndexBitMap src, dst;
 };

@@ -10,7 +10,6 @@
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/NetworkExecute.h"
 
-
 using namespace mapc;
 
 namespace {

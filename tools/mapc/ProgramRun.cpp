@@ -119,28 +119,22 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   for (const Statement &st : program.statements) {
     if (st.from < 0 || st.to < 0)
       continue;
-    const Layout &from = program.layouts[st.from];
-    const Layout &to = program.layouts[st.to];
-    auto src = toAffineBitMap(from), dst = toAffineBitMap(to);
+    auto maps = statementBitMaps(program, st);
     // A reshape of a digit map keeps the map (ir/Reshape.h): nothing moves.
-    if (st.kind == Statement::Reshape && from.digits && to.digits &&
-        std::holds_alternative<std::string>(src))
+    if (st.kind == Statement::Reshape && program.layouts[st.from].digits &&
+        program.layouts[st.to].digits &&
+        std::holds_alternative<std::string>(maps))
       continue;
-    std::string why;
-    if (auto *e = std::get_if<std::string>(&src))
-      why = "layout '" + from.name + "' is not a radix-2 bit map: " + *e;
-    else if (auto *e = std::get_if<std::string>(&dst))
-      why = "layout '" + to.name + "' is not a radix-2 bit map: " + *e;
-    if (!why.empty()) {
-      diags.error(st.loc, "cannot plan this statement: " + why,
+    if (auto *why = std::get_if<std::string>(&maps)) {
+      diags.error(st.loc, "cannot plan this statement: " + *why,
                   "the planner covers power-of-two layouts (003 4.2, 5.1) "
                   "and Gray codes (001); general remaps come with digit maps "
                   "(003 ch. 6)");
       ok = false;
       continue;
     }
-    pending.push_back(
-        {&st, std::get<IndexBitMap>(src), std::get<IndexBitMap>(dst)});
+    const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
+    pending.push_back({&st, m.src, m.dst});
     out.mBits = std::max({out.mBits, pending.back().src.memoryBits,
                           pending.back().dst.memoryBits});
   }
@@ -207,74 +201,59 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   for (const Pending &p : pending) {
     const Statement &st = *p.st;
     const ArrayInfo *arr = program.findArray(st.array);
-    PlanRequest req;
-    auto src = toRuntimeLayout(p.src, out.mBits, pBits);
-    auto dst = toRuntimeLayout(p.dst, out.mBits, pBits);
-    std::string why;
-    if (p.src.memoryBits > out.mBits || p.dst.memoryBits > out.mBits ||
-        p.src.peBits > pBits || p.dst.peBits > pBits)
-      why = "the layouts need more memory or PE bits than the machine has";
-    else if (!p.src.isPermutation() || !p.dst.isPermutation())
-      ; // affine: checked by planAffineRemap
-    else if (auto *e = std::get_if<std::string>(&src))
-      why = *e;
-    else if (auto *e = std::get_if<std::string>(&dst))
-      why = *e;
+    unsigned elemBytes = arr ? elemTypeBytes(arr->type) : 1;
+    bool copy = st.kind == Statement::Copy;
     StatementPlan sp;
     sp.statement = &st;
     const Layout &from = program.layouts[st.from];
     const Layout &to = program.layouts[st.to];
     sp.label = std::string(kindWord(st.kind)) + " " + st.array +
-               (st.kind == Statement::Copy ? " to " + st.target : "") + ": " +
-               from.name + " -> " + to.name;
+               (copy ? " to " + st.target : "") + ": " + from.name + " -> " +
+               to.name;
     sp.function = std::string(kindWord(st.kind)) + "_" + st.array + "_" +
                   std::to_string(++counter);
-    bool affine = !p.src.isPermutation() || !p.dst.isPermutation();
-    if (why.empty() && out.onNetwork) {
-      NetworkPlanRequest nr;
-      nr.src =
-          std::get<rt::AffineLayout>(toRuntimeAffine(p.src, out.mBits, pBits));
-      nr.dst =
-          std::get<rt::AffineLayout>(toRuntimeAffine(p.dst, out.mBits, pBits));
-      nr.elemBytes = arr ? elemTypeBytes(arr->type) : 1;
-      nr.copy = st.kind == Statement::Copy;
-      nr.shape = out.network;
-      nr.exchangeStart = exchangeStart;
-      auto planned = planNetworkRemap(nr);
-      if (auto *e = std::get_if<std::string>(&planned))
-        why = *e;
-      else {
-        sp.plan = std::get<rt::Plan>(planned);
-        sp.cycles = affineCycles(sp.plan);
-      }
-    } else if (why.empty() && affine) {
-      AffinePlanRequest ar;
-      auto asrc = toRuntimeAffine(p.src, out.mBits, pBits);
-      auto adst = toRuntimeAffine(p.dst, out.mBits, pBits);
-      ar.src = std::get<rt::AffineLayout>(asrc);
-      ar.dst = std::get<rt::AffineLayout>(adst);
-      ar.elemBytes = arr ? elemTypeBytes(arr->type) : 1;
-      ar.copy = st.kind == Statement::Copy;
-      ar.shape = out.shape;
-      ar.exchangeStart = exchangeStart;
-      auto planned = planAffineRemap(ar, kind);
-      if (auto *e = std::get_if<std::string>(&planned))
-        why = *e;
-      else {
-        sp.plan = std::get<rt::Plan>(planned);
-        sp.cycles = affineCycles(sp.plan);
-      }
-    } else if (why.empty()) {
-      req.src = std::get<rt::BitLayout>(src);
-      req.dst = std::get<rt::BitLayout>(dst);
-      req.elemBytes = arr ? elemTypeBytes(arr->type) : 1;
-      req.copy = st.kind == Statement::Copy;
-      req.shape = out.shape;
-      auto planned = planRemap(req, kind);
+    std::string why;
+    auto take = [&](std::variant<rt::Plan, std::string> planned) {
       if (auto *e = std::get_if<std::string>(&planned))
         why = *e;
       else
-        sp.plan = std::get<rt::Plan>(planned);
+        sp.plan = std::move(std::get<rt::Plan>(planned));
+    };
+    // Widened to the machine; fails, saying so, if a layout does not fit.
+    auto src = toRuntimeAffine(p.src, out.mBits, pBits);
+    auto dst = toRuntimeAffine(p.dst, out.mBits, pBits);
+    if (auto *e = std::get_if<std::string>(&src))
+      why = *e;
+    else if (auto *e = std::get_if<std::string>(&dst))
+      why = *e;
+    else if (out.onNetwork) {
+      NetworkPlanRequest nr;
+      nr.src = std::get<rt::AffineLayout>(src);
+      nr.dst = std::get<rt::AffineLayout>(dst);
+      nr.elemBytes = elemBytes;
+      nr.copy = copy;
+      nr.shape = out.network;
+      nr.exchangeStart = exchangeStart;
+      take(planNetworkRemap(nr));
+      sp.cycles = why.empty() ? affineCycles(sp.plan) : "";
+    } else if (!p.src.isPermutation() || !p.dst.isPermutation()) {
+      AffinePlanRequest ar;
+      ar.src = std::get<rt::AffineLayout>(src);
+      ar.dst = std::get<rt::AffineLayout>(dst);
+      ar.elemBytes = elemBytes;
+      ar.copy = copy;
+      ar.shape = out.shape;
+      ar.exchangeStart = exchangeStart;
+      take(planAffineRemap(ar, kind));
+      sp.cycles = why.empty() ? affineCycles(sp.plan) : "";
+    } else {
+      PlanRequest req;
+      req.src = *std::get<rt::AffineLayout>(src).asBitLayout();
+      req.dst = *std::get<rt::AffineLayout>(dst).asBitLayout();
+      req.elemBytes = elemBytes;
+      req.copy = copy;
+      req.shape = out.shape;
+      take(planRemap(req, kind));
       auto cycles = remapCycles(p.src, p.dst);
       if (auto *c = std::get_if<std::vector<Cycle>>(&cycles))
         sp.cycles = formatCycles(p.src, *c);
@@ -286,8 +265,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
       continue;
     }
     sp.srcBase = out.arrayBase[st.array];
-    sp.dstBase =
-        out.arrayBase[st.kind == Statement::Copy ? st.target : st.array];
+    sp.dstBase = out.arrayBase[copy ? st.target : st.array];
     out.statements.push_back(std::move(sp));
   }
   return ok;

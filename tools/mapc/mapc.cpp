@@ -269,22 +269,13 @@ int main(int argc, char **argv) {
         continue;
       auto maps = statementBitMaps(program, st);
       std::string why, text;
-      if (std::holds_alternative<std::string>(maps)) {
+      if (auto *e = std::get_if<std::string>(&maps)) {
+        why = *e;
+      } else if (const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
+                 !m.src.isPermutation() || !m.dst.isPermutation()) {
         // Gray codes and XOR maps: 001's exchanges, then the cycles.
-        auto src = toAffineBitMap(program.layouts[st.from]);
-        auto dst = toAffineBitMap(program.layouts[st.to]);
-        if (auto *e = std::get_if<std::string>(&src))
-          why = "layout '" + program.layouts[st.from].name +
-                "' is not a radix-2 bit map: " + *e;
-        else if (auto *e = std::get_if<std::string>(&dst))
-          why = "layout '" + program.layouts[st.to].name +
-                "' is not a radix-2 bit map: " + *e;
-        else
-          text = affineRemapText(std::get<IndexBitMap>(src),
-                                 std::get<IndexBitMap>(dst), exchangeStartBit(),
-                                 why);
+        text = affineRemapText(m.src, m.dst, exchangeStartBit(), why);
       } else {
-        const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
         auto cycles = remapCycles(m.src, m.dst);
         if (auto *e = std::get_if<std::string>(&cycles))
           why = *e;
