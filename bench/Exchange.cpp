@@ -100,16 +100,6 @@ struct Row {
   std::string publishedBy;
 };
 
-rt::Step exchangeStep(std::vector<std::vector<rt::Exchange>> orders,
-                      ExchangeSchedule s, unsigned bits) {
-  rt::Step st;
-  st.kind = rt::StepKind::Exchange;
-  st.move = rt::BitMove::identity(bits);
-  st.exchanges = std::move(orders);
-  st.schedule = rt::exchangeScheduleName(s);
-  return st;
-}
-
 Row measure(const Problem &p) {
   Row row;
   row.p = p;
@@ -162,8 +152,10 @@ Row measure(const Problem &p) {
       c = 0;
       AffineLayout now = p.src;
       for (const rt::Exchange &e : ops) {
-        c += rt::simulateNetworkStep(shape, exchangeStep({{e}}, sch, bits), now,
-                                     1);
+        c += rt::simulateNetworkStep(
+            shape,
+            rt::Step::exchangeStep(bits, {{e}}, rt::exchangeScheduleName(sch)),
+            now, 1);
         now = AffineMove::fromExchange(bits, e).applyTo(now);
       }
       continue;
@@ -173,8 +165,10 @@ Row measure(const Problem &p) {
     if (rotated && !rot)
       continue;
     c = rt::simulateNetworkStep(
-        shape, exchangeStep(rotated ? *rot : group.orders, sch, bits), p.src,
-        1);
+        shape,
+        rt::Step::exchangeStep(bits, rotated ? *rot : group.orders,
+                               rt::exchangeScheduleName(sch)),
+        p.src, 1);
   }
 
   // 001's bounds.

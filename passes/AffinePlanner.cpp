@@ -8,6 +8,19 @@ using namespace mapc;
 using rt::AffineLayout;
 using rt::AffineMove;
 
+rt::Plan mapc::emptyAffinePlan(const AffineLayout &src, const AffineLayout &dst,
+                               unsigned elemBytes, bool copy,
+                               unsigned exchangeLowerBound) {
+  rt::Plan plan;
+  plan.affine = true;
+  plan.affineSource = src;
+  plan.affineDest = dst;
+  plan.elemBytes = elemBytes;
+  plan.copy = copy;
+  plan.exchangeLowerBound = exchangeLowerBound;
+  return plan;
+}
+
 rt::BitLayout mapc::virtualBitLayout(const AffineLayout &l) {
   rt::BitLayout b;
   b.mBits = l.mBits;
@@ -67,21 +80,13 @@ mapc::planAffineRemap(const AffinePlanRequest &r, PlannerKind kind) {
   const AffineMove &g = std::get<AffineRemap>(factored).move;
   const AffineFactoring &f = std::get<AffineRemap>(factored).factoring;
 
-  rt::Plan plan;
-  plan.affine = true;
-  plan.affineSource = r.src;
-  plan.affineDest = r.dst;
-  plan.elemBytes = r.elemBytes;
-  plan.copy = r.copy;
-  plan.exchangeLowerBound = f.lowerBound;
+  rt::Plan plan =
+      emptyAffinePlan(r.src, r.dst, r.elemBytes, r.copy, f.lowerBound);
   unsigned n = r.src.bits();
   AffineLayout now = r.src;
   for (size_t k = 0; k < f.exchanges.size(); ++k) {
     const rt::Exchange &e = f.exchanges[k];
-    rt::Step s;
-    s.kind = rt::StepKind::Exchange;
-    s.move = rt::BitMove::identity(n);
-    s.exchanges = {{e}};
+    rt::Step s = rt::Step::exchangeStep(n, {{e}});
     rt::BitLayout before = virtualBitLayout(now);
     s.predictedTicks = rt::predictStepTicks(s, before, r.elemBytes,
                                             r.copy && k == 0, r.shape, r.cost);

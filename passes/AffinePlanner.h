@@ -31,6 +31,12 @@ struct AffinePlanRequest {
 std::variant<rt::Plan, std::string>
 planAffineRemap(const AffinePlanRequest &request, PlannerKind kind);
 
+/// A plan from `src` to `dst` with no steps yet: the affine layouts, the
+/// element size, copy or not, and the factoring's fewest exchanges.
+rt::Plan emptyAffinePlan(const rt::AffineLayout &src,
+                         const rt::AffineLayout &dst, unsigned elemBytes,
+                         bool copy, unsigned exchangeLowerBound);
+
 /// The bit layout an affine layout presents to permutation steps: every
 /// enabled device bit holds its own virtual data bit (numbered upwards),
 /// disabled bits keep their values.

@@ -22,16 +22,6 @@ struct ScheduleCandidate {
   int64_t cycles = 0;
 };
 
-rt::Step exchangeStep(std::vector<std::vector<rt::Exchange>> orders,
-                      ExchangeSchedule s, unsigned bits) {
-  rt::Step st;
-  st.kind = rt::StepKind::Exchange;
-  st.move = rt::BitMove::identity(bits);
-  st.exchanges = std::move(orders);
-  st.schedule = rt::exchangeScheduleName(s);
-  return st;
-}
-
 std::vector<ScheduleCandidate>
 scheduleCandidates(const std::vector<rt::Exchange> &ops,
                    const NetworkPlanRequest &r, const AffineLayout &before) {
@@ -41,7 +31,8 @@ scheduleCandidates(const std::vector<rt::Exchange> &ops,
   ScheduleCandidate seq{ExchangeSchedule::Sequential, {}, 0};
   AffineLayout now = before;
   for (const rt::Exchange &e : ops) {
-    rt::Step st = exchangeStep({{e}}, ExchangeSchedule::Sequential, n);
+    rt::Step st = rt::Step::exchangeStep(
+        n, {{e}}, rt::exchangeScheduleName(ExchangeSchedule::Sequential));
     st.predictedTicks = rt::simulateNetworkStep(r.shape, st, now, r.elemBytes);
     seq.cycles += st.predictedTicks;
     seq.steps.push_back(st);
@@ -52,7 +43,10 @@ scheduleCandidates(const std::vector<rt::Exchange> &ops,
     return out;
   auto one = [&](ExchangeSchedule s,
                  std::vector<std::vector<rt::Exchange>> orders) {
-    ScheduleCandidate c{s, {exchangeStep(std::move(orders), s, n)}, 0};
+    ScheduleCandidate c{s,
+                        {rt::Step::exchangeStep(n, std::move(orders),
+                                                rt::exchangeScheduleName(s))},
+                        0};
     c.cycles =
         rt::simulateNetworkStep(r.shape, c.steps[0], before, r.elemBytes);
     c.steps[0].predictedTicks = c.cycles;
@@ -124,14 +118,9 @@ mapc::planNetworkRemap(const NetworkPlanRequest &r) {
   const AffineFactoring &f = std::get<AffineRemap>(factored).factoring;
   unsigned n = r.src.bits();
 
-  rt::Plan plan;
-  plan.affine = true;
-  plan.affineSource = r.src;
-  plan.affineDest = r.dst;
-  plan.elemBytes = r.elemBytes;
-  plan.copy = r.copy;
+  rt::Plan plan =
+      emptyAffinePlan(r.src, r.dst, r.elemBytes, r.copy, f.lowerBound);
   plan.planner = r.shape.cube ? "hypercube" : "mesh";
-  plan.exchangeLowerBound = f.lowerBound;
   AffineLayout now = r.src;
   if (!f.exchanges.empty()) {
     auto all = scheduleCandidates(f.exchanges, r, r.src);

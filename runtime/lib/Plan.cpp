@@ -33,6 +33,17 @@ AffineMove Step::exchangeMove(unsigned bits) const {
       bits, exchanges.empty() ? std::vector<Exchange>{} : exchanges[0]);
 }
 
+Step Step::exchangeStep(unsigned bits,
+                        std::vector<std::vector<Exchange>> orders,
+                        std::string schedule) {
+  Step s;
+  s.kind = StepKind::Exchange;
+  s.move = BitMove::identity(bits);
+  s.exchanges = std::move(orders);
+  s.schedule = std::move(schedule);
+  return s;
+}
+
 AffineLayout Plan::affineAfter(int i) const {
   AffineLayout l = affine ? affineSource : AffineLayout::fromBits(source);
   for (int k = 0; k <= i && k < int(steps.size()); ++k) {

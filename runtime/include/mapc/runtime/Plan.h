@@ -63,6 +63,11 @@ struct Step {
   std::string schedule; ///< Exchange on a network: 001's schedule name
   /// The affine map of this step's exchanges (identity for other kinds).
   AffineMove exchangeMove(unsigned bits) const;
+  /// An Exchange step on `bits` device bits: one order per data set, and
+  /// the schedule's name on a network (empty on the MasPar).
+  static Step exchangeStep(unsigned bits,
+                           std::vector<std::vector<Exchange>> orders,
+                           std::string schedule = "");
 };
 
 struct Plan {
