@@ -85,7 +85,7 @@ std::string AffineLayout::bitName(unsigned bit) const {
 }
 
 std::string AffineLayout::str() const {
-  auto one = [&](unsigned i) {
+  return formatDeviceBits(mBits, bits(), [&](unsigned i) {
     bool c = (constant >> i) & 1;
     if ((disabled >> i) & 1)
       return std::string(c ? "1" : "0");
@@ -97,14 +97,7 @@ std::string AffineLayout::str() const {
         first = false;
       }
     return s;
-  };
-  std::string s = "[p:";
-  for (unsigned i = bits(); i-- > mBits;)
-    s += " " + one(i);
-  s += " | m:";
-  for (unsigned i = mBits; i-- > 0;)
-    s += " " + one(i);
-  return s + "]";
+  });
 }
 
 bool AffineLayout::valid(std::string *why) const {

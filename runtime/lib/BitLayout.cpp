@@ -35,19 +35,24 @@ std::string BitLayout::bitName(unsigned bit) const {
                      : "p" + std::to_string(bit - mBits);
 }
 
+std::string
+mapc::rt::formatDeviceBits(unsigned mBits, unsigned bits,
+                           const std::function<std::string(unsigned)> &bit) {
+  std::string s = "[p:";
+  for (unsigned i = bits; i-- > mBits;)
+    s += " " + bit(i);
+  s += " | m:";
+  for (unsigned i = mBits; i-- > 0;)
+    s += " " + bit(i);
+  return s + "]";
+}
+
 std::string BitLayout::str() const {
-  auto one = [&](unsigned i) {
+  return formatDeviceBits(mBits, bits(), [&](unsigned i) {
     if (dataBit[i] < 0)
       return std::string(value[i] ? "1" : "0");
     return std::string(value[i] ? "!" : "") + "a" + std::to_string(dataBit[i]);
-  };
-  std::string s = "[p:";
-  for (unsigned i = bits(); i-- > mBits;)
-    s += " " + one(i);
-  s += " | m:";
-  for (unsigned i = mBits; i-- > 0;)
-    s += " " + one(i);
-  return s + "]";
+  });
 }
 
 bool BitLayout::valid(std::string *why) const {

@@ -21,6 +21,7 @@
 #define MAPC_RUNTIME_BITLAYOUT_H
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,11 @@ struct BitLayout {
   /// Well formed: sizes agree, every data bit placed exactly once.
   bool valid(std::string *why = nullptr) const;
 };
+
+/// 003 4.1.3's frame for device bits, most significant first:
+/// "[p: <bit n-1> .. <bit mBits> | m: <bit mBits-1> .. <bit 0>]".
+std::string formatDeviceBits(unsigned mBits, unsigned bits,
+                             const std::function<std::string(unsigned)> &bit);
 
 struct BitMove {
   std::vector<unsigned> to; ///< bit i of a source address goes to bit to[i]
