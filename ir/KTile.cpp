@@ -15,25 +15,11 @@ constexpr int64_t kMaxSpaceSize = int64_t(1) << 40;
 std::string str(int64_t v) { return std::to_string(v); }
 } // namespace
 
-int64_t mapc::satMul(int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_mul_overflow(a, b, &r))
-    return std::numeric_limits<int64_t>::max();
-  return r;
-}
-
 int64_t mapc::shapeSize(llvm::ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t s : shape)
     n = satMul(n, s);
   return n;
-}
-
-uint64_t mapc::grayDecode(uint64_t g) {
-  uint64_t w = g;
-  for (unsigned shift = 1; shift < 64; shift <<= 1)
-    w ^= w >> shift;
-  return w;
 }
 
 const char *mapc::fieldName(KField f) {
@@ -72,13 +58,6 @@ const char *mapc::fieldName(KField f) {
   return "?";
 }
 
-unsigned KTile::firstEmptyDim() const {
-  unsigned n = 0;
-  for (unsigned j = 0; j < data.size() && j < groups.size(); ++j)
-    n += groups[j];
-  return n;
-}
-
 llvm::SmallVector<unsigned, 4> KTile::dataGroup(unsigned j) const {
   unsigned start = 0;
   for (unsigned g = 0; g < j; ++g)
@@ -99,25 +78,11 @@ int KTile::dataDimOf(unsigned l) const {
   return -1;
 }
 
-int64_t KTile::dataSize() const {
-  int64_t n = 1;
-  for (const SpaceDim &s : data)
-    n = satMul(n, s.len);
-  return n;
-}
-
 llvm::SmallVector<int64_t, 4> KTile::deviceShape() const {
   llvm::SmallVector<int64_t, 4> shape;
   for (const SpaceDim &s : device)
     shape.push_back(s.tlen);
   return shape;
-}
-
-int64_t KTile::deviceSize() const {
-  int64_t n = 1;
-  for (const SpaceDim &s : device)
-    n = satMul(n, s.tlen);
-  return n;
 }
 
 namespace {
@@ -307,118 +272,4 @@ std::vector<KTileProblem> KTile::verify() const {
   if (deviceSize() > kMaxSpaceSize)
     out.push_back({KField::D, "the device space has more than 2^40 cells", ""});
   return out;
-}
-
-int64_t KTile::dataAt(int64_t addr) const {
-  llvm::SmallVector<int64_t, 16> w(kdims.size());
-  // otemplate(t_D, d, o_TD, o_D), then skmap^-1 per device dim.
-  for (unsigned i = 0; i < device.size(); ++i) {
-    const SpaceDim &s = device[i];
-    int64_t v = addr % s.tlen;
-    addr /= s.tlen;
-    if (v < s.toff || v >= s.toff + s.len)
-      return -1;
-    int64_t b = (v - s.toff + s.len - s.off) % s.len;
-    for (unsigned l : m[i]) {
-      const KDim &kd = kdims[l];
-      int64_t x = b % kd.tk;
-      b /= kd.tk;
-      if (kd.sense == Sense::Minus)
-        x = kd.tk - 1 - x;
-      if (kd.enc == Encoding::Gray)
-        x = int64_t(grayDecode(uint64_t(x)));
-      w[l] = x;
-    }
-  }
-  // otemplate*(t_K, k, o_TK, o_K).
-  unsigned firstEmpty = firstEmptyDim();
-  for (unsigned l = 0; l < kdims.size(); ++l) {
-    const KDim &kd = kdims[l];
-    if (w[l] < kd.otk || w[l] >= kd.otk + kd.k)
-      return -1;
-    int64_t b =
-        kd.ok == kReplicated ? 0 : (w[l] - kd.otk + kd.k - kd.ok) % kd.k;
-    if (l >= firstEmpty && b != 0)
-      return -1;
-    w[l] = b;
-  }
-  // ikmap(k, t_A) and otemplate(t_A, a, o_TA, o_A), linearised.
-  int64_t linear = 0, place = 1;
-  unsigned l = 0;
-  for (unsigned j = 0; j < data.size(); ++j) {
-    int64_t u = 0, radix = 1;
-    for (unsigned g = 0; g < groups[j]; ++g, ++l) {
-      u += w[l] * radix;
-      radix *= kdims[l].k;
-    }
-    const SpaceDim &s = data[j];
-    if (u < s.toff || u >= s.toff + s.len)
-      return -1;
-    linear += ((u - s.toff + s.len - s.off) % s.len) * place;
-    place *= s.len;
-  }
-  return linear;
-}
-
-void KTile::addressesOf(int64_t dataIndex,
-                        llvm::SmallVectorImpl<int64_t> &out) const {
-  // Back through the data template to K (unique).
-  llvm::SmallVector<int64_t, 16> b(kdims.size(), 0);
-  unsigned l = 0;
-  for (unsigned j = 0; j < data.size(); ++j) {
-    const SpaceDim &s = data[j];
-    int64_t i = dataIndex % s.len;
-    dataIndex /= s.len;
-    int64_t u = (i + s.off) % s.len + s.toff;
-    for (unsigned g = 0; g < groups[j]; ++g, ++l) {
-      b[l] = u % kdims[l].k;
-      u /= kdims[l].k;
-    }
-  }
-  // K -> T_K: replicated dims take every value; the rest one value each.
-  llvm::SmallVector<unsigned, 8> replicated;
-  llvm::SmallVector<int64_t, 16> w(kdims.size());
-  for (unsigned d = 0; d < kdims.size(); ++d) {
-    const KDim &kd = kdims[d];
-    if (kd.ok == kReplicated)
-      replicated.push_back(d);
-    else
-      w[d] = kd.otk + (b[d] + kd.ok) % kd.k;
-  }
-  auto emit = [&]() {
-    int64_t addr = 0, place = 1;
-    for (unsigned i = 0; i < device.size(); ++i) {
-      const SpaceDim &s = device[i];
-      int64_t u = 0, radix = 1;
-      for (unsigned d : m[i]) {
-        const KDim &kd = kdims[d];
-        int64_t x = w[d];
-        if (kd.enc == Encoding::Gray)
-          x = int64_t(grayEncode(uint64_t(x)));
-        if (kd.sense == Sense::Minus)
-          x = kd.tk - 1 - x;
-        u += x * radix;
-        radix *= kd.tk;
-      }
-      int64_t v = s.toff + (u + s.off) % s.len;
-      addr += v * place;
-      place *= s.tlen;
-    }
-    out.push_back(addr);
-  };
-  // Odometer over the replicated dims.
-  for (unsigned d : replicated)
-    w[d] = kdims[d].otk;
-  while (true) {
-    emit();
-    unsigned r = 0;
-    for (; r < replicated.size(); ++r) {
-      unsigned d = replicated[r];
-      if (++w[d] < kdims[d].otk + kdims[d].k)
-        break;
-      w[d] = kdims[d].otk;
-    }
-    if (r == replicated.size())
-      return;
-  }
 }

@@ -1,21 +1,10 @@
 //===- KTile.h - the extended k-Tile format (003 chapter 3) ---------------===//
 //
 // A k-Tile format maps a device index space D onto a data index space A
-// through a k-Tile space K (003 3.1.5). The extended format of 003 3.2.6
-// composes five index maps, read from the device towards the data:
-//
-//   g_K = otemplate(t_A, a, o_TA, o_A)      data template -> data (3.2.4)
-//       o ikmap(k, t_A)                     K -> data template, implicit,
-//                                           with empty dims (3.1.8, 3.2.1)
-//       o otemplate*(t_K, k, o_TK, o_K)     k-Tile template -> K, `*` offsets
-//                                           replicate (3.2.5)
-//       o skmap^-1(t_K, d, m, s)            device -> k-Tile template, with
-//                                           sense (3.2.2)
-//       o otemplate(t_D, d, o_TD, o_D)      device template -> device
-//
-// mapc adds one field, the encoding `e` of each k-Tile dim (001 section 2):
-// the k-Tile template index w of a Gray dim is stored at device position
-// G(w) = w xor (w >> 1), before the sense is applied.
+// through a k-Tile space K (003 3.1.5). Its fields and the composition of
+// the five index maps of 003 3.2.6 (g_K) are rt::TileMap's
+// (mapc/runtime/TileMap.h), shared with the runtime; KTile adds the checks
+// of 003 3.1.7, 3.2.3-3.2.5 and B.2.1.
 //
 // Worked example (003 3.2.4): a = [6], k = [3, 2], o_K = [1, 0], m = [0, 1],
 // d = [6]. Device address x splits into digits (x mod 3, x / 3); the offset
@@ -30,6 +19,8 @@
 #ifndef MAPC_IR_KTILE_H
 #define MAPC_IR_KTILE_H
 
+#include "mapc/runtime/TileMap.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include <cstdint>
@@ -38,45 +29,11 @@
 
 namespace mapc {
 
-enum class Sense : uint8_t { Plus, Minus };
-enum class Encoding : uint8_t { Binary, Gray };
-
-/// The `*` offset of 003 3.2.5: every value of the dim holds the data.
-constexpr int64_t kReplicated = -1;
-
-/// One dimension of the k-Tile space with its template, offsets, sense and
-/// encoding.
-struct KDim {
-  int64_t k = 1;   ///< length in K
-  int64_t tk = 1;  ///< length in the k-Tile template T_K (>= k)
-  int64_t otk = 0; ///< where K starts inside T_K (o_TK)
-  int64_t ok = 0;  ///< offset inside K (o_K), or kReplicated
-  Sense sense = Sense::Plus;
-  Encoding enc = Encoding::Binary;
-
-  static KDim plain(int64_t len) {
-    KDim d;
-    d.k = d.tk = len;
-    return d;
-  }
-  bool isPlain() const {
-    return k == tk && otk == 0 && ok == 0 && enc == Encoding::Binary;
-  }
-};
-
-/// One dimension of the data or device space with its template and offsets.
-struct SpaceDim {
-  int64_t len = 1;  ///< a_i or d_i
-  int64_t tlen = 1; ///< template length (t_A or t_D), >= len
-  int64_t off = 0;  ///< o_A or o_D: wrap-around offset inside the space
-  int64_t toff = 0; ///< o_TA or o_TD: where the space starts in its template
-
-  static SpaceDim plain(int64_t len) {
-    SpaceDim d;
-    d.len = d.tlen = len;
-    return d;
-  }
-};
+using rt::Encoding;
+using rt::KDim;
+using rt::kReplicated;
+using rt::Sense;
+using rt::SpaceDim;
 
 /// The fields of a k-Tile format, named as in the thesis and the language.
 enum class KField { A, TA, OA, OTA, K, TK, OK, OTK, S, E, M, D, TD, OD, OTD };
@@ -89,19 +46,12 @@ struct KTileProblem {
   std::string hint;
 };
 
-/// An extended k-Tile format (003 3.2.6 plus the encoding field).
-struct KTile {
-  std::vector<SpaceDim> data;   ///< a, t_A, o_A, o_TA per data dim
-  std::vector<KDim> kdims;      ///< all k-Tile dims, numbered
-  std::vector<unsigned> groups; ///< number of k-Tile dims per `k` group;
-                                ///< groups past data.size() are empty dims
-  std::vector<std::vector<unsigned>> m; ///< per device dim, least sig. first
-  std::vector<SpaceDim> device;         ///< d, t_D, o_D, o_TD per device dim
-
+/// An extended k-Tile format (003 3.2.6 plus the encoding field). The
+/// fields and their evaluation (dataAt, addressesOf) live in rt::TileMap so
+/// that the runtime evaluates the same maps; this adds verification.
+struct KTile : rt::TileMap {
   unsigned numDataDims() const { return data.size(); }
   unsigned numDeviceDims() const { return device.size(); }
-  /// Index of the first empty k-Tile dim (all dims from here on are empty).
-  unsigned firstEmptyDim() const;
   bool isEmptyDim(unsigned l) const { return l >= firstEmptyDim(); }
   /// The k-Tile dims of data dim j, least significant first.
   llvm::SmallVector<unsigned, 4> dataGroup(unsigned j) const;
@@ -112,27 +62,13 @@ struct KTile {
   /// result means the format is well formed and can be evaluated.
   std::vector<KTileProblem> verify() const;
 
-  /// Number of elements of the data space (product of a).
-  int64_t dataSize() const;
   /// Shape of the device template T_D (what the device array occupies).
   llvm::SmallVector<int64_t, 4> deviceShape() const;
-  int64_t deviceSize() const;
-
-  /// g_K: the linear data index held at the linear device template address,
-  /// or -1 if that address is empty. Requires a verified format.
-  int64_t dataAt(int64_t deviceAddr) const;
-  /// The inverse: every linear device template address holding `dataIndex`
-  /// (more than one when the format replicates).
-  void addressesOf(int64_t dataIndex,
-                   llvm::SmallVectorImpl<int64_t> &out) const;
 };
 
-/// Binary-reflected Gray code and its inverse (001 lemma 1).
-inline uint64_t grayEncode(uint64_t w) { return w ^ (w >> 1); }
-uint64_t grayDecode(uint64_t g);
-
-/// Multiplies with saturation at INT64_MAX, so size checks cannot overflow.
-int64_t satMul(int64_t a, int64_t b);
+using rt::grayDecode;
+using rt::grayEncode;
+using rt::satMul;
 /// The saturating product of a shape: its number of elements.
 int64_t shapeSize(llvm::ArrayRef<int64_t> shape);
 
