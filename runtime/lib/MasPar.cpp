@@ -103,8 +103,11 @@ RouterScratch &routerScratch() {
 ClusterBlock mapc::rt::clusterBlock(unsigned width, unsigned height,
                                     unsigned clusterSize) {
   const uint64_t n = uint64_t(width) * height;
-  const unsigned cs = unsigned(std::min<uint64_t>(clusterSize, n));
-  const unsigned c = log2Exact(cs);
+  // A machine smaller than one cluster is one cluster (of any size: grids
+  // of mixed radix, 003 ch. 6, need not have power-of-two sides).
+  if (clusterSize >= n)
+    return {width, height};
+  const unsigned c = log2Exact(clusterSize);
   ClusterBlock b;
   b.width = 1u << ((c + 1) / 2);
   b.height = 1u << (c / 2);
@@ -112,10 +115,10 @@ ClusterBlock mapc::rt::clusterBlock(unsigned width, unsigned height,
   // as the grid and correspondingly higher (wider).
   if (b.width > width) {
     b.width = width;
-    b.height = cs / width;
+    b.height = std::max(1u, clusterSize / width);
   } else if (b.height > height) {
     b.height = height;
-    b.width = cs / height;
+    b.width = std::max(1u, clusterSize / height);
   }
   return b;
 }
@@ -124,7 +127,9 @@ unsigned mapc::rt::clusterOf(unsigned width, unsigned height,
                              unsigned clusterSize, unsigned iproc) {
   const ClusterBlock b = clusterBlock(width, height, clusterSize);
   const unsigned x = iproc % width, y = iproc / width;
-  return (y / b.height) * (width / b.width) + x / b.width;
+  // Blocks at the right and bottom edges of a grid whose sides the block
+  // does not divide are partial.
+  return (y / b.height) * ((width + b.width - 1) / b.width) + x / b.width;
 }
 
 MasPar::MasPar(unsigned width, unsigned height, uint64_t memoryBytes,
@@ -134,8 +139,6 @@ MasPar::MasPar(unsigned width, unsigned height, uint64_t memoryBytes,
   check(width >= 1 && height >= 1, "the PE grid must not be empty");
   check(uint64_t(width) * height <= (uint64_t(1) << 31),
         "the PE grid is too large");
-  check(isPowerOfTwo(uint64_t(width) * height),
-        "width * height must be a power of two");
   check(isPowerOfTwo(clusterSize), "clusterSize must be a power of two");
   // A machine smaller than one cluster is one cluster.
   if (clusterSize_ > peCount())
@@ -143,19 +146,25 @@ MasPar::MasPar(unsigned width, unsigned height, uint64_t memoryBytes,
   memory_.assign(size_t(peCount()) * memoryBytes_, 0);
 
   // The router's view of the grid, precomputed: routerTicks walks it for
-  // every send.
+  // every send. Clusters are listed PE by PE, each from clusterStart_.
   const unsigned n = peCount();
   const ClusterBlock b = clusterBlock(width_, height_, clusterSize_);
-  const unsigned blocksPerRow = width_ / b.width;
+  const unsigned blocksPerRow = (width_ + b.width - 1) / b.width;
+  const unsigned blockRows = (height_ + b.height - 1) / b.height;
   clusterOf_.resize(n);
   clusterPes_.resize(n);
-  std::vector<uint32_t> filled(clusterCount(), 0);
+  clusterStart_.assign(size_t(blocksPerRow) * blockRows + 1, 0);
   for (unsigned pe = 0; pe < n; ++pe) {
     const unsigned x = pe % width_, y = pe / width_;
     const unsigned cl = (y / b.height) * blocksPerRow + x / b.width;
     clusterOf_[pe] = cl;
-    clusterPes_[size_t(cl) * clusterSize_ + filled[cl]++] = pe;
+    ++clusterStart_[cl + 1];
   }
+  for (size_t cl = 1; cl < clusterStart_.size(); ++cl)
+    clusterStart_[cl] += clusterStart_[cl - 1];
+  std::vector<uint32_t> filled(clusterStart_.begin(), clusterStart_.end() - 1);
+  for (unsigned pe = 0; pe < n; ++pe)
+    clusterPes_[filled[clusterOf_[pe]]++] = pe;
 }
 
 //===----------------------------------------------------------------------===//
@@ -302,7 +311,6 @@ int64_t routerTicks(const MasPar &m, unsigned bytes, const Plural &dest,
   const CostModel &c = m.cost();
   const int64_t send = c.rsend[widthIndex(bytes)];
   const int64_t extra = extraBytes ? c.rsend[widthIndex(extraBytes)] : 0;
-  const unsigned cs = m.clusterSize();
   const unsigned clusterCount = m.clusterCount();
 
   if (!clustered) {
@@ -312,7 +320,7 @@ int64_t routerTicks(const MasPar &m, unsigned bytes, const Plural &dest,
     for (unsigned cl = 0; cl < clusterCount; ++cl) {
       int64_t senders = 0, receivers = 0;
       const uint32_t *pes = m.clusterPes(cl);
-      for (unsigned k = 0; k < cs; ++k) {
+      for (unsigned k = 0, cs = m.clusterPeCount(cl); k < cs; ++k) {
         senders += active[pes[k]] != 0;
         receivers += from[pes[k]] != kNoSender;
       }
@@ -326,10 +334,11 @@ int64_t routerTicks(const MasPar &m, unsigned bytes, const Plural &dest,
   // outgoing and incoming pair counts: sending and receiving use different
   // ends of its connection, so they overlap.
   std::vector<uint32_t> &buf = routerScratch().clusters;
-  buf.resize(cs);
+  buf.resize(m.clusterSize());
   int64_t partners = 0, group = 0;
   for (unsigned cl = 0; cl < clusterCount; ++cl) {
     const uint32_t *pes = m.clusterPes(cl);
+    const unsigned cs = m.clusterPeCount(cl);
     size_t k = 0;
     for (unsigned j = 0; j < cs; ++j)
       if (active[pes[j]])
@@ -422,8 +431,7 @@ Plural MasPar::xnetSend(unsigned bytes, XnetDir dir, unsigned distance,
     dx = -1, dy = -1;
     break;
   }
-  // Offsets as non-negative shifts on the torus; width and height are
-  // powers of two since their product is.
+  // Offsets as non-negative shifts on the torus.
   const unsigned w = width_, h = height_;
   const unsigned ox = (dx >= 0 ? distance % w : w - distance % w) % w;
   const unsigned oy = (dy >= 0 ? distance % h : h - distance % h) % h;
@@ -434,12 +442,12 @@ Plural MasPar::xnetSend(unsigned bytes, XnetDir dir, unsigned distance,
   received.assign(n, 0);
   bool any = false;
   for (unsigned y = 0; y < h; ++y) {
-    const unsigned ty = (y + sy) & (h - 1);
+    const unsigned ty = (y + sy) % h;
     for (unsigned x = 0; x < w; ++x) {
       const unsigned pe = x + w * y;
       if (!active[pe])
         continue;
-      const unsigned to = ((x + sx) & (w - 1)) + w * ty;
+      const unsigned to = (x + sx) % w + w * ty;
       out[to] = values[pe] & mask;
       received[to] = 1;
       any = true;

@@ -215,9 +215,35 @@ TEST(MasParTest, ClustersAreFourByFourBlocks) {
 }
 
 TEST(MasParDeathTest, BadShapes) {
-  EXPECT_DEATH(MasPar(3, 1, 8), "power of two");
+  EXPECT_DEATH(MasPar(0, 1, 8), "empty");
   EXPECT_DEATH(MasPar(4, 4, 8, 3), "clusterSize");
   EXPECT_DEATH(MasPar(4, 4, 8, 0), "clusterSize");
+}
+
+// Grids of any side (003 6.1.4): a machine smaller than one cluster is one
+// cluster; blocks at the edges of a grid the block does not divide are
+// partial, and every PE is in exactly one cluster.
+TEST(MasParTest, MixedRadixGridsHavePartialClusters) {
+  MasPar seven(7, 1, 8);
+  EXPECT_EQ(seven.clusterCount(), 1u);
+  EXPECT_EQ(seven.clusterPeCount(0), 7u);
+  MasPar odd(31, 33, 8);
+  EXPECT_EQ(odd.clusterCount(), 8u * 9u);
+  std::vector<unsigned> seen(odd.peCount(), 0);
+  for (unsigned cl = 0; cl < odd.clusterCount(); ++cl) {
+    EXPECT_LE(odd.clusterPeCount(cl), 16u);
+    for (unsigned j = 0; j < odd.clusterPeCount(cl); ++j) {
+      unsigned pe = odd.clusterPes(cl)[j];
+      ++seen[pe];
+      EXPECT_EQ(odd.clusterOfPe(pe), cl);
+      EXPECT_EQ(clusterOf(31, 33, 16, pe), cl);
+    }
+  }
+  for (unsigned pe = 0; pe < odd.peCount(); ++pe)
+    EXPECT_EQ(seen[pe], 1u) << pe;
+  // The last block of a row holds 3 x 4 PEs, the bottom-right one 3 x 1.
+  EXPECT_EQ(odd.clusterPeCount(7), 12u);
+  EXPECT_EQ(odd.clusterPeCount(8 * 9 - 1), 3u);
 }
 
 //===----------------------------------------------------------------------===//

@@ -78,9 +78,10 @@ enum class XnetDir { N, NE, E, SE, S, SW, W, NW };
 
 class MasPar {
 public:
-  /// A width x height PE grid, `memoryBytes` of memory per PE, routers
-  /// shared by clusters of `clusterSize` PEs (a power of two), drawn as
-  /// grid blocks (clusterOf).
+  /// A width x height PE grid (any sides: mixed-radix devices, 003 6.1.4),
+  /// `memoryBytes` of memory per PE, routers shared by clusters of
+  /// `clusterSize` PEs (a power of two), drawn as grid blocks (clusterOf),
+  /// partial at the edges of a grid the block does not divide.
   MasPar(unsigned width, unsigned height, uint64_t memoryBytes,
          unsigned clusterSize = 16, CostModel cost = {});
 
@@ -88,12 +89,17 @@ public:
   unsigned height() const { return height_; }
   unsigned peCount() const { return width_ * height_; }
   unsigned clusterSize() const { return clusterSize_; }
-  unsigned clusterCount() const { return peCount() / clusterSize_; }
+  unsigned clusterCount() const { return unsigned(clusterStart_.size() - 1); }
   /// clusterOf(width(), height(), clusterSize(), pe), from a table.
   unsigned clusterOfPe(unsigned pe) const { return clusterOf_[pe]; }
-  /// The clusterSize() PEs of cluster `cluster`, in increasing order.
+  /// The clusterPeCount(cluster) PEs of `cluster`, in increasing order.
   const uint32_t *clusterPes(unsigned cluster) const {
-    return &clusterPes_[size_t(cluster) * clusterSize_];
+    return &clusterPes_[clusterStart_[cluster]];
+  }
+  /// clusterSize(), or fewer for a partial block at the edge of a grid
+  /// whose sides the cluster block does not divide.
+  unsigned clusterPeCount(unsigned cluster) const {
+    return clusterStart_[cluster + 1] - clusterStart_[cluster];
   }
   uint64_t memoryBytes() const { return memoryBytes_; }
   const CostModel &cost() const { return cost_; }
@@ -144,8 +150,9 @@ private:
   CostModel cost_;
   Ledger ledger_;
   std::vector<uint8_t> memory_;
-  std::vector<uint32_t> clusterOf_;  ///< per PE
-  std::vector<uint32_t> clusterPes_; ///< per cluster, its PEs
+  std::vector<uint32_t> clusterOf_;    ///< per PE
+  std::vector<uint32_t> clusterPes_;   ///< the PEs, cluster by cluster
+  std::vector<uint32_t> clusterStart_; ///< per cluster, its first PE there
 };
 
 } // namespace mapc::rt
