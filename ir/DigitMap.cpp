@@ -137,6 +137,47 @@ void DigitMap::addressesOf(int64_t dataIndex,
   }
 }
 
+namespace {
+/// Puts the device digits of `dm` into `tile` after its data digits (k-Tile
+/// dims 0 .. dataBases.size() - 1): constant and `*` digits become empty
+/// dims, and the device is [memory; PEs].
+void placeDeviceDigits(const DigitMap &dm, rt::TileMap &tile) {
+  unsigned emptyGroup = 0;
+  auto place = [&](const std::vector<DeviceDigit> &digits) {
+    std::vector<unsigned> group;
+    for (const DeviceDigit &d : digits) {
+      unsigned l;
+      if (d.kind == DeviceDigit::Data) {
+        l = d.index;
+      } else {
+        l = tile.kdims.size();
+        KDim kd = KDim::plain(d.base);
+        kd.ok = d.kind == DeviceDigit::Star ? kReplicated : d.index;
+        if (d.kind == DeviceDigit::Const && d.inverted)
+          kd.ok = d.base - 1 - d.index;
+        tile.kdims.push_back(kd);
+        ++emptyGroup;
+      }
+      if (d.inverted && d.kind == DeviceDigit::Data)
+        tile.kdims[l].sense = Sense::Minus;
+      group.push_back(l);
+    }
+    if (group.empty()) { // a device dim of length 1
+      group.push_back(tile.kdims.size());
+      tile.kdims.push_back(KDim::plain(1));
+      ++emptyGroup;
+    }
+    tile.m.push_back(group);
+  };
+  place(dm.memory);
+  place(dm.pes);
+  if (emptyGroup)
+    tile.groups.push_back(emptyGroup);
+  tile.device.push_back(SpaceDim::plain(dm.memorySize()));
+  tile.device.push_back(SpaceDim::plain(dm.peCount()));
+}
+} // namespace
+
 std::optional<KTile> DigitMap::toKTile() const {
   if (hasXor())
     return std::nullopt; // a k-Tile dim holds data bits, never their XORs
@@ -168,38 +209,21 @@ std::optional<KTile> DigitMap::toKTile() const {
     tile.kdims.push_back(KDim::plain(dataBases[i]));
     ++tile.groups[dimOfDigit[i]];
   }
-  unsigned emptyGroup = 0;
-  auto place = [&](const std::vector<DeviceDigit> &digits) {
-    std::vector<unsigned> group;
-    for (const DeviceDigit &d : digits) {
-      unsigned l;
-      if (d.kind == DeviceDigit::Data) {
-        l = d.index;
-      } else {
-        l = tile.kdims.size();
-        KDim kd = KDim::plain(d.base);
-        kd.ok = d.kind == DeviceDigit::Star ? kReplicated : d.index;
-        if (d.kind == DeviceDigit::Const && d.inverted)
-          kd.ok = d.base - 1 - d.index;
-        tile.kdims.push_back(kd);
-        ++emptyGroup;
-      }
-      if (d.inverted && d.kind == DeviceDigit::Data)
-        tile.kdims[l].sense = Sense::Minus;
-      group.push_back(l);
-    }
-    if (group.empty()) { // a device dim of length 1
-      group.push_back(tile.kdims.size());
-      tile.kdims.push_back(KDim::plain(1));
-      ++emptyGroup;
-    }
-    tile.m.push_back(group);
-  };
-  place(memory);
-  place(pes);
-  if (emptyGroup)
-    tile.groups.push_back(emptyGroup);
-  tile.device.push_back(SpaceDim::plain(memorySize()));
-  tile.device.push_back(SpaceDim::plain(peCount()));
+  placeDeviceDigits(*this, tile);
+  return tile;
+}
+
+rt::TileMap DigitMap::toTileMap() const {
+  rt::TileMap tile;
+  SpaceDim linear = SpaceDim::plain(dataSize());
+  int64_t digits = 1;
+  for (int64_t b : dataBases)
+    digits = satMul(digits, b);
+  linear.tlen = std::max(digits, linear.len);
+  tile.data.push_back(linear);
+  tile.groups.push_back(unsigned(dataBases.size()));
+  for (int64_t b : dataBases)
+    tile.kdims.push_back(KDim::plain(b));
+  placeDeviceDigits(*this, tile);
   return tile;
 }

@@ -60,6 +60,10 @@ struct DigitMap {
   /// every data dim boundary (always so for bit maps of power-of-two arrays
   /// without XORs).
   std::optional<KTile> toKTile() const;
+  /// The same map over the linear data index, always (no XORs): one data
+  /// dim of the array's size in a template of the digits' product, one
+  /// k-Tile dim per data digit, constant and `*` digits as empty dims.
+  rt::TileMap toTileMap() const;
 };
 
 } // namespace mapc

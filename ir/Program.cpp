@@ -46,6 +46,14 @@ int64_t Layout::dataAt(int64_t addr) const {
   return digits ? digits->dataAt(addr) : tile->dataAt(addr);
 }
 
+std::optional<rt::TileMap> Layout::tileMap() const {
+  if (tile)
+    return rt::TileMap(*tile);
+  if (digits->hasXor())
+    return std::nullopt;
+  return digits->toTileMap();
+}
+
 int64_t Layout::deviceSize() const {
   return digits ? digits->deviceSize() : tile->deviceSize();
 }

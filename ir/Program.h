@@ -64,6 +64,9 @@ struct Layout {
 
   int64_t dataAt(int64_t addr) const;
   int64_t deviceSize() const;
+  /// The layout's index map as the runtime evaluates it (general plans,
+  /// 003 ch. 6). A digit map with XORs has none: it is GF(2)-affine (001).
+  std::optional<rt::TileMap> tileMap() const;
   /// Device shape: [memory, PE dims...] of the device template.
   std::vector<int64_t> deviceShape() const;
 };

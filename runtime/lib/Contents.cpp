@@ -79,6 +79,18 @@ uint64_t mapc::rt::countMismatches(
   return countWith(memoryOf, l, elemBytes, base, tag);
 }
 
+void mapc::rt::storePattern(const std::function<uint8_t *(unsigned)> &memoryOf,
+                            const TileMap &l, unsigned elemBytes, uint64_t base,
+                            uint64_t tag) {
+  storeWith(memoryOf, l, elemBytes, base, tag);
+}
+
+uint64_t mapc::rt::countMismatches(
+    const std::function<const uint8_t *(unsigned)> &memoryOf, const TileMap &l,
+    unsigned elemBytes, uint64_t base, uint64_t tag) {
+  return countWith(memoryOf, l, elemBytes, base, tag);
+}
+
 uint64_t mapc::rt::memoryDigest(const MasPar &m) {
   return digestWith([&](unsigned pe) { return m.memoryOf(pe); }, m.peCount(),
                     m.memoryBytes());

@@ -167,6 +167,19 @@ MasPar::MasPar(unsigned width, unsigned height, uint64_t memoryBytes,
     clusterPes_[filled[clusterOf_[pe]]++] = pe;
 }
 
+MasPar MasPar::pricing(unsigned width, unsigned height, unsigned clusterSize,
+                       CostModel cost) {
+  MasPar m(width, height, 0, clusterSize, cost);
+  m.pricing_ = true;
+  return m;
+}
+
+void MasPar::arith(unsigned divmods, const Mask &active) {
+  check(active.size() == peCount(), "arith: mask size != peCount");
+  if (divmods && anyActive(active))
+    ledger_.arith += int64_t(divmods) * cost_.divmod;
+}
+
 //===----------------------------------------------------------------------===//
 // Memory (003 fig. 5.2: ld, ld*, and stores priced as loads)
 //===----------------------------------------------------------------------===//
@@ -177,6 +190,10 @@ Plural MasPar::load(unsigned bytes, uint64_t address, const Mask &active) {
   Plural out(peCount(), 0);
   if (!anyActive(active))
     return out;
+  if (pricing_) {
+    ledger_.memory += cost_.load[widthIndex(bytes)];
+    return out;
+  }
   check(address <= memoryBytes_ && bytes <= memoryBytes_ - address,
         "load: address out of range");
   withWidth(bytes, [&](auto b) {
@@ -199,6 +216,10 @@ Plural MasPar::loadIndirect(unsigned bytes, const Plural &addresses,
   Plural out(peCount(), 0);
   if (!anyActive(active))
     return out;
+  if (pricing_) {
+    ledger_.memory += cost_.loadIndirect[widthIndex(bytes)];
+    return out;
+  }
   const uint64_t last = memoryBytes_ < bytes ? 0 : memoryBytes_ - bytes + 1;
   withWidth(bytes, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
@@ -221,6 +242,10 @@ void MasPar::store(unsigned bytes, uint64_t address, const Plural &values,
   check(values.size() == peCount(), "store: value count != peCount");
   if (!anyActive(active))
     return;
+  if (pricing_) {
+    ledger_.memory += cost_.store(widthIndex(bytes));
+    return;
+  }
   check(address <= memoryBytes_ && bytes <= memoryBytes_ - address,
         "store: address out of range");
   withWidth(bytes, [&](auto b) {
@@ -242,6 +267,10 @@ void MasPar::storeIndirect(unsigned bytes, const Plural &addresses,
   check(values.size() == peCount(), "storeIndirect: value count != peCount");
   if (!anyActive(active))
     return;
+  if (pricing_) {
+    ledger_.memory += cost_.storeIndirect(widthIndex(bytes));
+    return;
+  }
   const uint64_t last = memoryBytes_ < bytes ? 0 : memoryBytes_ - bytes + 1;
   withWidth(bytes, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;

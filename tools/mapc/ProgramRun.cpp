@@ -3,7 +3,9 @@
 
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/Execute.h"
+#include "mapc/runtime/General.h"
 #include "passes/AffinePlanner.h"
+#include "passes/GeneralPlanner.h"
 #include "passes/NetworkPlanner.h"
 #include "passes/RemapCycles.h"
 
@@ -86,35 +88,47 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
                       : rt::NetworkShape::mesh(dims);
     out.nodeElements = uint64_t(mach.memory);
   } else {
-    pBits = log2Exact(mach.peCount());
-    unsigned xBits = log2Exact(mach.pes.empty() ? 1 : mach.pes[0]);
-    if (pBits == ~0u || xBits == ~0u || pBits > 20) {
+    // Any PE grid runs general plans (003 ch. 6); power-of-two grids also
+    // run the radix-2 planners (003 ch. 4-5).
+    constexpr int64_t kMaxPes = int64_t(1) << 20;
+    if (mach.peCount() > kMaxPes) {
       diags.error(at,
                   std::string(what) +
-                      " needs a power-of-two PE grid of at most 2^20 PEs",
-                  "radix-2 remapping (003 ch. 4) works on power-of-two "
-                  "devices");
+                      " simulates at most 2^20 PEs; the "
+                      "machine has " +
+                      std::to_string(mach.peCount()),
+                  "declare a smaller PE grid");
       return false;
     }
-    out.shape.width = 1u << xBits;
-    out.shape.height = 1u << (pBits - xBits);
+    int64_t width = mach.pes.empty() ? 1 : mach.pes[0];
+    out.shape.width = unsigned(width);
+    out.shape.height = unsigned(mach.peCount() / width);
+    pBits = log2Exact(mach.peCount());
+    out.radix2 = pBits != ~0u && log2Exact(width) != ~0u;
+    if (!out.radix2)
+      pBits = 0;
     unsigned cluster = unsigned(std::min<int64_t>(mach.cluster, 1 << 20));
     if (log2Exact(cluster) == ~0u) {
       diags.error(at, "the router cluster size must be a power of two",
                   "write cluster = 16 as on the MP-1 (003 5.6.4)");
       return false;
     }
-    out.shape.clusterSize = std::min<unsigned>(cluster, 1u << pBits);
+    out.shape.clusterSize =
+        unsigned(std::min<int64_t>(cluster, mach.peCount()));
   }
   out.pBits = pBits;
 
   // Bit maps of every statement's layouts; one memory width for all.
   // Gray-coded layouts give affine maps (001), planned by planAffineRemap.
+  // Layouts that are not bit maps, or a machine that is not radix 2, take
+  // the general planner (003 ch. 6) with the layouts' k-Tile index maps.
   struct Pending {
     const Statement *st;
     IndexBitMap src, dst;
+    std::optional<rt::TileMap> generalSrc, generalDst;
   };
   std::vector<Pending> pending;
+  int64_t generalSlots = 0;
   bool ok = true;
   for (const Statement &st : program.statements) {
     if (st.from < 0 || st.to < 0)
@@ -125,16 +139,32 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
         program.layouts[st.to].digits &&
         std::holds_alternative<std::string>(maps))
       continue;
-    if (auto *why = std::get_if<std::string>(&maps)) {
-      diags.error(st.loc, "cannot plan this statement: " + *why,
-                  "the planner covers power-of-two layouts (003 4.2, 5.1) "
-                  "and Gray codes (001); general remaps come with digit maps "
-                  "(003 ch. 6)");
-      ok = false;
+    auto *why = std::get_if<std::string>(&maps);
+    if (why || (!out.onNetwork && !out.radix2)) {
+      auto src = program.layouts[st.from].tileMap();
+      auto dst = program.layouts[st.to].tileMap();
+      if (out.onNetwork || !src || !dst) {
+        diags.error(
+            st.loc,
+            "cannot plan this statement: " +
+                (why ? *why
+                     : std::string("its layouts XOR data bits, which needs a "
+                                   "power-of-two machine")),
+            out.onNetwork
+                ? "hypercube and mesh machines plan power-of-two layouts "
+                  "and Gray codes (001); general remaps run on a maspar"
+                : "a layout with XOR items is GF(2)-affine: both layouts "
+                  "must be bit maps on a power-of-two PE grid (001)");
+        ok = false;
+        continue;
+      }
+      generalSlots =
+          std::max({generalSlots, rt::slotsOf(*src), rt::slotsOf(*dst)});
+      pending.push_back({&st, {}, {}, std::move(src), std::move(dst)});
       continue;
     }
     const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
-    pending.push_back({&st, m.src, m.dst});
+    pending.push_back({&st, m.src, m.dst, std::nullopt, std::nullopt});
     out.mBits = std::max({out.mBits, pending.back().src.memoryBits,
                           pending.back().dst.memoryBits});
   }
@@ -168,7 +198,9 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   uint64_t widest = 1;
   for (const ArrayInfo &a : program.arrays)
     widest = std::max<uint64_t>(widest, elemTypeBytes(a.type));
-  uint64_t region = (uint64_t(1) << out.mBits) * widest;
+  uint64_t slots = std::max<uint64_t>(uint64_t(1) << std::min(out.mBits, 40u),
+                                      uint64_t(generalSlots));
+  uint64_t region = slots * widest;
   uint64_t base = 0;
   for (size_t i = 0; i < program.arrays.size(); ++i)
     out.arrayDataSet[program.arrays[i].name] = i + 1;
@@ -184,12 +216,14 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   out.scratchBase = base;
   out.memoryBytes = base + region;
   bool simulating = std::string(what) == "--run";
-  if (out.mBits > 30 || (simulating && out.memoryBytes > kMaxSimulatedBytes >>
-                                           std::min(pBits, 28u))) {
+  uint64_t nodes =
+      out.onNetwork ? uint64_t(1) << pBits : uint64_t(out.shape.peCount());
+  if (out.mBits > 30 ||
+      (simulating && out.memoryBytes > kMaxSimulatedBytes / nodes)) {
     diags.error(at,
                 std::string(what) + " would need " +
                     std::to_string(out.memoryBytes) + " bytes in each of " +
-                    std::to_string(1u << pBits) +
+                    std::to_string(nodes) +
                     " PEs; the simulator allows 256 MiB in all",
                 out.mBits > 30 ? "at most 2^30 elements per PE can be planned"
                                : "run a smaller instance of the problem; "
@@ -213,6 +247,26 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     sp.function = std::string(kindWord(st.kind)) + "_" + st.array + "_" +
                   std::to_string(++counter);
     std::string why;
+    if (p.generalSrc) {
+      GeneralPlanRequest gr;
+      gr.src = *p.generalSrc;
+      gr.dst = *p.generalDst;
+      gr.elemBytes = elemBytes;
+      gr.copy = copy;
+      gr.shape = out.shape;
+      auto planned = planGeneralRemap(gr);
+      if (auto *e = std::get_if<std::string>(&planned)) {
+        diags.error(st.loc, "cannot plan this statement: " + *e,
+                    "both layouts must fit the machine's memory and PEs");
+        ok = false;
+        continue;
+      }
+      sp.general = std::move(std::get<rt::GeneralPlan>(planned));
+      sp.srcBase = out.arrayBase[st.array];
+      sp.dstBase = out.arrayBase[copy ? st.target : st.array];
+      out.statements.push_back(std::move(sp));
+      continue;
+    }
     auto take = [&](std::variant<rt::Plan, std::string> planned) {
       if (auto *e = std::get_if<std::string>(&planned))
         why = *e;
@@ -286,6 +340,10 @@ static const char *underBoundReason(const rt::Plan &p) {
 
 void mapc::printPlans(const ProgramPlans &plans, llvm::raw_ostream &os) {
   for (const StatementPlan &sp : plans.statements) {
+    if (sp.general) {
+      printGeneralPlan(sp, os);
+      continue;
+    }
     const rt::Plan &p = sp.plan;
     os << sp.label << " (" << p.planner << " planner, " << p.elemBytes * 8
        << "-bit elements, " << (p.copy ? "copy" : "in place") << ")\n";
@@ -361,8 +419,12 @@ void RunBook::before(const StatementPlan &sp) {
   if (filled[array])
     return;
   const rt::Plan &p = sp.plan;
-  rt::storePattern(memoryOf, p.affineAfter(-1), p.elemBytes, sp.srcBase,
-                   tag[array]);
+  if (sp.general)
+    rt::storePattern(memoryOf, sp.general->source, sp.general->elemBytes,
+                     sp.srcBase, tag[array]);
+  else
+    rt::storePattern(memoryOf, p.affineAfter(-1), p.elemBytes, sp.srcBase,
+                     tag[array]);
   filled[array] = true;
 }
 
@@ -375,30 +437,42 @@ void RunBook::after(const StatementPlan &sp, bool ran, const std::string &why,
     tag[st.target] = tag[st.array];
   const std::string &holder = copy ? st.target : st.array;
   filled[holder] = true;
-  rt::AffineLayout dest = p.affineAfter(int(p.steps.size()) - 1);
-  uint64_t bad = ran ? rt::countMismatches(
-                           [&](unsigned node) -> const uint8_t * {
-                             return memoryOf(node);
-                           },
-                           dest, p.elemBytes, sp.dstBase, tag[holder])
-                     : 0;
+  auto readOnly = [&](unsigned node) -> const uint8_t * {
+    return memoryOf(node);
+  };
+  uint64_t bad = 0, elements = 0;
+  int64_t bound = p.lowerBound;
+  if (sp.general) {
+    const rt::GeneralPlan &g = *sp.general;
+    bound = g.lowerBound;
+    elements = uint64_t(g.dest.dataSize());
+    if (ran)
+      bad = rt::countMismatches(readOnly, g.dest, g.elemBytes, sp.dstBase,
+                                tag[holder]);
+  } else {
+    rt::AffineLayout dest = p.affineAfter(int(p.steps.size()) - 1);
+    elements = uint64_t(1) << dest.dataBits;
+    if (ran)
+      bad = rt::countMismatches(readOnly, dest, p.elemBytes, sp.dstBase,
+                                tag[holder]);
+  }
   os << sp.label << ": ";
   if (!ran) {
     os << "MISMATCH, the plan failed: " << why << "\n";
     good = false;
   } else if (bad) {
-    os << "MISMATCH, " << bad << " of " << (uint64_t(1) << dest.dataBits)
-       << " elements wrong, ticks=" << ticks << ", lower_bound=" << p.lowerBound
+    os << "MISMATCH, " << bad << " of " << elements
+       << " elements wrong, ticks=" << ticks << ", lower_bound=" << bound
        << "\n";
     good = false;
   } else {
-    os << "verified, ticks=" << ticks << ", lower_bound=" << p.lowerBound
-       << "\n";
+    os << "verified, ticks=" << ticks << ", lower_bound=" << bound << "\n";
   }
 }
 
 bool RunBook::traceable(const StatementPlan &sp, uint64_t nodes) {
-  uint64_t cells = nodes << sp.plan.source.mBits;
+  uint64_t cells = sp.general ? uint64_t(sp.general->source.deviceSize())
+                              : nodes << sp.plan.source.mBits;
   if (cells <= (uint64_t(1) << 16))
     return true;
   os << "trace " << sp.statement->array << ": " << cells
@@ -424,6 +498,16 @@ bool mapc::runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
     const std::string &array = sp.statement->array;
     book.before(sp);
     rt::Regions regions{{sp.srcBase}, {sp.dstBase}, {plans.scratchBase}};
+    if (sp.general) {
+      if (trace && book.traceable(sp, machine.peCount()))
+        traceGeneralPlan(plans, sp, os);
+      int64_t before = machine.ledger().total();
+      std::string why;
+      bool ran =
+          rt::executeGeneralPlan(machine, *sp.general, regions, {}, &why);
+      book.after(sp, ran, why, machine.ledger().total() - before);
+      continue;
+    }
     if (trace && book.traceable(sp, machine.peCount())) {
       // Run the plan again on a twin machine whose elements are their own
       // data indices, and print it after every step.

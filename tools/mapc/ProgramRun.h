@@ -12,6 +12,7 @@
 
 #include "ir/Diagnostics.h"
 #include "ir/Program.h"
+#include "mapc/runtime/General.h"
 #include "mapc/runtime/Network.h"
 #include "passes/RemapPlanner.h"
 
@@ -29,11 +30,15 @@ struct StatementPlan {
   std::string cycles;
   std::string function; ///< a C identifier for emitted code
   rt::Plan plan;
+  /// Layouts that are not both radix-2 bit maps (003 ch. 6): this plan
+  /// instead of `plan`.
+  std::optional<rt::GeneralPlan> general;
   uint64_t srcBase = 0, dstBase = 0; ///< byte offsets in PE memory
 };
 
 struct ProgramPlans {
   rt::MachineShape shape; ///< maspar
+  bool radix2 = true;     ///< maspar: a power-of-two PE grid
   bool onNetwork = false; ///< a hypercube or mesh machine (001, 002)
   rt::NetworkShape network;
   uint64_t nodeElements = 0; ///< network: the machine's memory, elements
@@ -92,6 +97,14 @@ private:
   llvm::raw_ostream &os;
   bool good = true;
 };
+
+/// --emit=plan's text for a general plan (GeneralRun.cpp).
+void printGeneralPlan(const StatementPlan &sp, llvm::raw_ostream &os);
+/// --trace for a general plan: runs it on a twin machine whose elements are
+/// their data indices and prints the device after every step, each layout
+/// drawn on its own device as --emit=layout draws it (GeneralRun.cpp).
+void traceGeneralPlan(const ProgramPlans &plans, const StatementPlan &sp,
+                      llvm::raw_ostream &os);
 
 /// runPlans for a hypercube or mesh machine (NetworkRun.cpp).
 bool runNetworkPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,

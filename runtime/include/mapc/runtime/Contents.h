@@ -12,6 +12,7 @@
 #include "mapc/runtime/BitLayout.h"
 #include "mapc/runtime/MasPar.h"
 #include "mapc/runtime/Network.h"
+#include "mapc/runtime/TileMap.h"
 
 #include <cstdint>
 #include <functional>
@@ -27,6 +28,21 @@ void forEachElement(const Layout &l, unsigned elemBytes, uint64_t base, F &&f) {
   for (uint64_t d = 0; d < (uint64_t(1) << l.dataBits); ++d) {
     uint64_t a = l.addressOf(d);
     f(d, unsigned(a >> l.mBits), base + (a & mMask) * elemBytes);
+  }
+}
+
+/// The same for a general layout (003 ch. 6), every copy of a replicated
+/// element included, in address order: PE by PE, slot by slot.
+template <typename F>
+void forEachElement(const TileMap &l, unsigned elemBytes, uint64_t base,
+                    F &&f) {
+  const int64_t slots = l.device.empty() ? 1 : l.device[0].tlen;
+  const int64_t cells = l.deviceSize();
+  for (int64_t a = 0; a < cells; ++a) {
+    int64_t d = l.dataAt(a);
+    if (d >= 0)
+      f(uint64_t(d), unsigned(a / slots),
+        base + uint64_t(a % slots) * elemBytes);
   }
 }
 
@@ -50,6 +66,15 @@ void storePattern(const std::function<uint8_t *(unsigned)> &memoryOf,
 uint64_t
 countMismatches(const std::function<const uint8_t *(unsigned)> &memoryOf,
                 const AffineLayout &l, unsigned elemBytes, uint64_t base,
+                uint64_t tag);
+
+/// The same for general layouts (003 ch. 6) on the MasPar.
+void storePattern(const std::function<uint8_t *(unsigned)> &memoryOf,
+                  const TileMap &l, unsigned elemBytes, uint64_t base,
+                  uint64_t tag);
+uint64_t
+countMismatches(const std::function<const uint8_t *(unsigned)> &memoryOf,
+                const TileMap &l, unsigned elemBytes, uint64_t base,
                 uint64_t tag);
 
 /// FNV-1a (64 bits) over every byte of every PE's memory, PE by PE: two

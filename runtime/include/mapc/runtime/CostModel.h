@@ -25,6 +25,12 @@ struct CostModel {
                      146}; ///< direct load (same address in all PEs)
   int64_t loadIndirect[4] = {55, 103, 199, 391}; ///< per-PE address
 
+  /// One 32-bit division with remainder on every active PE. Fig. 5.2 has
+  /// no price for it: the MP-1 microcodes division on its 4-bit PEs
+  /// (003 2.4.2), so mapc assumes 32 shift-subtract steps of 4 ticks each.
+  /// Mixed-radix address computations pay it (003 6.1.4, 6.3.3).
+  int64_t divmod = 128;
+
   int64_t store(unsigned w) const { return load[w]; }
   int64_t storeIndirect(unsigned w) const { return loadIndirect[w]; }
   int64_t xnet(unsigned w, int64_t distance) const {

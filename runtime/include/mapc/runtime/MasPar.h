@@ -70,8 +70,9 @@ struct Ledger {
   int64_t memory = 0; ///< loads and stores
   int64_t router = 0; ///< ropen and rsend
   int64_t xnet = 0;
+  int64_t arith = 0;       ///< per-PE address arithmetic (div, mod)
   int64_t routerSends = 0; ///< router send instructions issued (not free)
-  int64_t total() const { return memory + router + xnet; }
+  int64_t total() const { return memory + router + xnet + arith; }
 };
 
 enum class XnetDir { N, NE, E, SE, S, SW, W, NW };
@@ -84,6 +85,14 @@ public:
   /// partial at the edges of a grid the block does not divide.
   MasPar(unsigned width, unsigned height, uint64_t memoryBytes,
          unsigned clusterSize = 16, CostModel cost = {});
+
+  /// A machine without memory that only keeps the ledger: every
+  /// instruction is priced exactly as on a real one, and loads return 0.
+  /// Planners run a step on it to predict the step's ticks, so that the
+  /// prediction and the simulation are one computation.
+  static MasPar pricing(unsigned width, unsigned height,
+                        unsigned clusterSize = 16, CostModel cost = {});
+  bool pricingOnly() const { return pricing_; }
 
   unsigned width() const { return width_; }
   unsigned height() const { return height_; }
@@ -138,6 +147,10 @@ public:
   Plural xnetSend(unsigned bytes, XnetDir dir, unsigned distance,
                   const Plural &values, const Mask &active, Mask &received);
 
+  /// Per-PE address arithmetic every active PE does at once (mixed-radix
+  /// division and modulus, 003 6.1.4): `divmods` divisions with remainder.
+  void arith(unsigned divmods, const Mask &active);
+
   /// Raw access for setting up and checking data (free: not an instruction).
   uint8_t *memoryOf(unsigned pe) { return &memory_[size_t(pe) * memoryBytes_]; }
   const uint8_t *memoryOf(unsigned pe) const {
@@ -150,6 +163,7 @@ private:
   CostModel cost_;
   Ledger ledger_;
   std::vector<uint8_t> memory_;
+  bool pricing_ = false;
   std::vector<uint32_t> clusterOf_;    ///< per PE
   std::vector<uint32_t> clusterPes_;   ///< the PEs, cluster by cluster
   std::vector<uint32_t> clusterStart_; ///< per cluster, its first PE there

@@ -1,0 +1,117 @@
+//===- GeneralPlanner.cpp - choosing a method for a general remap ---------===//
+#include "passes/GeneralPlanner.h"
+
+#include <algorithm>
+
+using namespace mapc;
+using rt::GeneralStepKind;
+
+namespace {
+
+struct Candidate {
+  std::vector<rt::GeneralStep> steps;
+  int64_t ticks = 0;
+};
+
+/// Prices `steps` as a plan of `base` (every step's predictedTicks).
+bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
+           Candidate &c) {
+  rt::GeneralPlan plan = base;
+  plan.steps = c.steps;
+  c.ticks = 0;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    int64_t t = rt::predictGeneralStep(plan, i, req.shape, req.cost);
+    if (t < 0)
+      return false;
+    c.steps[i].predictedTicks = t;
+    c.ticks += t;
+  }
+  return true;
+}
+
+std::string ticksText(int64_t t) { return std::to_string(t) + " ticks"; }
+
+} // namespace
+
+std::variant<rt::GeneralPlan, std::string>
+mapc::planGeneralRemap(const GeneralPlanRequest &req) {
+  for (const rt::TileMap *l : {&req.src, &req.dst}) {
+    if (l->deviceSize() > kMaxGeneralCells)
+      return "a layout spans " + std::to_string(l->deviceSize()) +
+             " device cells; general remaps are planned element by element, "
+             "up to 2^28 cells";
+    if (uint64_t(rt::pesOf(*l)) > req.shape.peCount())
+      return "a layout spans " + std::to_string(rt::pesOf(*l)) +
+             " PEs but the machine has " + std::to_string(req.shape.peCount());
+  }
+  if (req.src.dataSize() != req.dst.dataSize())
+    return "the layouts hold different numbers of elements";
+
+  rt::GeneralPlan plan;
+  plan.source = req.src;
+  plan.dest = req.dst;
+  plan.elemBytes = req.elemBytes;
+  plan.copy = req.copy;
+  plan.planner = "general";
+  plan.lowerBound = rt::generalLowerBound(req.src, req.dst, req.elemBytes,
+                                          req.copy, req.shape, req.cost);
+
+  const std::vector<uint32_t> sources = rt::sourcesOf(req.src, req.dst);
+  const rt::MoveShape shape = rt::analyseMove(req.src, req.dst, sources);
+  if (shape.identity && !req.copy)
+    return plan; // every element is already where it belongs
+
+  // One step to the destination by each method that applies. In place, the
+  // step writes scratch and an identity step copies it back (General.h).
+  auto oneStep = [&](GeneralStepKind kind, std::string why) {
+    Candidate c;
+    rt::GeneralStep s;
+    s.kind = kind;
+    s.to = req.dst;
+    s.why = std::move(why);
+    c.steps.push_back(s);
+    if (!req.copy) {
+      rt::GeneralStep back;
+      back.kind = GeneralStepKind::Local;
+      back.to = req.dst;
+      back.why = "in place: copy back from the scratch region (003 6.3.3)";
+      c.steps.insert(c.steps.begin(), s);
+      c.steps[1] = back;
+    }
+    return c;
+  };
+  std::vector<Candidate> candidates;
+  if (shape.local)
+    candidates.push_back(
+        oneStep(GeneralStepKind::Local,
+                "no element changes PE: a memory permutation (003 6.2.1)"));
+  if (shape.slotUniformFrom)
+    candidates.push_back(oneStep(
+        GeneralStepKind::Slotwise,
+        "every source slot lands in one slot: a processor permutation per "
+        "slot, no addresses sent (003 6.2.1, permute_p)"));
+  candidates.push_back(oneStep(
+      GeneralStepKind::BruteForce,
+      "every element sent with its destination, skewed starts (003 6.3.3, "
+      "6.3.8)"));
+
+  std::string prices;
+  Candidate *best = nullptr;
+  for (Candidate &c : candidates) {
+    if (!price(req, plan, c))
+      continue;
+    if (!prices.empty())
+      prices += ", ";
+    prices += std::string(rt::generalStepKindName(c.steps[0].kind)) + " " +
+              ticksText(c.ticks);
+    if (!best || c.ticks < best->ticks)
+      best = &c;
+  }
+  if (!best)
+    return std::string("no method applies to this remap");
+  if (candidates.size() > 1)
+    best->steps[0].why += "; priced " + prices;
+  plan.steps = best->steps;
+  plan.predictedTicks = best->ticks;
+  return plan;
+}

@@ -1,0 +1,40 @@
+//===- GeneralPlanner.h - plans for remaps between any layouts (003 ch. 6) ===//
+//
+// planGeneralRemap plans a remap whose layouts are not both radix-2 bit maps:
+// HPF distributions on any number of PEs, index digit maps, k-Tile formats
+// with templates, offsets and replication. It analyses the element move
+// between the two layouts and prices every method that applies to it
+// (runtime/General.h): a local move (003 6.2.1's memory permutation), a
+// slot-by-slot processor permutation (permute_p), and brute force (6.3.3,
+// skewed as in 6.3.8), which always applies. The cheapest predicted plan
+// wins; its `why` lists the prices of the others.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAPC_PASSES_GENERALPLANNER_H
+#define MAPC_PASSES_GENERALPLANNER_H
+
+#include "mapc/runtime/General.h"
+
+#include <string>
+#include <variant>
+
+namespace mapc {
+
+struct GeneralPlanRequest {
+  rt::TileMap src, dst;
+  unsigned elemBytes = 1;
+  bool copy = false;
+  rt::MachineShape shape;
+  rt::CostModel cost;
+};
+
+/// The most device cells a general plan may span: planning walks every
+/// element (sourcesOf) and keeps one 32-bit source per cell.
+constexpr int64_t kMaxGeneralCells = int64_t(1) << 28;
+
+std::variant<rt::GeneralPlan, std::string>
+planGeneralRemap(const GeneralPlanRequest &request);
+
+} // namespace mapc
+
+#endif

@@ -1,0 +1,136 @@
+//===- General.h - remaps between any two layouts (003 ch. 6) -------------===//
+//
+// A general plan takes an array between two layouts of any shape: HPF
+// distributions on any number of PEs, index digit maps of mixed radix, k-Tile
+// formats with templates, offsets and replication (rt::TileMap). Device dim 0
+// of a layout is PE memory (its slots); its PE dims flatten, first fastest,
+// to the PE number iproc, as in the radix-2 plans.
+//
+// Each step moves the array from the layout before it to the layout it names
+// (`to`), by one of these methods, cheapest first:
+//
+//   Local       no element changes PE: direct loads and stores when every PE
+//               moves the same slots (003 6.2.1's memory permutation, one
+//               read and one write per slot), indirect ones otherwise.
+//   Slotwise    every element of one source slot lands in one destination
+//               slot, whatever its PE: a processor permutation per slot
+//               (003 6.2.1, permute_p) with direct addressing and no address
+//               sent; a PE that feeds several PEs (a replicated destination)
+//               sends once per copy.
+//   Exchange    a P/M digit exchange (003 6.2.1, function 6.1) and every step
+//               whose transfers can be put in rounds in which each PE sends
+//               and receives at most one element, with receivers knowing
+//               their slots: König's edge colouring of the send graph gives
+//               the fewest rounds (max degree); indirect addressing.
+//   BruteForce  003 6.3.3's brute_copy: each PE sends its elements one per
+//               round with their destination slot, starting at a skewed
+//               element (6.3.8); senders that collide on a PE go in
+//               successive sends; every round computes destinations with
+//               mixed-radix division (CostModel::divmod).
+//
+// Steps read one region and write another: the last step writes the
+// destination; earlier ones alternate with the scratch region backwards from
+// there, and the first reads the source (a copy) or the destination (in
+// place: in-place plans therefore have an even number of steps, a final
+// identity Local step copying back from scratch when needed, as 003 6.3.3
+// says of in-place brute force).
+//
+// Prediction and simulation are one computation: a step is predicted by
+// running it on a pricing-only MasPar (MasPar::pricing).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAPC_RUNTIME_GENERAL_H
+#define MAPC_RUNTIME_GENERAL_H
+
+#include "mapc/runtime/Execute.h"
+#include "mapc/runtime/TileMap.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mapc::rt {
+
+/// Memory slots per PE of a layout: device dim 0's template length.
+inline int64_t slotsOf(const TileMap &l) {
+  return l.device.empty() ? 1 : l.device[0].tlen;
+}
+/// PEs a layout spans: the product of its PE dims' template lengths.
+inline int64_t pesOf(const TileMap &l) { return l.deviceSize() / slotsOf(l); }
+
+enum class GeneralStepKind { Local, Slotwise, Exchange, BruteForce };
+const char *generalStepKindName(GeneralStepKind k);
+
+struct GeneralStep {
+  GeneralStepKind kind = GeneralStepKind::BruteForce;
+  TileMap to; ///< the layout after this step
+  int64_t predictedTicks = 0;
+  std::string why; ///< the planner's reason, shown by --emit=plan
+};
+
+struct GeneralPlan {
+  TileMap source, dest;
+  unsigned elemBytes = 1;
+  bool copy = false;   ///< source and destination are different arrays
+  std::string planner; ///< "general"
+  std::vector<GeneralStep> steps;
+  int64_t predictedTicks = 0;
+  int64_t lowerBound = 0;
+
+  /// The layout after step i (i = -1: the source).
+  const TileMap &layoutAfter(int i) const {
+    return i < 0 ? source : steps[size_t(i)].to;
+  }
+};
+
+/// Where every element of `to` comes from in `from`: for each cell of `to`'s
+/// device (memory fastest), the cell of `from`'s device whose element it
+/// takes, or kNoSource where `to` holds nothing. A replicated source is read
+/// where it is cheapest: the same PE and slot, else the same PE, else the
+/// same slot, else its first copy (003 6.2.1, "Data replication").
+constexpr uint32_t kNoSource = ~uint32_t(0);
+std::vector<uint32_t> sourcesOf(const TileMap &from, const TileMap &to);
+
+/// What a step from `from` to `to` allows (the planner's choice of method).
+struct MoveShape {
+  bool identity = true;        ///< every element keeps its cell
+  bool local = true;           ///< no element changes PE
+  bool slotUniformTo = true;   ///< each destination slot reads one slot
+  bool slotUniformFrom = true; ///< each source slot feeds one slot
+  int64_t moved = 0;           ///< elements that change cell
+};
+MoveShape analyseMove(const TileMap &from, const TileMap &to,
+                      const std::vector<uint32_t> &sources);
+
+/// Which region step i of `plan` reads and which it writes.
+void stepRegions(const GeneralPlan &plan, size_t i, const Regions &regions,
+                 uint64_t &readBase, uint64_t &writeBase);
+
+/// Runs step i of `plan` on `machine` (a pricing-only machine prices it).
+/// Returns false with a reason if the step cannot be done by its method.
+bool runGeneralStep(MasPar &machine, const GeneralPlan &plan, size_t i,
+                    const Regions &regions, std::string *why = nullptr);
+
+/// The ticks step i costs: runGeneralStep on a pricing-only machine.
+int64_t predictGeneralStep(const GeneralPlan &plan, size_t i,
+                           const MachineShape &shape, const CostModel &cost);
+
+/// Carries out every step, calling `observer` after each (step number from
+/// 1, the layout now held). Checks that both layouts fit the machine.
+bool executeGeneralPlan(
+    MasPar &machine, const GeneralPlan &plan, const Regions &regions,
+    const std::function<void(unsigned, const TileMap &)> &observer = {},
+    std::string *why = nullptr);
+
+/// The least ticks any plan of element transfers can take under the cost
+/// model (docs/cost-model.md, "General remaps"): the busiest PE reads and
+/// writes every element it must move, at direct prices; the busiest
+/// cluster sends and receives every element that leaves or enters it, one
+/// per send, and opens a connection per partner cluster.
+int64_t generalLowerBound(const TileMap &src, const TileMap &dst,
+                          unsigned elemBytes, bool copy,
+                          const MachineShape &shape, const CostModel &cost);
+
+} // namespace mapc::rt
+
+#endif

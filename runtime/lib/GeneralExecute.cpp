@@ -1,0 +1,443 @@
+//===- GeneralExecute.cpp - general remap steps on the simulated MasPar ---===//
+//
+// The methods of General.h, each written once against MasPar's priced
+// instructions; a pricing-only MasPar runs the same code to predict a step.
+// As in Execute.cpp, the bookkeeping a PE's address unit or the ACU would do
+// (slot lists, destination tables) is plain C++; what costs time on the
+// machine is charged: loads, stores, router sends and the mixed-radix
+// arithmetic of brute force.
+//
+//===----------------------------------------------------------------------===//
+#include "mapc/runtime/General.h"
+
+#include <algorithm>
+
+using namespace mapc::rt;
+
+const char *mapc::rt::generalStepKindName(GeneralStepKind k) {
+  switch (k) {
+  case GeneralStepKind::Local:
+    return "local";
+  case GeneralStepKind::Slotwise:
+    return "slotwise";
+  case GeneralStepKind::Exchange:
+    return "exchange";
+  case GeneralStepKind::BruteForce:
+    return "brute-force";
+  }
+  return "?";
+}
+
+std::vector<uint32_t> mapc::rt::sourcesOf(const TileMap &from,
+                                          const TileMap &to) {
+  const int64_t cells = to.deviceSize();
+  const int64_t toSlots = slotsOf(to), fromSlots = slotsOf(from);
+  std::vector<uint32_t> src(size_t(cells), kNoSource);
+  const bool replicated = from.replicates();
+  std::vector<int64_t> copies;
+  for (int64_t b = 0; b < cells; ++b) {
+    int64_t d = to.dataAt(b);
+    if (d < 0)
+      continue;
+    if (!replicated) {
+      src[size_t(b)] = uint32_t(from.firstAddressOf(d));
+      continue;
+    }
+    copies.clear();
+    from.addressesOf(d, copies);
+    const int64_t pe = b / toSlots, slot = b % toSlots;
+    auto score = [&](int64_t a) {
+      return (a / fromSlots == pe ? 2 : 0) + (a % fromSlots == slot ? 1 : 0);
+    };
+    int64_t best = copies[0];
+    for (int64_t a : copies)
+      if (score(a) > score(best))
+        best = a;
+    src[size_t(b)] = uint32_t(best);
+  }
+  return src;
+}
+
+MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
+                                const std::vector<uint32_t> &sources) {
+  MoveShape s;
+  const int64_t toSlots = slotsOf(to), fromSlots = slotsOf(from);
+  std::vector<int64_t> readsFrom(static_cast<size_t>(toSlots), -1);
+  std::vector<int64_t> feeds(size_t(fromSlots), -1);
+  for (size_t b = 0; b < sources.size(); ++b) {
+    if (sources[b] == kNoSource)
+      continue;
+    const int64_t a = sources[b];
+    const int64_t ap = a / fromSlots, as = a % fromSlots;
+    const int64_t bp = int64_t(b) / toSlots, bs = int64_t(b) % toSlots;
+    if (ap != bp || as != bs) {
+      s.identity = false;
+      ++s.moved;
+    }
+    s.local &= ap == bp;
+    int64_t &r = readsFrom[size_t(bs)];
+    s.slotUniformTo &= r < 0 || r == as;
+    r = as;
+    int64_t &f = feeds[size_t(as)];
+    s.slotUniformFrom &= f < 0 || f == bs;
+    f = bs;
+  }
+  return s;
+}
+
+void mapc::rt::stepRegions(const GeneralPlan &plan, size_t i,
+                           const Regions &regions, uint64_t &readBase,
+                           uint64_t &writeBase) {
+  // The last step writes the destination; before it the targets alternate
+  // with the scratch region.
+  auto writes = [&](size_t k) {
+    return (plan.steps.size() - 1 - k) % 2 == 0 ? regions.dst.base
+                                                : regions.scratch.base;
+  };
+  writeBase = writes(i);
+  readBase = i > 0       ? writes(i - 1)
+             : plan.copy ? regions.src.base
+                         : regions.dst.base;
+}
+
+namespace {
+
+/// One step in progress: the transfers grouped by PE, and the widths.
+class GeneralStepRunner {
+public:
+  GeneralStepRunner(MasPar &m, const GeneralPlan &plan, size_t i,
+                    uint64_t readBase, uint64_t writeBase)
+      : m(m), from(plan.layoutAfter(int(i) - 1)), to(plan.steps[i].to),
+        kind(plan.steps[i].kind), elemBytes(plan.elemBytes), readBase(readBase),
+        writeBase(writeBase), pes(m.peCount()) {
+    xferBytes = std::min(elemBytes, 8u);
+    xfers = elemBytes / xferBytes;
+    fromSlots = slotsOf(from);
+    toSlots = slotsOf(to);
+  }
+
+  bool run(std::string *why);
+
+private:
+  MasPar &m;
+  const TileMap &from, &to;
+  GeneralStepKind kind;
+  unsigned elemBytes, xferBytes = 1, xfers = 1;
+  uint64_t readBase, writeBase;
+  unsigned pes;
+  int64_t fromSlots = 1, toSlots = 1;
+  std::vector<uint32_t> sources;
+
+  uint64_t readAddr(int64_t slot, unsigned x) const {
+    return readBase + uint64_t(slot) * elemBytes + uint64_t(x) * xferBytes;
+  }
+  uint64_t writeAddr(int64_t slot, unsigned x) const {
+    return writeBase + uint64_t(slot) * elemBytes + uint64_t(x) * xferBytes;
+  }
+
+  bool runLocal(std::string *why);
+  bool runSlotwise(std::string *why);
+  bool runBruteForce();
+};
+
+} // namespace
+
+bool GeneralStepRunner::run(std::string *why) {
+  auto fail = [&](const std::string &w) {
+    if (why)
+      *why = w;
+    return false;
+  };
+  if (pesOf(from) > pes || pesOf(to) > pes)
+    return fail("a layout spans more PEs than the machine has");
+  sources = sourcesOf(from, to);
+  switch (kind) {
+  case GeneralStepKind::Local:
+    return runLocal(why);
+  case GeneralStepKind::Slotwise:
+    return runSlotwise(why);
+  case GeneralStepKind::BruteForce:
+    return runBruteForce();
+  case GeneralStepKind::Exchange:
+    return fail("exchange steps are not planned for general layouts yet");
+  }
+  return fail("unknown step kind");
+}
+
+// 003 6.2.1's memory permutation: no element leaves its PE. When every PE
+// reads the same slot for each slot it writes, one direct load and one
+// direct store per slot serve all PEs; otherwise each PE walks its own list
+// with indirect addressing, one element per round.
+bool GeneralStepRunner::runLocal(std::string *why) {
+  const int64_t toPes = pesOf(to);
+  std::vector<int64_t> readSlot(size_t(toSlots), -1);
+  bool uniform = true;
+  for (int64_t q = 0; q < toPes; ++q)
+    for (int64_t t = 0; t < toSlots; ++t) {
+      uint32_t a = sources[size_t(q * toSlots + t)];
+      if (a == kNoSource)
+        continue;
+      if (int64_t(a) / fromSlots != q) {
+        if (why)
+          *why = "an element changes PE in a local step";
+        return false;
+      }
+      int64_t &r = readSlot[size_t(t)];
+      uniform &= r < 0 || r == int64_t(a) % fromSlots;
+      r = int64_t(a) % fromSlots;
+    }
+  Mask active(pes, 0);
+  if (uniform) {
+    for (int64_t t = 0; t < toSlots; ++t) {
+      if (readSlot[size_t(t)] < 0)
+        continue;
+      for (int64_t q = 0; q < toPes; ++q)
+        active[size_t(q)] = sources[size_t(q * toSlots + t)] != kNoSource;
+      for (unsigned x = 0; x < xfers; ++x) {
+        Plural z = m.load(xferBytes, readAddr(readSlot[size_t(t)], x), active);
+        m.store(xferBytes, writeAddr(t, x), z, active);
+      }
+    }
+    return true;
+  }
+  // Per PE, its elements in destination slot order; round r moves the r-th.
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> lists(
+      static_cast<size_t>(toPes));
+  size_t rounds = 0;
+  for (int64_t q = 0; q < toPes; ++q) {
+    for (int64_t t = 0; t < toSlots; ++t) {
+      uint32_t a = sources[size_t(q * toSlots + t)];
+      if (a != kNoSource)
+        lists[size_t(q)].push_back({int64_t(a) % fromSlots, t});
+    }
+    rounds = std::max(rounds, lists[size_t(q)].size());
+  }
+  Plural ra(pes, 0), wa(pes, 0);
+  for (size_t r = 0; r < rounds; ++r) {
+    for (int64_t q = 0; q < toPes; ++q) {
+      const auto &l = lists[size_t(q)];
+      active[size_t(q)] = r < l.size();
+      if (r < l.size()) {
+        ra[size_t(q)] = readAddr(l[r].first, 0);
+        wa[size_t(q)] = writeAddr(l[r].second, 0);
+      }
+    }
+    for (unsigned x = 0; x < xfers; ++x) {
+      Plural z = m.loadIndirect(xferBytes, ra, active);
+      m.storeIndirect(xferBytes, wa, z, active);
+      for (int64_t q = 0; q < toPes; ++q) {
+        ra[size_t(q)] += xferBytes;
+        wa[size_t(q)] += xferBytes;
+      }
+    }
+  }
+  return true;
+}
+
+// permute_p per slot (003 6.2.1, function 4.1): for each source slot s, the
+// PEs holding an element there send it to its PE, which stores it at the one
+// slot t(s) every element of s goes to; direct addresses on both sides, no
+// address sent. A sender feeding several PEs (replication) sends once per
+// copy, in successive sends.
+bool GeneralStepRunner::runSlotwise(std::string *why) {
+  const int64_t toPes = pesOf(to);
+  // Per source slot: its destination slot and its (sender, receiver) pairs.
+  std::vector<int64_t> target(size_t(fromSlots), -1);
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> sends(
+      static_cast<size_t>(fromSlots));
+  for (int64_t q = 0; q < toPes; ++q)
+    for (int64_t t = 0; t < toSlots; ++t) {
+      uint32_t a = sources[size_t(q * toSlots + t)];
+      if (a == kNoSource)
+        continue;
+      int64_t s = int64_t(a) % fromSlots;
+      if (target[size_t(s)] >= 0 && target[size_t(s)] != t) {
+        if (why)
+          *why = "a source slot feeds two destination slots";
+        return false;
+      }
+      target[size_t(s)] = t;
+      sends[size_t(s)].push_back(
+          {uint32_t(int64_t(a) / fromSlots), uint32_t(q)});
+    }
+  Mask senders(pes, 0), active(pes, 0), received(pes, 0);
+  Plural dest(pes, 0);
+  std::vector<uint32_t> copies(pes, 0);
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> byRound;
+  for (int64_t s = 0; s < fromSlots; ++s) {
+    const auto &list = sends[size_t(s)];
+    if (list.empty())
+      continue;
+    // Round r carries every sender's r-th copy.
+    byRound.clear();
+    for (const auto &[p, q] : list) {
+      senders[p] = 1;
+      uint32_t r = copies[p]++;
+      if (r >= byRound.size())
+        byRound.resize(r + 1);
+      byRound[r].push_back({p, q});
+    }
+    for (unsigned x = 0; x < xfers; ++x) {
+      Plural z = m.load(xferBytes, readAddr(s, x), senders);
+      for (const auto &round : byRound) {
+        for (const auto &[p, q] : round) {
+          active[p] = 1;
+          dest[p] = q;
+        }
+        // Plain or clustered connections, whichever is cheaper (5.6.4).
+        bool clustered = m.routerCost(xferBytes, dest, active, true) <
+                         m.routerCost(xferBytes, dest, active, false);
+        Plural got =
+            m.routerSend(xferBytes, z, dest, active, clustered, received);
+        m.store(xferBytes, writeAddr(target[size_t(s)], x), got, received);
+        for (const auto &pq : round)
+          active[pq.first] = 0;
+      }
+    }
+    for (const auto &pq : list) {
+      senders[pq.first] = 0;
+      copies[pq.first] = 0;
+    }
+  }
+  return true;
+}
+
+// brute_copy (003 function 6.2): every PE sends its elements one per round,
+// each with its destination slot, starting at a skewed element (6.3.8) so
+// that the first round's destinations spread over the PEs; senders that
+// collide on one PE go in successive sends. Each round every sending PE
+// computes its element's destination PE and slot: two mixed-radix
+// divisions with remainder (the source cell's digits, then the destination
+// cell's).
+bool GeneralStepRunner::runBruteForce() {
+  const int64_t toPes = pesOf(to), fromPes = pesOf(from);
+  struct Transfer {
+    uint32_t srcSlot, dstSlot, dstPe;
+  };
+  std::vector<std::vector<Transfer>> lists(static_cast<size_t>(fromPes));
+  for (int64_t q = 0; q < toPes; ++q)
+    for (int64_t t = 0; t < toSlots; ++t) {
+      uint32_t a = sources[size_t(q * toSlots + t)];
+      if (a != kNoSource)
+        lists[size_t(int64_t(a) / fromSlots)].push_back(
+            {uint32_t(int64_t(a) % fromSlots), uint32_t(t), uint32_t(q)});
+    }
+  size_t rounds = 0;
+  for (auto &l : lists) {
+    std::sort(l.begin(), l.end(), [](const Transfer &x, const Transfer &y) {
+      return x.srcSlot != y.srcSlot ? x.srcSlot < y.srcSlot : x.dstPe < y.dstPe;
+    });
+    rounds = std::max(rounds, l.size());
+  }
+  // 6.3.8's skew: with more slots than PEs, PE p starts at element
+  // p (|M| - 1) / (|P| - 1); otherwise at p mod |M|.
+  std::vector<size_t> skew(size_t(fromPes), 0);
+  for (int64_t p = 0; p < fromPes; ++p) {
+    size_t n = lists[size_t(p)].size();
+    if (n == 0)
+      continue;
+    int64_t start = fromSlots > fromPes && fromPes > 1
+                        ? p * (fromSlots - 1) / (fromPes - 1)
+                        : p % fromSlots;
+    // The first element at or after slot `start`, in the PE's own list.
+    const auto &l = lists[size_t(p)];
+    size_t k = size_t(std::lower_bound(l.begin(), l.end(), start,
+                                       [](const Transfer &x, int64_t v) {
+                                         return int64_t(x.srcSlot) < v;
+                                       }) -
+                      l.begin());
+    skew[size_t(p)] = k % n;
+  }
+  Mask sending(pes, 0), active(pes, 0), received(pes, 0);
+  Plural dproc(pes, 0), raddr(pes, 0), waddr(pes, 0), recvAddr(pes, 0);
+  std::vector<uint32_t> rank(pes, 0), load(pes, 0);
+  for (size_t r = 0; r < rounds; ++r) {
+    std::fill(load.begin(), load.end(), 0);
+    uint32_t sub = 0;
+    for (int64_t p = 0; p < fromPes; ++p) {
+      const auto &l = lists[size_t(p)];
+      sending[size_t(p)] = r < l.size();
+      if (r >= l.size())
+        continue;
+      const Transfer &tr = l[(skew[size_t(p)] + r) % l.size()];
+      dproc[size_t(p)] = tr.dstPe;
+      raddr[size_t(p)] = readAddr(tr.srcSlot, 0);
+      waddr[size_t(p)] = writeAddr(tr.dstSlot, 0);
+      rank[size_t(p)] = load[tr.dstPe]++;
+      sub = std::max(sub, rank[size_t(p)] + 1);
+    }
+    m.arith(2, sending);
+    for (unsigned x = 0; x < xfers; ++x) {
+      Plural z = m.loadIndirect(xferBytes, raddr, sending);
+      for (uint32_t k = 0; k < sub; ++k) {
+        for (unsigned p = 0; p < pes; ++p)
+          active[p] = sending[p] && rank[p] == k;
+        Plural got =
+            m.routerSend(xferBytes, z, dproc, active, false, received, 4);
+        for (unsigned p = 0; p < pes; ++p)
+          if (active[p])
+            recvAddr[dproc[p]] = waddr[p] + uint64_t(x) * xferBytes;
+        m.storeIndirect(xferBytes, recvAddr, got, received);
+      }
+      for (unsigned p = 0; p < pes; ++p)
+        raddr[p] += xferBytes;
+    }
+  }
+  return true;
+}
+
+bool mapc::rt::runGeneralStep(MasPar &machine, const GeneralPlan &plan,
+                              size_t i, const Regions &regions,
+                              std::string *why) {
+  uint64_t readBase, writeBase;
+  stepRegions(plan, i, regions, readBase, writeBase);
+  GeneralStepRunner runner(machine, plan, i, readBase, writeBase);
+  return runner.run(why);
+}
+
+int64_t mapc::rt::predictGeneralStep(const GeneralPlan &plan, size_t i,
+                                     const MachineShape &shape,
+                                     const CostModel &cost) {
+  MasPar pricing =
+      MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
+  Regions none;
+  if (!runGeneralStep(pricing, plan, i, none))
+    return -1;
+  return pricing.ledger().total();
+}
+
+bool mapc::rt::executeGeneralPlan(
+    MasPar &machine, const GeneralPlan &plan, const Regions &regions,
+    const std::function<void(unsigned, const TileMap &)> &observer,
+    std::string *why) {
+  auto fail = [&](const std::string &w) {
+    if (why)
+      *why = w;
+    return false;
+  };
+  if (!plan.copy && plan.steps.size() % 2)
+    return fail("an in-place general plan needs an even number of steps");
+  for (int i = -1; i < int(plan.steps.size()); ++i) {
+    const TileMap &l = plan.layoutAfter(i);
+    if (uint64_t(pesOf(l)) > machine.peCount())
+      return fail("a layout spans " + std::to_string(pesOf(l)) +
+                  " PEs but the machine has " +
+                  std::to_string(machine.peCount()));
+    uint64_t need = uint64_t(slotsOf(l)) * plan.elemBytes;
+    auto fits = [&](const Region &r) {
+      return r.base + need <= machine.memoryBytes();
+    };
+    bool usesScratch = !plan.copy || plan.steps.size() > 1;
+    if (!fits(regions.dst) || (plan.copy && !fits(regions.src)) ||
+        (usesScratch && !fits(regions.scratch)))
+      return fail("the array does not fit in PE memory");
+  }
+  std::string reason;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    if (!runGeneralStep(machine, plan, i, regions, &reason))
+      return fail("step " + std::to_string(i + 1) + ": " + reason);
+    if (observer)
+      observer(unsigned(i + 1), plan.steps[i].to);
+  }
+  return true;
+}

@@ -1,0 +1,74 @@
+//===- GeneralLowerBound.cpp - a bound for remaps between any layouts -----===//
+//
+// The model of General.h moves elements, one per transfer (of up to 64 bits;
+// wider elements take several). No plan under it can do better than this:
+//
+//   memory  every element that changes cell (all of them for a copy) is
+//           read once by its PE and written once by its new PE; a SIMD load
+//           or store serves every PE at once, so the busiest PE's count
+//           times the direct price bounds each;
+//   router  every element that changes PE leaves through its cluster's one
+//           connection and enters through its new cluster's (the same one
+//           when both PEs share a cluster), at least one rsend each in
+//           either router mode (003 5.6.4), and a cluster opens at least
+//           one connection per partner cluster.
+//
+//===----------------------------------------------------------------------===//
+#include "mapc/runtime/General.h"
+
+#include "mapc/runtime/MasPar.h"
+
+#include <algorithm>
+#include <set>
+
+using namespace mapc::rt;
+
+int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
+                                    unsigned elemBytes, bool copy,
+                                    const MachineShape &shape,
+                                    const CostModel &cost) {
+  const std::vector<uint32_t> sources = sourcesOf(src, dst);
+  const int64_t srcSlots = slotsOf(src), dstSlots = slotsOf(dst);
+  const unsigned pes = shape.peCount();
+  const unsigned xferBytes = std::min(elemBytes, 8u);
+  const int64_t xfers = elemBytes / xferBytes;
+  const unsigned w = widthIndex(xferBytes);
+
+  std::vector<int64_t> reads(pes, 0), writes(pes, 0);
+  // Clusters come from a pricing-only machine: the same blocks as --run's.
+  MasPar grid =
+      MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
+  std::vector<int64_t> leave(grid.clusterCount(), 0),
+      enter(grid.clusterCount(), 0);
+  std::vector<std::set<uint32_t>> partners(grid.clusterCount());
+  for (size_t b = 0; b < sources.size(); ++b) {
+    if (sources[b] == kNoSource)
+      continue;
+    const int64_t a = sources[b];
+    const int64_t ap = a / srcSlots, bp = int64_t(b) / dstSlots;
+    const bool moves = ap != bp || a % srcSlots != int64_t(b) % dstSlots;
+    if (!moves && !copy)
+      continue;
+    ++reads[size_t(ap)];
+    ++writes[size_t(bp)];
+    if (ap == bp)
+      continue;
+    // Every send goes through the cluster's connection, even to a PE of
+    // the same cluster (MasPar.h's router model).
+    const unsigned ca = grid.clusterOfPe(unsigned(ap));
+    const unsigned cb = grid.clusterOfPe(unsigned(bp));
+    ++leave[ca];
+    ++enter[cb];
+    partners[ca].insert(cb);
+    partners[cb].insert(ca);
+  }
+  int64_t memory =
+      xfers * (*std::max_element(reads.begin(), reads.end()) * cost.load[w] +
+               *std::max_element(writes.begin(), writes.end()) * cost.store(w));
+  int64_t busiest = 0, opens = 0;
+  for (unsigned c = 0; c < grid.clusterCount(); ++c) {
+    busiest = std::max({busiest, leave[c], enter[c]});
+    opens = std::max<int64_t>(opens, int64_t(partners[c].size()));
+  }
+  return memory + xfers * busiest * cost.rsend[w] + opens * cost.ropen;
+}

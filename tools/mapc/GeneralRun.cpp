@@ -1,0 +1,87 @@
+//===- GeneralRun.cpp - --emit=plan and --trace for general plans ---------===//
+//
+// General plans (003 ch. 6, runtime/General.h) carry a layout per step
+// instead of a bit move, so their text and their trace differ from radix-2
+// plans': a step is named by its method and the elements it moves, and the
+// trace draws each step's layout on its own device, as --emit=layout does.
+//
+//===----------------------------------------------------------------------===//
+#include "ProgramRun.h"
+
+#include "mapc/runtime/Contents.h"
+#include "mapc/runtime/General.h"
+
+#include "llvm/Support/Format.h"
+
+using namespace mapc;
+
+void mapc::printGeneralPlan(const StatementPlan &sp, llvm::raw_ostream &os) {
+  const rt::GeneralPlan &p = *sp.general;
+  os << sp.label << " (" << p.planner << " planner, " << p.elemBytes * 8
+     << "-bit elements, " << (p.copy ? "copy" : "in place") << ")\n";
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    const rt::GeneralStep &s = p.steps[i];
+    const rt::TileMap &before = p.layoutAfter(int(i) - 1);
+    rt::MoveShape m =
+        rt::analyseMove(before, s.to, rt::sourcesOf(before, s.to));
+    os << "  step " << (i + 1) << ": " << rt::generalStepKindName(s.kind)
+       << ", " << m.moved << " of " << s.to.dataSize()
+       << " elements change cell, " << s.predictedTicks << " ticks\n";
+    os << "    why: " << s.why << "\n";
+  }
+  if (p.steps.empty())
+    os << "  no data moves\n";
+  double ratio =
+      p.predictedTicks ? double(p.lowerBound) / p.predictedTicks : 1.0;
+  os << "  total: " << p.predictedTicks << " ticks ("
+     << llvm::format("%.1f",
+                     p.predictedTicks * rt::kNanosecondsPerTick / 1000.0)
+     << " us), lower bound " << p.lowerBound << " ticks, bound/plan "
+     << llvm::format("%.2f", ratio) << "\n";
+}
+
+void mapc::traceGeneralPlan(const ProgramPlans &plans, const StatementPlan &sp,
+                            llvm::raw_ostream &os) {
+  const rt::GeneralPlan &p = *sp.general;
+  const std::string &array = sp.statement->array;
+  // The twin's elements are their own data indices, 8 bytes each.
+  rt::GeneralPlan twin = p;
+  twin.elemBytes = 8;
+  uint64_t scale = 8 / std::min(8u, p.elemBytes);
+  rt::MasPar shadow(plans.shape.width, plans.shape.height,
+                    plans.memoryBytes * scale, plans.shape.clusterSize);
+  rt::Regions r2{
+      {sp.srcBase * scale}, {sp.dstBase * scale}, {plans.scratchBase * scale}};
+  rt::forEachElement(p.source, 8, p.copy ? r2.src.base : r2.dst.base,
+                     [&](uint64_t d, unsigned pe, uint64_t at) {
+                       for (unsigned k = 0; k < 8; ++k)
+                         shadow.memoryOf(pe)[at + k] = uint8_t(d >> (8 * k));
+                     });
+  auto show = [&](unsigned step, const rt::TileMap &now) {
+    uint64_t base = p.copy ? r2.src.base : r2.dst.base, unused;
+    if (step > 0)
+      rt::stepRegions(twin, step - 1, r2, unused, base);
+    os << "trace " << array << " step " << step << "\n";
+    const int64_t slots = rt::slotsOf(now), cells = now.deviceSize();
+    for (int64_t a = 0; a < cells; ++a) {
+      if (a % slots)
+        os << " ";
+      if (now.dataAt(a) < 0) {
+        os << ".";
+      } else {
+        const uint8_t *mem =
+            shadow.memoryOf(unsigned(a / slots)) + base + (a % slots) * 8;
+        uint64_t v = 0;
+        for (unsigned k = 0; k < 8; ++k)
+          v |= uint64_t(mem[k]) << (8 * k);
+        os << v;
+      }
+      if (a % slots == slots - 1)
+        os << "\n";
+    }
+  };
+  show(0, p.source);
+  std::string why;
+  if (!rt::executeGeneralPlan(shadow, twin, r2, show, &why))
+    os << "trace " << array << ": the traced run stopped: " << why << "\n";
+}
