@@ -61,37 +61,43 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   if (shape.identity && !req.copy)
     return plan; // every element is already where it belongs
 
-  // One step to the destination by each method that applies. In place, the
-  // step writes scratch and an identity step copies it back (General.h).
-  auto oneStep = [&](GeneralStepKind kind, std::string why) {
+  // One step to the destination by each method that applies. A step that
+  // cannot run in place writes the scratch region in an in-place remap, and
+  // an identity local step copies it back (General.h).
+  auto oneStep = [&](GeneralStepKind kind, bool inPlace, std::string why) {
     Candidate c;
     rt::GeneralStep s;
     s.kind = kind;
     s.to = req.dst;
+    s.inPlace = inPlace && !req.copy;
     s.why = std::move(why);
     c.steps.push_back(s);
-    if (!req.copy) {
+    if (!req.copy && !s.inPlace) {
       rt::GeneralStep back;
       back.kind = GeneralStepKind::Local;
       back.to = req.dst;
       back.why = "in place: copy back from the scratch region (003 6.3.3)";
-      c.steps.insert(c.steps.begin(), s);
-      c.steps[1] = back;
+      c.steps.push_back(back);
     }
     return c;
   };
   std::vector<Candidate> candidates;
+  const bool oneToOne = shape.slotUniformFrom && shape.slotUniformTo;
   if (shape.local)
-    candidates.push_back(
-        oneStep(GeneralStepKind::Local,
-                "no element changes PE: a memory permutation (003 6.2.1)"));
+    candidates.push_back(oneStep(
+        GeneralStepKind::Local, oneToOne,
+        oneToOne ? "no element changes PE and every PE moves the same slots: "
+                   "a memory permutation walked in place (003 6.2.1, "
+                   "permute_m)"
+                 : "no element changes PE: a memory permutation with "
+                   "indirect addressing (003 6.2.1)"));
   if (shape.slotUniformFrom)
     candidates.push_back(oneStep(
-        GeneralStepKind::Slotwise,
+        GeneralStepKind::Slotwise, shape.keepsSlots,
         "every source slot lands in one slot: a processor permutation per "
         "slot, no addresses sent (003 6.2.1, permute_p)"));
   candidates.push_back(oneStep(
-      GeneralStepKind::BruteForce,
+      GeneralStepKind::BruteForce, false,
       "every element sent with its destination, skewed starts (003 6.3.3, "
       "6.3.8)"));
 

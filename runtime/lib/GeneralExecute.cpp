@@ -70,6 +70,8 @@ MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
     const int64_t a = sources[b];
     const int64_t ap = a / fromSlots, as = a % fromSlots;
     const int64_t bp = int64_t(b) / toSlots, bs = int64_t(b) % toSlots;
+    ++s.held;
+    s.keepsSlots &= as == bs;
     if (ap != bp || as != bs) {
       s.identity = false;
       ++s.moved;
@@ -88,16 +90,16 @@ MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
 void mapc::rt::stepRegions(const GeneralPlan &plan, size_t i,
                            const Regions &regions, uint64_t &readBase,
                            uint64_t &writeBase) {
-  // The last step writes the destination; before it the targets alternate
-  // with the scratch region.
-  auto writes = [&](size_t k) {
-    return (plan.steps.size() - 1 - k) % 2 == 0 ? regions.dst.base
-                                                : regions.scratch.base;
-  };
-  writeBase = writes(i);
-  readBase = i > 0       ? writes(i - 1)
-             : plan.copy ? regions.src.base
-                         : regions.dst.base;
+  // Forward from the source: an in-place step writes where it reads; any
+  // other writes the region the data is not in (the destination, or the
+  // scratch when the data is in the destination).
+  uint64_t now = plan.copy ? regions.src.base : regions.dst.base;
+  for (size_t k = 0; k <= i && k < plan.steps.size(); ++k) {
+    readBase = now;
+    if (!plan.steps[k].inPlace)
+      now = now == regions.dst.base ? regions.scratch.base : regions.dst.base;
+    writeBase = now;
+  }
 }
 
 namespace {
@@ -108,7 +110,8 @@ public:
   GeneralStepRunner(MasPar &m, const GeneralPlan &plan, size_t i,
                     uint64_t readBase, uint64_t writeBase)
       : m(m), from(plan.layoutAfter(int(i) - 1)), to(plan.steps[i].to),
-        kind(plan.steps[i].kind), elemBytes(plan.elemBytes), readBase(readBase),
+        kind(plan.steps[i].kind), inPlace(plan.steps[i].inPlace),
+        elemBytes(plan.elemBytes), readBase(readBase),
         writeBase(writeBase), pes(m.peCount()) {
     xferBytes = std::min(elemBytes, 8u);
     xfers = elemBytes / xferBytes;
@@ -122,6 +125,7 @@ private:
   MasPar &m;
   const TileMap &from, &to;
   GeneralStepKind kind;
+  bool inPlace;
   unsigned elemBytes, xferBytes = 1, xfers = 1;
   uint64_t readBase, writeBase;
   unsigned pes;
@@ -136,6 +140,7 @@ private:
   }
 
   bool runLocal(std::string *why);
+  bool runLocalInPlace(const std::vector<int64_t> &readSlot);
   bool runSlotwise(std::string *why);
   bool runBruteForce();
 };
@@ -187,6 +192,14 @@ bool GeneralStepRunner::runLocal(std::string *why) {
       r = int64_t(a) % fromSlots;
     }
   Mask active(pes, 0);
+  if (inPlace) {
+    if (!uniform) {
+      if (why)
+        *why = "an in-place local step needs every PE to move the same slots";
+      return false;
+    }
+    return runLocalInPlace(readSlot);
+  }
   if (uniform) {
     for (int64_t t = 0; t < toSlots; ++t) {
       if (readSlot[size_t(t)] < 0)
@@ -234,6 +247,58 @@ bool GeneralStepRunner::runLocal(std::string *why) {
   return true;
 }
 
+// permute_m in place (003 4.4.5, function 4.2): the slot map is the same in
+// every PE and one-to-one, so its chains and cycles are walked with direct
+// addresses: a chain ending at a slot no element needs is moved from its
+// end backwards, a cycle through one held value. Every PE takes part; where
+// a PE holds nothing at a slot, garbage moves and nothing is lost.
+bool GeneralStepRunner::runLocalInPlace(const std::vector<int64_t> &readSlot) {
+  const int64_t slots = std::max(fromSlots, toSlots);
+  std::vector<int64_t> next(size_t(slots), -1), prev(size_t(slots), -1);
+  for (int64_t t = 0; t < toSlots; ++t) {
+    int64_t a = readSlot[size_t(t)];
+    if (a >= 0 && a != t) {
+      next[size_t(a)] = t;
+      prev[size_t(t)] = a;
+    }
+  }
+  Mask all(pes, 1);
+  auto move = [&](int64_t a, int64_t t) {
+    for (unsigned x = 0; x < xfers; ++x)
+      m.store(xferBytes, writeAddr(t, x), m.load(xferBytes, readAddr(a, x), all),
+              all);
+  };
+  std::vector<uint8_t> done(size_t(slots), 0);
+  // Chains: start at a target whose own element does not move on.
+  for (int64_t t = 0; t < slots; ++t) {
+    if (prev[size_t(t)] < 0 || next[size_t(t)] >= 0)
+      continue;
+    for (int64_t x = t; prev[size_t(x)] >= 0; x = prev[size_t(x)]) {
+      move(prev[size_t(x)], x);
+      done[size_t(x)] = 1;
+    }
+  }
+  // Cycles: hold the last element, shift the rest, put it at the start.
+  std::vector<Plural> hold(xfers);
+  for (int64_t t = 0; t < slots; ++t) {
+    if (done[size_t(t)] || prev[size_t(t)] < 0)
+      continue;
+    const int64_t from = prev[size_t(t)];
+    for (unsigned x = 0; x < xfers; ++x)
+      hold[x] = m.load(xferBytes, readAddr(from, x), all);
+    int64_t x = from;
+    done[size_t(t)] = 1;
+    while (x != t) {
+      move(prev[size_t(x)], x);
+      done[size_t(x)] = 1;
+      x = prev[size_t(x)];
+    }
+    for (unsigned k = 0; k < xfers; ++k)
+      m.store(xferBytes, writeAddr(t, k), hold[k], all);
+  }
+  return true;
+}
+
 // permute_p per slot (003 6.2.1, function 4.1): for each source slot s, the
 // PEs holding an element there send it to its PE, which stores it at the one
 // slot t(s) every element of s goes to; direct addresses on both sides, no
@@ -260,7 +325,14 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
       sends[size_t(s)].push_back(
           {uint32_t(int64_t(a) / fromSlots), uint32_t(q)});
     }
-  Mask senders(pes, 0), active(pes, 0), received(pes, 0);
+  if (inPlace)
+    for (int64_t s = 0; s < fromSlots; ++s)
+      if (target[size_t(s)] >= 0 && target[size_t(s)] != s) {
+        if (why)
+          *why = "an in-place slotwise step must keep every slot";
+        return false;
+      }
+  Mask senders(pes, 0), active(pes, 0), received(pes, 0), stay(pes, 0);
   Plural dest(pes, 0);
   std::vector<uint32_t> copies(pes, 0);
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> byRound;
@@ -268,19 +340,29 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
     const auto &list = sends[size_t(s)];
     if (list.empty())
       continue;
-    // Round r carries every sender's r-th copy.
+    // Round r carries every sender's r-th copy to another PE; an element
+    // that keeps its PE is stored with the first round's (or not at all, in
+    // place).
     byRound.clear();
+    bool staying = false;
     for (const auto &[p, q] : list) {
       senders[p] = 1;
+      if (p == q) {
+        stay[p] = !inPlace;
+        staying |= !inPlace;
+        continue;
+      }
       uint32_t r = copies[p]++;
       if (r >= byRound.size())
         byRound.resize(r + 1);
       byRound[r].push_back({p, q});
     }
+    if (byRound.empty() && staying)
+      byRound.emplace_back();
     for (unsigned x = 0; x < xfers; ++x) {
       Plural z = m.load(xferBytes, readAddr(s, x), senders);
-      for (const auto &round : byRound) {
-        for (const auto &[p, q] : round) {
+      for (size_t r = 0; r < byRound.size(); ++r) {
+        for (const auto &[p, q] : byRound[r]) {
           active[p] = 1;
           dest[p] = q;
         }
@@ -289,14 +371,21 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
                          m.routerCost(xferBytes, dest, active, false);
         Plural got =
             m.routerSend(xferBytes, z, dest, active, clustered, received);
+        if (r == 0 && staying)
+          for (unsigned p = 0; p < pes; ++p)
+            if (stay[p]) {
+              got[p] = z[p];
+              received[p] = 1;
+            }
         m.store(xferBytes, writeAddr(target[size_t(s)], x), got, received);
-        for (const auto &pq : round)
+        for (const auto &pq : byRound[r])
           active[pq.first] = 0;
       }
     }
     for (const auto &pq : list) {
       senders[pq.first] = 0;
       copies[pq.first] = 0;
+      stay[pq.first] = 0;
     }
   }
   return true;
@@ -415,8 +504,14 @@ bool mapc::rt::executeGeneralPlan(
       *why = w;
     return false;
   };
-  if (!plan.copy && plan.steps.size() % 2)
-    return fail("an in-place general plan needs an even number of steps");
+  if (!plan.steps.empty()) {
+    uint64_t read, write;
+    stepRegions(plan, plan.steps.size() - 1, regions, read, write);
+    if (write != regions.dst.base)
+      return fail("the plan does not end in the destination region");
+    if (plan.copy && plan.steps[0].inPlace)
+      return fail("a copy plan cannot start in place");
+  }
   for (int i = -1; i < int(plan.steps.size()); ++i) {
     const TileMap &l = plan.layoutAfter(i);
     if (uint64_t(pesOf(l)) > machine.peCount())
@@ -427,7 +522,12 @@ bool mapc::rt::executeGeneralPlan(
     auto fits = [&](const Region &r) {
       return r.base + need <= machine.memoryBytes();
     };
-    bool usesScratch = !plan.copy || plan.steps.size() > 1;
+    bool usesScratch = false;
+    for (size_t k = 0; k < plan.steps.size(); ++k) {
+      uint64_t read, write;
+      stepRegions(plan, k, regions, read, write);
+      usesScratch |= write == regions.scratch.base;
+    }
     if (!fits(regions.dst) || (plan.copy && !fits(regions.src)) ||
         (usesScratch && !fits(regions.scratch)))
       return fail("the array does not fit in PE memory");

@@ -113,8 +113,11 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
                   "write cluster = 16 as on the MP-1 (003 5.6.4)");
       return false;
     }
+    // A machine smaller than one cluster is one cluster (MasPar.h); a
+    // power-of-two grid says so in the size, as the radix-2 bounds expect.
     out.shape.clusterSize =
-        unsigned(std::min<int64_t>(cluster, mach.peCount()));
+        out.radix2 ? unsigned(std::min<int64_t>(cluster, mach.peCount()))
+                   : cluster;
   }
   out.pBits = pBits;
 

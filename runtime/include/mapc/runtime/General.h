@@ -28,12 +28,15 @@
 //               successive sends; every round computes destinations with
 //               mixed-radix division (CostModel::divmod).
 //
-// Steps read one region and write another: the last step writes the
-// destination; earlier ones alternate with the scratch region backwards from
-// there, and the first reads the source (a copy) or the destination (in
-// place: in-place plans therefore have an even number of steps, a final
-// identity Local step copying back from scratch when needed, as 003 6.3.3
-// says of in-place brute force).
+// A step reads one region and writes another, or the same one when it runs
+// in place (a local step whose slot map is one-to-one and the same in every
+// PE walks its cycles as permute_m does; a slotwise step that keeps every
+// slot). The first step reads the source (a copy) or the destination (in
+// place); every step that is not in place writes the region the data is not
+// in (the scratch or the destination), and the last step must write the
+// destination: a plan that would end in the scratch region ends with an
+// identity local step copying it back, as 003 6.3.3 says of in-place brute
+// force.
 //
 // Prediction and simulation are one computation: a step is predicted by
 // running it on a pricing-only MasPar (MasPar::pricing).
@@ -63,7 +66,8 @@ const char *generalStepKindName(GeneralStepKind k);
 
 struct GeneralStep {
   GeneralStepKind kind = GeneralStepKind::BruteForce;
-  TileMap to; ///< the layout after this step
+  TileMap to;           ///< the layout after this step
+  bool inPlace = false; ///< reads and writes the same region
   int64_t predictedTicks = 0;
   std::string why; ///< the planner's reason, shown by --emit=plan
 };
@@ -97,7 +101,9 @@ struct MoveShape {
   bool local = true;           ///< no element changes PE
   bool slotUniformTo = true;   ///< each destination slot reads one slot
   bool slotUniformFrom = true; ///< each source slot feeds one slot
-  int64_t moved = 0;           ///< elements that change cell
+  bool keepsSlots = true; ///< every element keeps its slot
+  int64_t moved = 0;      ///< held cells whose element comes from elsewhere
+  int64_t held = 0;       ///< cells of the destination holding data
 };
 MoveShape analyseMove(const TileMap &from, const TileMap &to,
                       const std::vector<uint32_t> &sources);
