@@ -111,8 +111,8 @@ public:
                     uint64_t readBase, uint64_t writeBase)
       : m(m), from(plan.layoutAfter(int(i) - 1)), to(plan.steps[i].to),
         kind(plan.steps[i].kind), inPlace(plan.steps[i].inPlace),
-        elemBytes(plan.elemBytes), readBase(readBase),
-        writeBase(writeBase), pes(m.peCount()) {
+        elemBytes(plan.elemBytes), readBase(readBase), writeBase(writeBase),
+        pes(m.peCount()) {
     xferBytes = std::min(elemBytes, 8u);
     xfers = elemBytes / xferBytes;
     fromSlots = slotsOf(from);
@@ -265,8 +265,8 @@ bool GeneralStepRunner::runLocalInPlace(const std::vector<int64_t> &readSlot) {
   Mask all(pes, 1);
   auto move = [&](int64_t a, int64_t t) {
     for (unsigned x = 0; x < xfers; ++x)
-      m.store(xferBytes, writeAddr(t, x), m.load(xferBytes, readAddr(a, x), all),
-              all);
+      m.store(xferBytes, writeAddr(t, x),
+              m.load(xferBytes, readAddr(a, x), all), all);
   };
   std::vector<uint8_t> done(size_t(slots), 0);
   // Chains: start at a target whose own element does not move on.

@@ -4,9 +4,10 @@
 // wider elements take several). No plan under it can do better than this:
 //
 //   memory  every element that changes cell (all of them for a copy) is
-//           read once by its PE and written once by its new PE; a SIMD load
-//           or store serves every PE at once, so the busiest PE's count
-//           times the direct price bounds each;
+//           read once by its PE (once for all its copies when the
+//           destination replicates it) and written once into every cell
+//           that takes it; a SIMD load or store serves every PE at once, so
+//           the busiest PE's count times the direct price bounds each;
 //   router  every element that changes PE leaves through its cluster's one
 //           connection and enters through its new cluster's (the same one
 //           when both PEs share a cluster), at least one rsend each in
@@ -35,12 +36,16 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
   const unsigned w = widthIndex(xferBytes);
 
   std::vector<int64_t> reads(pes, 0), writes(pes, 0);
+  std::vector<uint8_t> read(size_t(src.deviceSize()), 0);
   // Clusters come from a pricing-only machine: the same blocks as --run's.
   MasPar grid =
       MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
   std::vector<int64_t> leave(grid.clusterCount(), 0),
       enter(grid.clusterCount(), 0);
-  std::vector<std::set<uint32_t>> partners(grid.clusterCount());
+  // Partners a cluster sends to and receives from: the two ends of its
+  // connection work at once, so the larger set counts (MasPar.h).
+  std::vector<std::set<uint32_t>> sendsTo(grid.clusterCount()),
+      hearsFrom(grid.clusterCount());
   for (size_t b = 0; b < sources.size(); ++b) {
     if (sources[b] == kNoSource)
       continue;
@@ -49,7 +54,12 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
     const bool moves = ap != bp || a % srcSlots != int64_t(b) % dstSlots;
     if (!moves && !copy)
       continue;
-    ++reads[size_t(ap)];
+    // A source element that feeds several cells (a replicated
+    // destination) is read once.
+    if (!read[size_t(a)]) {
+      read[size_t(a)] = 1;
+      ++reads[size_t(ap)];
+    }
     ++writes[size_t(bp)];
     if (ap == bp)
       continue;
@@ -59,8 +69,8 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
     const unsigned cb = grid.clusterOfPe(unsigned(bp));
     ++leave[ca];
     ++enter[cb];
-    partners[ca].insert(cb);
-    partners[cb].insert(ca);
+    sendsTo[ca].insert(cb);
+    hearsFrom[cb].insert(ca);
   }
   int64_t memory =
       xfers * (*std::max_element(reads.begin(), reads.end()) * cost.load[w] +
@@ -68,7 +78,8 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
   int64_t busiest = 0, opens = 0;
   for (unsigned c = 0; c < grid.clusterCount(); ++c) {
     busiest = std::max({busiest, leave[c], enter[c]});
-    opens = std::max<int64_t>(opens, int64_t(partners[c].size()));
+    opens = std::max<int64_t>(
+        {opens, int64_t(sendsTo[c].size()), int64_t(hearsFrom[c].size())});
   }
   return memory + xfers * busiest * cost.rsend[w] + opens * cost.ropen;
 }

@@ -25,9 +25,9 @@ void mapc::printGeneralPlan(const StatementPlan &sp, llvm::raw_ostream &os) {
     rt::MoveShape m =
         rt::analyseMove(before, s.to, rt::sourcesOf(before, s.to));
     os << "  step " << (i + 1) << ": " << rt::generalStepKindName(s.kind)
-       << (s.inPlace ? " in place" : "") << ", " << m.moved << " of "
-       << m.held << " held cells take an element from another cell, "
-       << s.predictedTicks << " ticks\n";
+       << (s.inPlace ? " in place" : "") << ", " << m.moved << " of " << m.held
+       << " held cells take an element from another cell, " << s.predictedTicks
+       << " ticks\n";
     os << "    why: " << s.why << "\n";
   }
   if (p.steps.empty())

@@ -101,9 +101,9 @@ struct MoveShape {
   bool local = true;           ///< no element changes PE
   bool slotUniformTo = true;   ///< each destination slot reads one slot
   bool slotUniformFrom = true; ///< each source slot feeds one slot
-  bool keepsSlots = true; ///< every element keeps its slot
-  int64_t moved = 0;      ///< held cells whose element comes from elsewhere
-  int64_t held = 0;       ///< cells of the destination holding data
+  bool keepsSlots = true;      ///< every element keeps its slot
+  int64_t moved = 0; ///< held cells whose element comes from elsewhere
+  int64_t held = 0;  ///< cells of the destination holding data
 };
 MoveShape analyseMove(const TileMap &from, const TileMap &to,
                       const std::vector<uint32_t> &sources);

@@ -1,0 +1,267 @@
+//===- GeneralRemapTest.cpp - random general remaps, run and checked ------===//
+//
+// The property test of 003 ch. 6's remapping: random pairs of k-Tile formats
+// over one data shape (templates, offsets, senses, Gray dims, empty and
+// replicated dims, any number of PEs) on random MasPar grids of any sides,
+// planned by planGeneralRemap, run on the simulator and checked element by
+// element; every prediction equals its simulation and no plan beats the
+// lower bound.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/KTile.h"
+#include "mapc/runtime/Contents.h"
+#include "mapc/runtime/General.h"
+#include "passes/GeneralPlanner.h"
+
+#include "gtest/gtest.h"
+
+#include <map>
+#include <random>
+
+using namespace mapc;
+
+namespace {
+
+struct RandomTileSpec {
+  bool templates = true, senses = true, gray = true, empties = true;
+};
+
+/// A random verified k-Tile format holding data of `shape`.
+KTile randomTileFor(std::mt19937 &rng, const std::vector<int64_t> &shape,
+                    const RandomTileSpec &spec) {
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  KTile t;
+  for (int64_t len : shape) {
+    // One or two k-Tile dims whose product covers the dim (a data template
+    // when it exceeds it, 003 3.2.3).
+    int64_t k0 = pick(1, len), k1 = (len + k0 - 1) / k0;
+    if (spec.templates && pick(0, 2) == 0)
+      k1 += pick(0, 1);
+    if (k1 == 1 || pick(0, 1)) {
+      t.kdims.push_back(KDim::plain(k0 * k1));
+      t.groups.push_back(1);
+    } else {
+      t.kdims.push_back(KDim::plain(k0));
+      t.kdims.push_back(KDim::plain(k1));
+      t.groups.push_back(2);
+    }
+    SpaceDim s = SpaceDim::plain(len);
+    s.tlen = k0 * k1;
+    if (spec.templates) {
+      s.toff = pick(0, s.tlen - len);
+      s.off = pick(0, len - 1);
+    }
+    t.data.push_back(s);
+  }
+  const unsigned rank = unsigned(shape.size());
+  unsigned empties = spec.empties ? unsigned(pick(0, 2)) : 0;
+  if (empties)
+    t.groups.push_back(empties);
+  for (unsigned i = 0; i < empties; ++i) {
+    KDim d = KDim::plain(pick(1, 3));
+    d.ok = pick(0, 2) == 0 ? kReplicated : pick(0, d.k - 1);
+    t.kdims.push_back(d);
+  }
+  const unsigned firstEmpty = unsigned(t.kdims.size()) - empties;
+  for (unsigned l = 0; l < t.kdims.size(); ++l) {
+    KDim &d = t.kdims[l];
+    if (spec.templates && pick(0, 3) == 0) {
+      d.tk = d.k + pick(1, 2);
+      d.otk = pick(0, d.tk - d.k);
+    }
+    if (spec.templates && l < firstEmpty && pick(0, 3) == 0)
+      d.ok = pick(0, d.k - 1);
+    if (spec.senses && pick(0, 1))
+      d.sense = Sense::Minus;
+    if (spec.gray && (d.tk & (d.tk - 1)) == 0 && pick(0, 3) == 0)
+      d.enc = Encoding::Gray;
+  }
+  unsigned devices = unsigned(pick(1, 3));
+  t.m.assign(devices, {});
+  std::vector<unsigned> order(t.kdims.size());
+  for (unsigned l = 0; l < order.size(); ++l)
+    order[l] = l;
+  std::shuffle(order.begin(), order.end(), rng);
+  for (unsigned l : order)
+    t.m[size_t(pick(0, devices - 1))].push_back(l);
+  for (auto &g : t.m)
+    if (g.empty()) { // a device dim of length 1 holds an empty dim
+      if (t.groups.size() == rank)
+        t.groups.push_back(0);
+      ++t.groups.back();
+      g.push_back(unsigned(t.kdims.size()));
+      t.kdims.push_back(KDim::plain(1));
+    }
+  for (auto &g : t.m) {
+    int64_t prod = 1;
+    for (unsigned l : g)
+      prod *= t.kdims[l].tk;
+    SpaceDim s = SpaceDim::plain(prod);
+    if (spec.templates && pick(0, 2) == 0) {
+      s.tlen = prod + pick(0, 2);
+      s.toff = pick(0, s.tlen - prod);
+      s.off = pick(0, prod - 1);
+    }
+    t.device.push_back(s);
+  }
+  return t;
+}
+
+/// How often each method led a plan, so the random test can show it
+/// exercised them all.
+std::map<rt::GeneralStepKind, unsigned> methodsSeen;
+
+/// Plans `src -> dst` on a width x height MasPar, runs it, and checks
+/// every element, the prediction and the bound.
+void runAndCheck(const rt::TileMap &src, const rt::TileMap &dst, unsigned width,
+                 unsigned height, unsigned cluster, unsigned elemBytes,
+                 bool copy, const std::string &what) {
+  GeneralPlanRequest req;
+  req.src = src;
+  req.dst = dst;
+  req.elemBytes = elemBytes;
+  req.copy = copy;
+  req.shape.width = width;
+  req.shape.height = height;
+  req.shape.clusterSize = cluster;
+  auto planned = planGeneralRemap(req);
+  ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned))
+      << what << ": " << std::get<std::string>(planned);
+  const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+  if (!plan.steps.empty())
+    ++methodsSeen[plan.steps[0].kind];
+  int64_t slots = std::max(rt::slotsOf(src), rt::slotsOf(dst));
+  for (const rt::GeneralStep &s : plan.steps)
+    slots = std::max(slots, rt::slotsOf(s.to));
+  const uint64_t region = uint64_t(slots) * elemBytes;
+  rt::MasPar m(width, height, 3 * region, cluster);
+  rt::Regions regions{{copy ? 0 : region}, {region}, {2 * region}};
+  auto memoryOf = [&](unsigned pe) { return m.memoryOf(pe); };
+  auto readOf = [&](unsigned pe) -> const uint8_t * { return m.memoryOf(pe); };
+  rt::storePattern(memoryOf, src, elemBytes, regions.src.base, 7);
+  std::string why;
+  ASSERT_TRUE(rt::executeGeneralPlan(m, plan, regions, {}, &why))
+      << what << ": " << why;
+  EXPECT_EQ(rt::countMismatches(readOf, dst, elemBytes, regions.dst.base, 7),
+            0u)
+      << what;
+  EXPECT_EQ(m.ledger().total(), plan.predictedTicks) << what;
+  std::string steps;
+  for (const rt::GeneralStep &s : plan.steps)
+    steps += std::string(" ") + rt::generalStepKindName(s.kind) +
+             (s.inPlace ? "(in place)" : "");
+  EXPECT_LE(plan.lowerBound, m.ledger().total())
+      << what << ":" << steps << ", " << elemBytes << " bytes"
+      << (copy ? ", copy" : "") << ", " << width << " x " << height
+      << ", cluster " << cluster;
+}
+
+std::vector<int64_t> randomShape(std::mt19937 &rng) {
+  std::vector<int64_t> shape(std::uniform_int_distribution<int>(1, 3)(rng));
+  for (int64_t &s : shape)
+    s = std::uniform_int_distribution<int>(1, 9)(rng);
+  return shape;
+}
+
+} // namespace
+
+// 003 6.1.3's digit sense example, a_0:2, !a_1:3, a_2:3 on a 1-d device,
+// remapped to the plain order: every element is checked.
+TEST(GeneralRemap, DigitSenseExample) {
+  KTile sensed;
+  sensed.data = {SpaceDim::plain(18)};
+  sensed.kdims = {KDim::plain(2), KDim::plain(3), KDim::plain(3)};
+  sensed.kdims[1].sense = Sense::Minus;
+  sensed.groups = {3};
+  sensed.m = {{0, 1, 2}};
+  sensed.device = {SpaceDim::plain(18)};
+  ASSERT_TRUE(sensed.verify().empty());
+  // 003 6.1.3's picture, most significant digit left: 4 10 16 2 8 14 ...
+  std::vector<int64_t> cells;
+  for (int64_t a = 0; a < 18; ++a)
+    cells.push_back(sensed.dataAt(a));
+  EXPECT_EQ(cells, (std::vector<int64_t>{4, 5, 2, 3, 0, 1, 10, 11, 8, 9, 6, 7,
+                                         16, 17, 14, 15, 12, 13}));
+  KTile plain = sensed;
+  plain.kdims[1].sense = Sense::Plus;
+  runAndCheck(sensed, plain, 1, 1, 16, 4, false, "sense");
+}
+
+TEST(GeneralRemap, RandomTilesOnAnyGrid) {
+  std::mt19937 rng(20261124);
+  unsigned runs = 0;
+  methodsSeen.clear();
+  while (runs < 10000) {
+    std::vector<int64_t> shape = randomShape(rng);
+    RandomTileSpec spec;
+    KTile a = randomTileFor(rng, shape, spec);
+    KTile b = randomTileFor(rng, shape, spec);
+    ASSERT_TRUE(a.verify().empty());
+    ASSERT_TRUE(b.verify().empty());
+    unsigned width = std::uniform_int_distribution<unsigned>(1, 7)(rng);
+    unsigned height = std::uniform_int_distribution<unsigned>(1, 5)(rng);
+    if (rt::pesOf(a) > width * height || rt::pesOf(b) > width * height)
+      continue; // the layouts must fit the machine's PEs
+    unsigned cluster = 1u << std::uniform_int_distribution<unsigned>(0, 4)(rng);
+    unsigned elemBytes = 1u
+                         << std::uniform_int_distribution<unsigned>(0, 4)(rng);
+    bool copy = rng() % 2;
+    runAndCheck(a, b, width, height, cluster, elemBytes, copy,
+                "run " + std::to_string(runs));
+    if (HasFailure())
+      return;
+    ++runs;
+  }
+  for (auto kind : {rt::GeneralStepKind::Local, rt::GeneralStepKind::Slotwise,
+                    rt::GeneralStepKind::BruteForce})
+    EXPECT_GT(methodsSeen[kind], 500u) << rt::generalStepKindName(kind);
+}
+
+// Every method is exercised: a local permutation (in place), a slotwise
+// processor permutation and brute force, each forced by the shape of the
+// move, on a 3 x 5 grid.
+TEST(GeneralRemap, EachMethod) {
+  auto oneDim = [](std::vector<int64_t> ks,
+                   std::vector<std::vector<unsigned>> m,
+                   std::vector<int64_t> dev) {
+    KTile t;
+    int64_t n = 1;
+    for (int64_t k : ks) {
+      t.kdims.push_back(KDim::plain(k));
+      n *= k;
+    }
+    t.data = {SpaceDim::plain(n)};
+    t.groups = {unsigned(ks.size())};
+    t.m = std::move(m);
+    for (int64_t d : dev)
+      t.device.push_back(SpaceDim::plain(d));
+    return t;
+  };
+  // a0:5 a1:3 in memory, a2:15 over the PEs; swapping the memory digits is
+  // local, moving the PE digit's order is a processor permutation.
+  KTile base = oneDim({5, 3, 15}, {{0, 1}, {2}}, {15, 15});
+  KTile memSwap = oneDim({5, 3, 15}, {{1, 0}, {2}}, {15, 15});
+  KTile peRev = base;
+  peRev.kdims[2].sense = Sense::Minus;
+  KTile pm = oneDim({5, 3, 15}, {{2}, {0, 1}}, {15, 15});
+  for (const auto &[to, kind] : {std::pair<KTile, rt::GeneralStepKind>{
+                                     memSwap, rt::GeneralStepKind::Local},
+                                 {peRev, rt::GeneralStepKind::Slotwise}}) {
+    GeneralPlanRequest req;
+    req.src = base;
+    req.dst = to;
+    req.elemBytes = 4;
+    req.shape = {3, 5, 16};
+    auto planned = planGeneralRemap(req);
+    ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned));
+    const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+    ASSERT_EQ(plan.steps.size(), 1u);
+    EXPECT_EQ(plan.steps[0].kind, kind);
+    EXPECT_TRUE(plan.steps[0].inPlace);
+    runAndCheck(base, to, 3, 5, 16, 4, false, "method");
+  }
+  runAndCheck(base, pm, 3, 5, 16, 4, false, "p/m");
+  runAndCheck(base, pm, 3, 5, 16, 16, true, "p/m copy");
+}
