@@ -176,6 +176,26 @@ uint64_t memoryNeeded(const std::vector<EmittedRemap> &rs,
                       const EmitOptions &opts) {
   uint64_t need = opts.memoryBytes;
   for (const EmittedRemap &r : rs) {
+    if (r.general) {
+      // executeGeneralPlan checks every layout's slots in the regions it
+      // uses: the source, the destination and, if a step writes it, the
+      // scratch (General.h).
+      const rt::GeneralPlan &g = *r.general;
+      int64_t slots = std::max(rt::slotsOf(g.source), rt::slotsOf(g.dest));
+      for (const rt::GeneralStep &s : g.steps)
+        slots = std::max(slots, rt::slotsOf(s.to));
+      uint64_t bytes = uint64_t(slots) * g.elemBytes;
+      need =
+          std::max({need, satAdd(r.srcBase, bytes), satAdd(r.dstBase, bytes)});
+      rt::Regions regions{{r.srcBase}, {r.dstBase}, {opts.scratchBase}};
+      for (size_t i = 0; i < g.steps.size(); ++i) {
+        uint64_t read, write;
+        rt::stepRegions(g, i, regions, read, write);
+        if (write == opts.scratchBase && write != r.dstBase)
+          need = std::max(need, satAdd(opts.scratchBase, bytes));
+      }
+      continue;
+    }
     need = std::max(
         {need, regionEnd(r.srcBase, r.plan), regionEnd(r.dstBase, r.plan)});
     for (size_t i = 0; i < r.plan.steps.size(); ++i)
@@ -319,6 +339,71 @@ std::string stepRow(const rt::Step &s) {
          ", " + quoted(s.why) + ")";
 }
 
+const char *generalKindEnumerator(rt::GeneralStepKind k) {
+  switch (k) {
+  case rt::GeneralStepKind::Local:
+    return "Local";
+  case rt::GeneralStepKind::Slotwise:
+    return "Slotwise";
+  case rt::GeneralStepKind::Exchange:
+    return "Exchange";
+  case rt::GeneralStepKind::BruteForce:
+    return "BruteForce";
+  }
+  return "BruteForce";
+}
+
+std::string spaceDimRow(const rt::SpaceDim &d) {
+  return "{" + i64(d.len) + ", " + i64(d.tlen) + ", " + i64(d.off) + ", " +
+         i64(d.toff) + "}";
+}
+
+/// `tileMap({data dims}, {k-Tile dims}, {groups}, {m}, {device dims})`: a
+/// k-Tile format's index map (003 3.2.6) with `kdim(k, tk, otk, ok, minus,
+/// gray)` per k-Tile dim and `{len, tlen, off, toff}` per data or device
+/// dim.
+std::string tileMapRow(const rt::TileMap &t) {
+  return "tileMap(" + list(t.data, spaceDimRow) + ", " +
+         list(t.kdims,
+              [](const rt::KDim &k) {
+                return "kdim(" + i64(k.k) + ", " + i64(k.tk) + ", " +
+                       i64(k.otk) + ", " + i64(k.ok) + ", " +
+                       (k.sense == rt::Sense::Minus ? "true" : "false") + ", " +
+                       (k.enc == rt::Encoding::Gray ? "true" : "false") + ")";
+              }) +
+         ", " + list(t.groups, [](unsigned g) { return u64(g); }) + ", " +
+         list(t.m,
+              [](const std::vector<unsigned> &g) {
+                return list(g, [](unsigned l) { return u64(l); });
+              }) +
+         ", " + list(t.device, spaceDimRow) + ")";
+}
+
+std::string generalStepRow(const rt::GeneralStep &s) {
+  return "generalStep(mapc::rt::GeneralStepKind::" +
+         std::string(generalKindEnumerator(s.kind)) + ", " +
+         (s.inPlace ? "true" : "false") + ", " + tileMapRow(s.to) + ", " +
+         i64(s.predictedTicks) + ", " + quoted(s.why) + ")";
+}
+
+/// The `///` lines above a general remap's function.
+void generalFunctionComment(const EmittedRemap &r, llvm::raw_ostream &os) {
+  const rt::GeneralPlan &p = *r.general;
+  os << "/// " << comment(r.description) << "\n";
+  os << "/// " << comment(p.planner) << " plan (003 ch. 6), ";
+  if (p.steps.empty())
+    os << "no steps";
+  else
+    os << p.steps.size() << (p.steps.size() == 1 ? " step" : " steps");
+  os << ", " << p.predictedTicks << " ticks predicted, lower bound "
+     << p.lowerBound << (p.steps.empty() ? "" : ":") << "\n";
+  for (size_t i = 0; i < p.steps.size(); ++i)
+    os << "///   " << (i + 1) << ". "
+       << rt::generalStepKindName(p.steps[i].kind)
+       << (p.steps[i].inPlace ? " (in place)" : "") << "\n";
+  os << "/// Returns false, with the reason in *why, if a step cannot run.\n";
+}
+
 /// The `///` lines above a remap's function: what it is, then the plan
 /// step by step in cycle notation.
 void functionComment(const EmittedRemap &r, llvm::raw_ostream &os) {
@@ -362,9 +447,46 @@ void planComment(const EmittedRemap &r, const std::string &f,
   os << line << "\n";
 }
 
+bool anyGeneral(const std::vector<EmittedRemap> &rs) {
+  for (const EmittedRemap &r : rs)
+    if (r.general)
+      return true;
+  return false;
+}
+
 /// The machine type the emitted functions take.
 const char *machineType(const EmitOptions &opts) {
   return opts.onNetwork ? "mapc::rt::NetworkMachine" : "mapc::rt::MasPar";
+}
+
+/// A general remap's plan function and the function that runs it.
+void emitGeneralRemap(const EmittedRemap &r, const std::string &f,
+                      const EmitOptions &opts, llvm::raw_ostream &os) {
+  const rt::GeneralPlan &p = *r.general;
+  os << "\n// " << comment(r.description) << "\n"
+     << "const mapc::rt::GeneralPlan &" << f << "_plan() {\n"
+     << "  static const mapc::rt::GeneralPlan plan = [] {\n"
+     << "    mapc::rt::GeneralPlan p;\n"
+     << "    p.source = " << tileMapRow(p.source) << ";\n"
+     << "    p.dest = " << tileMapRow(p.dest) << ";\n"
+     << "    p.elemBytes = " << u64(p.elemBytes) << ";\n"
+     << "    p.copy = " << (p.copy ? "true" : "false") << ";\n"
+     << "    p.planner = " << quoted(p.planner) << ";\n"
+     << "    p.predictedTicks = " << i64(p.predictedTicks) << ";\n"
+     << "    p.lowerBound = " << i64(p.lowerBound) << ";\n";
+  for (const rt::GeneralStep &s : p.steps)
+    os << "    p.steps.push_back(" << generalStepRow(s) << ");\n";
+  os << "    return p;\n"
+     << "  }();\n"
+     << "  return plan;\n"
+     << "}\n\n"
+     << "bool " << f << "(" << machineType(opts)
+     << " &machine, std::string *why) {\n"
+     << "  const mapc::rt::Regions regions{{" << u64(r.srcBase) << "}, {"
+     << u64(r.dstBase) << "}, {" << u64(opts.scratchBase) << "}};\n"
+     << "  return mapc::rt::executeGeneralPlan(machine, " << f
+     << "_plan(), regions, {}, why);\n"
+     << "}\n";
 }
 
 } // namespace
@@ -387,6 +509,7 @@ void mapc::emitHeader(const std::vector<EmittedRemap> &remaps,
      << "#define " << guard << "\n\n"
      << (opts.onNetwork ? "#include \"mapc/runtime/Network.h\"\n"
                         : "#include \"mapc/runtime/MasPar.h\"\n")
+     << "#include \"mapc/runtime/General.h\"\n"
      << "#include \"mapc/runtime/Plan.h\"\n\n"
      << (opts.onNetwork ? "#include <array>\n" : "") << "#include <cstdint>\n"
      << "#include <string>\n\n"
@@ -439,7 +562,11 @@ void mapc::emitHeader(const std::vector<EmittedRemap> &remaps,
      << "  /// declaration order, from 1.\n"
      << "  uint64_t dataSet;\n"
      << "  bool (*run)(Machine &machine, std::string *why);\n"
+     << "  /// The plan run: `plan` for radix-2 and affine remaps,\n"
+     << "  /// `generalPlan` for general ones (003 ch. 6); the other is "
+        "null.\n"
      << "  const mapc::rt::Plan &(*plan)();\n"
+     << "  const mapc::rt::GeneralPlan &(*generalPlan)();\n"
      << "};\n\n"
      << "/// Every remap statement in program order: remapCount() entries.\n"
      << "const RemapEntry *remaps();\n"
@@ -447,6 +574,14 @@ void mapc::emitHeader(const std::vector<EmittedRemap> &remaps,
   for (size_t i = 0; i < remaps.size(); ++i) {
     const std::string &f = names[i];
     os << "\n";
+    if (remaps[i].general) {
+      generalFunctionComment(remaps[i], os);
+      os << "bool " << f << "(" << machine
+         << " &machine, std::string *why = nullptr);\n"
+         << "/// The plan " << f << " runs, built on first use.\n"
+         << "const mapc::rt::GeneralPlan &" << f << "_plan();\n";
+      continue;
+    }
     functionComment(remaps[i], os);
     os << "bool " << f << "(" << machine
        << " &machine, std::string *why = nullptr);\n";
@@ -472,7 +607,13 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
     header += c == '"' || c == '\\' || u < 0x20 || u >= 0x7f ? '_' : c;
   }
   bool anyAffine = false, anyPlanStep = false, anyExchangeStep = false;
+  bool anyBitPlan = false, anyGeneralStep = false;
   for (const EmittedRemap &r : remaps) {
+    if (r.general) {
+      anyGeneralStep |= !r.general->steps.empty();
+      continue;
+    }
+    anyBitPlan = true;
     anyAffine |= r.plan.affine;
     for (const rt::Step &s : r.plan.steps)
       (isPlainExchange(s) ? anyExchangeStep : anyPlanStep) = true;
@@ -480,8 +621,9 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
 
   os << "// Generated by mapc --emit=cpp. Do not edit.\n"
      << "#include \"" << header << "\"\n\n"
-     << (opts.onNetwork ? "#include \"mapc/runtime/NetworkExecute.h\"\n\n"
-                        : "#include \"mapc/runtime/Execute.h\"\n\n")
+     << (opts.onNetwork ? "#include \"mapc/runtime/NetworkExecute.h\"\n"
+                        : "#include \"mapc/runtime/Execute.h\"\n")
+     << "\n"
      << "#include <cstdint>\n"
      << "#include <string>\n"
      << "#include <utility>\n"
@@ -489,8 +631,68 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
 
   // Helpers only when used: an unused static function is an error under
   // -Wall -Werror.
-  if (!remaps.empty()) {
-    os << "namespace {\n\n"
+  if (anyBitPlan || anyGeneral(remaps)) {
+    os << "namespace {\n";
+    if (anyGeneral(remaps))
+      os << "\n"
+         << "/// A k-Tile dim (003 3.2.6): length, template length, "
+            "template offset,\n"
+         << "/// offset (-1: `*`, replicated), reversed sense, Gray "
+            "encoding.\n"
+         << "mapc::rt::KDim kdim(int64_t k, int64_t tk, int64_t otk, "
+            "int64_t ok, bool minus,\n"
+         << "                    bool gray) {\n"
+         << "  mapc::rt::KDim d;\n"
+         << "  d.k = k;\n"
+         << "  d.tk = tk;\n"
+         << "  d.otk = otk;\n"
+         << "  d.ok = ok;\n"
+         << "  d.sense = minus ? mapc::rt::Sense::Minus : "
+            "mapc::rt::Sense::Plus;\n"
+         << "  d.enc = gray ? mapc::rt::Encoding::Gray : "
+            "mapc::rt::Encoding::Binary;\n"
+         << "  return d;\n"
+         << "}\n\n"
+         << "/// A k-Tile format's index map: data dims {len, tlen, off, "
+            "toff}, k-Tile\n"
+         << "/// dims, dims per data dim (then empty dims), k-Tile dims per "
+            "device dim\n"
+         << "/// (least significant first), device dims.\n"
+         << "mapc::rt::TileMap tileMap(std::vector<mapc::rt::SpaceDim> data,\n"
+         << "                          std::vector<mapc::rt::KDim> kdims,\n"
+         << "                          std::vector<unsigned> groups,\n"
+         << "                          std::vector<std::vector<unsigned>> m,\n"
+         << "                          std::vector<mapc::rt::SpaceDim> "
+            "device) {\n"
+         << "  mapc::rt::TileMap t;\n"
+         << "  t.data = std::move(data);\n"
+         << "  t.kdims = std::move(kdims);\n"
+         << "  t.groups = std::move(groups);\n"
+         << "  t.m = std::move(m);\n"
+         << "  t.device = std::move(device);\n"
+         << "  return t;\n"
+         << "}\n";
+    if (anyGeneralStep)
+      os << "\n"
+         << "/// One general step: its method, whether it runs in place, the "
+            "layout\n"
+         << "/// after it.\n"
+         << "mapc::rt::GeneralStep generalStep(mapc::rt::GeneralStepKind "
+            "kind, bool inPlace,\n"
+         << "                                  mapc::rt::TileMap to, int64_t "
+            "predictedTicks,\n"
+         << "                                  const char *why) {\n"
+         << "  mapc::rt::GeneralStep s;\n"
+         << "  s.kind = kind;\n"
+         << "  s.inPlace = inPlace;\n"
+         << "  s.to = std::move(to);\n"
+         << "  s.predictedTicks = predictedTicks;\n"
+         << "  s.why = why;\n"
+         << "  return s;\n"
+         << "}\n";
+  }
+  if (anyBitPlan) {
+    os << "\n"
        << "/// 003 4.1.3's index bit map: per device bit (m-bits, then "
           "p-bits), the\n"
        << "/// data bit it holds (-1: disabled) and its value (enabled: 1 = "
@@ -574,8 +776,9 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
          << "  s.why = why;\n"
          << "  return s;\n"
          << "}\n";
-    os << "\n} // namespace\n\n";
   }
+  if (anyBitPlan || anyGeneral(remaps))
+    os << "\n} // namespace\n\n";
 
   os << "namespace mapc_program {\n\n" << machine << " makeMachine() {\n";
   if (!opts.onNetwork)
@@ -595,6 +798,10 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
     const EmittedRemap &r = remaps[i];
     const rt::Plan &p = r.plan;
     const std::string &f = names[i];
+    if (r.general) {
+      emitGeneralRemap(r, f, opts, os);
+      continue;
+    }
     std::vector<std::string> cycles = stepCycles(p);
     os << "\n// " << comment(r.description) << "\n"
        << "const mapc::rt::Plan &" << f << "_plan() {\n"
@@ -663,14 +870,17 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
   } else {
     os << "namespace {\n"
        << "// {name, label, array, target, srcBase, dstBase, dataSet, run, "
-          "plan}\n"
+          "plan,\n"
+       << "//  generalPlan}\n"
        << "const RemapEntry kRemaps[] = {\n";
     for (size_t i = 0; i < remaps.size(); ++i)
       os << "    {" << quoted(names[i]) << ", " << quoted(remaps[i].label)
          << ", " << quoted(remaps[i].array) << ", " << quoted(remaps[i].target)
          << ", " << u64(remaps[i].srcBase) << ", " << u64(remaps[i].dstBase)
          << ", " << u64(remaps[i].dataSet) << ", " << names[i] << ", "
-         << names[i] << "_plan},\n";
+         << (remaps[i].general ? "nullptr, " + names[i] + "_plan"
+                               : names[i] + "_plan, nullptr")
+         << "},\n";
     os << "};\n"
        << "} // namespace\n\n"
        << "const RemapEntry *remaps() { return kRemaps; }\n";

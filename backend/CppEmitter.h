@@ -11,11 +11,13 @@
 #ifndef MAPC_BACKEND_CPPEMITTER_H
 #define MAPC_BACKEND_CPPEMITTER_H
 
+#include "mapc/runtime/General.h"
 #include "mapc/runtime/Network.h"
 #include "mapc/runtime/Plan.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,9 @@ struct EmittedRemap {
   std::string function;    ///< C identifier, e.g. "remap_A_1"
   std::string description; ///< e.g. "remap A: R -> C (input.map:12:1)"
   rt::Plan plan;
+  /// Layouts that are not both radix-2 (003 ch. 6): this plan instead of
+  /// `plan`, run by rt::executeGeneralPlan.
+  std::optional<rt::GeneralPlan> general;
   uint64_t srcBase = 0,
            dstBase = 0; ///< byte offsets of the arrays in PE memory
   std::string label;    ///< e.g. "remap A: R -> C"
@@ -55,13 +60,16 @@ struct EmitOptions {
 /// constants (MasPar: kPeWidth, kPeHeight, kClusterSize; network: kCube,
 /// kDims, kDimSizes; both: kMemoryBytes), `Machine makeMachine()`, and per
 /// remap `bool FUNCTION(Machine &, std::string *why = nullptr)` (the type
-/// spelled out) and `const mapc::rt::Plan &FUNCTION_plan()`, then a table
+/// spelled out) and `const mapc::rt::Plan &FUNCTION_plan()` (for a general
+/// remap, 003 ch. 6: `const mapc::rt::GeneralPlan &FUNCTION_plan()`), then
+/// a table
 /// of all remaps in program order, `const RemapEntry *remaps()` and
 /// `unsigned remapCount()`: each entry's function name, label, array and
 /// target names, the regions' bases, the data set --run fills the array
 /// with, and pointers to FUNCTION (`bool (*)(Machine &, std::string *)`)
-/// and FUNCTION_plan. kMemoryBytes is at least opts.memoryBytes and at
-/// least what the regions of every remap reach.
+/// and FUNCTION_plan (`plan` for a radix-2 or affine plan, `generalPlan`
+/// for a general one; the other is null). kMemoryBytes is at least
+/// opts.memoryBytes and at least what the regions of every remap reach.
 ///
 /// Function names that are not usable C++ identifiers, or that repeat, are
 /// changed (invalid characters to '_', a numeric suffix); emitHeader and

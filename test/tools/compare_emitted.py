@@ -14,7 +14,7 @@ import argparse
 import re
 import sys
 
-RUN = re.compile(r"^(\w+) (\w+)(?: to \w+)?: \w+ -> \w+: (.*)$")
+RUN = re.compile(r"^(\w+) (\w+)(?: to \w+)?: \S+ -> \S+: (.*)$")
 TICKS = re.compile(r"^verified, ticks=(\d+),")
 EMITTED = re.compile(r"^emitted (\w+): (.*)$")
 OK = re.compile(r"^ok, ticks=(\d+)$")

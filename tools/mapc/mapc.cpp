@@ -212,6 +212,7 @@ int main(int argc, char **argv) {
                         std::to_string(lc.first) + ":" +
                         std::to_string(lc.second) + ")";
         r.plan = sp.plan;
+        r.general = sp.general;
         r.srcBase = sp.srcBase;
         r.dstBase = sp.dstBase;
         r.label = sp.label;

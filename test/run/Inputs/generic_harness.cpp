@@ -27,10 +27,21 @@ int main() {
   bool allGood = true;
   for (unsigned i = 0; i < remapCount(); ++i) {
     const RemapEntry &e = remaps()[i];
-    const mapc::rt::Plan &p = e.plan();
+    auto mem = [&](unsigned pe) { return m.memoryOf(pe); };
+    auto constMem = [&](unsigned pe) -> const uint8_t * {
+      return m.memoryOf(pe);
+    };
+    // A general plan's index maps (003 ch. 6), or the bit layouts.
+    const mapc::rt::GeneralPlan *g = e.generalPlan ? &e.generalPlan() : nullptr;
+    const mapc::rt::Plan *p = e.plan ? &e.plan() : nullptr;
     if (!filled[e.srcBase]) {
       dataSet[e.srcBase] = e.dataSet;
-      mapc::rt::storePattern(m, p.source, p.elemBytes, e.srcBase, e.dataSet);
+      if (g)
+        mapc::rt::storePattern(mem, g->source, g->elemBytes, e.srcBase,
+                               e.dataSet);
+      else
+        mapc::rt::storePattern(m, p->source, p->elemBytes, e.srcBase,
+                               e.dataSet);
       filled[e.srcBase] = true;
     }
     int64_t before = m.ledger().total();
@@ -39,10 +50,15 @@ int main() {
     int64_t ticks = m.ledger().total() - before;
     dataSet[e.dstBase] = dataSet[e.srcBase];
     filled[e.dstBase] = true;
-    uint64_t bad =
-        ran ? mapc::rt::countMismatches(m, p.dest, p.elemBytes, e.dstBase,
-                                        dataSet[e.dstBase])
-            : 0;
+    uint64_t bad = 0;
+    if (ran && g)
+      bad = mapc::rt::countMismatches(constMem, g->dest, g->elemBytes,
+                                      e.dstBase, dataSet[e.dstBase]);
+    else if (ran)
+      bad = mapc::rt::countMismatches(m, p->dest, p->elemBytes, e.dstBase,
+                                      dataSet[e.dstBase]);
+    uint64_t elements =
+        g ? uint64_t(g->dest.dataSize()) : uint64_t(1) << p->dest.dataBits;
     if (!ran) {
       std::printf("emitted %s: WRONG, the plan failed: %s\n", e.name,
                   why.c_str());
@@ -51,7 +67,7 @@ int main() {
       std::printf(
           "emitted %s: WRONG, %llu of %llu elements wrong, ticks=%lld\n",
           e.name, static_cast<unsigned long long>(bad),
-          static_cast<unsigned long long>(uint64_t(1) << p.dest.dataBits),
+          static_cast<unsigned long long>(elements),
           static_cast<long long>(ticks));
       allGood = false;
     } else {

@@ -15,6 +15,7 @@
 #include "mapc/runtime/Network.h"
 
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <string>
 #include <type_traits>
@@ -55,15 +56,42 @@ int main() {
   bool allGood = true;
   for (unsigned i = 0; i < remapCount(); ++i) {
     const RemapEntry &e = remaps()[i];
-    const mapc::rt::Plan &p = e.plan();
-    // Bit layouts as affine ones: the same addresses, so the same bytes as
-    // the BitLayout overloads --run uses for them.
-    mapc::rt::AffineLayout src = p.affineAfter(-1);
-    mapc::rt::AffineLayout dst =
-        p.affine ? p.affineDest : mapc::rt::AffineLayout::fromBits(p.dest);
+    // The layouts the remap starts and ends in: a general plan's index maps
+    // (003 ch. 6), or bit layouts as affine ones (the same addresses, so
+    // the same bytes as the BitLayout overloads --run uses for them).
+    std::function<void(uint64_t)> fill;
+    std::function<uint64_t(uint64_t)> mismatches;
+    uint64_t elements = 0;
+    int64_t bound = 0;
+    if (e.generalPlan) {
+      const mapc::rt::GeneralPlan &g = e.generalPlan();
+      fill = [&, g](uint64_t tag) {
+        mapc::rt::storePattern(mem, g.source, g.elemBytes, e.srcBase, tag);
+      };
+      mismatches = [&, g](uint64_t tag) {
+        return mapc::rt::countMismatches(constMem, g.dest, g.elemBytes,
+                                         e.dstBase, tag);
+      };
+      elements = uint64_t(g.dest.dataSize());
+      bound = g.lowerBound;
+    } else {
+      const mapc::rt::Plan &p = e.plan();
+      mapc::rt::AffineLayout src = p.affineAfter(-1);
+      mapc::rt::AffineLayout dst =
+          p.affine ? p.affineDest : mapc::rt::AffineLayout::fromBits(p.dest);
+      fill = [&, src, p](uint64_t tag) {
+        mapc::rt::storePattern(mem, src, p.elemBytes, e.srcBase, tag);
+      };
+      mismatches = [&, dst, p](uint64_t tag) {
+        return mapc::rt::countMismatches(constMem, dst, p.elemBytes, e.dstBase,
+                                         tag);
+      };
+      elements = uint64_t(1) << dst.dataBits;
+      bound = p.lowerBound;
+    }
     if (!filled[e.srcBase]) {
       dataSet[e.srcBase] = e.dataSet;
-      mapc::rt::storePattern(mem, src, p.elemBytes, e.srcBase, e.dataSet);
+      fill(e.dataSet);
       filled[e.srcBase] = true;
     }
     int64_t before = ticks(m);
@@ -72,10 +100,7 @@ int main() {
     int64_t spent = ticks(m) - before;
     dataSet[e.dstBase] = dataSet[e.srcBase];
     filled[e.dstBase] = true;
-    uint64_t bad =
-        ran ? mapc::rt::countMismatches(constMem, dst, p.elemBytes, e.dstBase,
-                                        dataSet[e.dstBase])
-            : 0;
+    uint64_t bad = ran ? mismatches(dataSet[e.dstBase]) : 0;
     if (!ran) {
       std::printf("%s: MISMATCH, the plan failed: %s\n", e.label, why.c_str());
       allGood = false;
@@ -83,14 +108,12 @@ int main() {
       std::printf("%s: MISMATCH, %llu of %llu elements wrong, ticks=%lld, "
                   "lower_bound=%lld\n",
                   e.label, static_cast<unsigned long long>(bad),
-                  static_cast<unsigned long long>(uint64_t(1) << dst.dataBits),
-                  static_cast<long long>(spent),
-                  static_cast<long long>(p.lowerBound));
+                  static_cast<unsigned long long>(elements),
+                  static_cast<long long>(spent), static_cast<long long>(bound));
       allGood = false;
     } else {
       std::printf("%s: verified, ticks=%lld, lower_bound=%lld\n", e.label,
-                  static_cast<long long>(spent),
-                  static_cast<long long>(p.lowerBound));
+                  static_cast<long long>(spent), static_cast<long long>(bound));
     }
   }
   std::printf("memory: %llu bytes per %s, fnv1a64=0x%016llx\n",
