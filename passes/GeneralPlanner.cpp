@@ -96,6 +96,12 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
         GeneralStepKind::Slotwise, shape.keepsSlots,
         "every source slot lands in one slot: a processor permutation per "
         "slot, no addresses sent (003 6.2.1, permute_p)"));
+  if (!shape.local)
+    candidates.push_back(oneStep(
+        GeneralStepKind::Exchange, false,
+        "the sends coloured into rounds in which every PE sends and receives "
+        "at most one element: no addresses, no collisions, as few rounds as "
+        "the busiest PE needs (003 6.2.1's exchange_dig, 6.4)"));
   candidates.push_back(oneStep(
       GeneralStepKind::BruteForce, false,
       "every element sent with its destination, skewed starts (003 6.3.3, "

@@ -140,6 +140,8 @@ private:
   }
 
   bool runLocal(std::string *why);
+  bool moveLocal(bool onlyLocal, std::string *why);
+  bool runExchange(std::string *why);
   bool runLocalInPlace(const std::vector<int64_t> &readSlot);
   bool runSlotwise(std::string *why);
   bool runBruteForce();
@@ -164,7 +166,7 @@ bool GeneralStepRunner::run(std::string *why) {
   case GeneralStepKind::BruteForce:
     return runBruteForce();
   case GeneralStepKind::Exchange:
-    return fail("exchange steps are not planned for general layouts yet");
+    return runExchange(why);
   }
   return fail("unknown step kind");
 }
@@ -174,13 +176,24 @@ bool GeneralStepRunner::run(std::string *why) {
 // direct store per slot serve all PEs; otherwise each PE walks its own list
 // with indirect addressing, one element per round.
 bool GeneralStepRunner::runLocal(std::string *why) {
+  return moveLocal(/*onlyLocal=*/false, why);
+}
+
+// The elements that keep their PE; with `onlyLocal` the others are left to
+// the caller, otherwise there must be none.
+bool GeneralStepRunner::moveLocal(bool onlyLocal, std::string *why) {
   const int64_t toPes = pesOf(to);
   std::vector<int64_t> readSlot(size_t(toSlots), -1);
   bool uniform = true;
+  // A cell whose element comes from another PE, when onlyLocal.
+  auto remote = [&](int64_t q, int64_t t) {
+    uint32_t a = sources[size_t(q * toSlots + t)];
+    return a != kNoSource && int64_t(a) / fromSlots != q;
+  };
   for (int64_t q = 0; q < toPes; ++q)
     for (int64_t t = 0; t < toSlots; ++t) {
       uint32_t a = sources[size_t(q * toSlots + t)];
-      if (a == kNoSource)
+      if (a == kNoSource || (onlyLocal && remote(q, t)))
         continue;
       if (int64_t(a) / fromSlots != q) {
         if (why)
@@ -205,7 +218,8 @@ bool GeneralStepRunner::runLocal(std::string *why) {
       if (readSlot[size_t(t)] < 0)
         continue;
       for (int64_t q = 0; q < toPes; ++q)
-        active[size_t(q)] = sources[size_t(q * toSlots + t)] != kNoSource;
+        active[size_t(q)] =
+            sources[size_t(q * toSlots + t)] != kNoSource && !remote(q, t);
       for (unsigned x = 0; x < xfers; ++x) {
         Plural z = m.load(xferBytes, readAddr(readSlot[size_t(t)], x), active);
         m.store(xferBytes, writeAddr(t, x), z, active);
@@ -220,7 +234,7 @@ bool GeneralStepRunner::runLocal(std::string *why) {
   for (int64_t q = 0; q < toPes; ++q) {
     for (int64_t t = 0; t < toSlots; ++t) {
       uint32_t a = sources[size_t(q * toSlots + t)];
-      if (a != kNoSource)
+      if (a != kNoSource && !remote(q, t))
         lists[size_t(q)].push_back({int64_t(a) % fromSlots, t});
     }
     rounds = std::max(rounds, lists[size_t(q)].size());
@@ -387,6 +401,157 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
       copies[pq.first] = 0;
       stay[pq.first] = 0;
     }
+  }
+  return true;
+}
+
+namespace {
+
+/// A proper edge colouring of the bipartite multigraph of sends (sender PE
+/// -> receiver PE, one edge per element) with as many colours as the
+/// largest degree, by Kempe chains (König's theorem; 003 6.4 finds such
+/// orders for clusters with Hall's theorem). Returns false if the chains
+/// grow past `budget` steps in all.
+bool colourSends(const std::vector<std::pair<uint32_t, uint32_t>> &edges,
+                 unsigned pes, std::vector<uint32_t> &colour, uint32_t &colours,
+                 uint64_t budget) {
+  std::vector<uint32_t> outDeg(pes, 0), inDeg(pes, 0);
+  for (const auto &[u, v] : edges) {
+    ++outDeg[u];
+    ++inDeg[v];
+  }
+  colours = 0;
+  for (unsigned p = 0; p < pes; ++p)
+    colours = std::max({colours, outDeg[p], inDeg[p]});
+  constexpr uint32_t kFree = ~uint32_t(0);
+  // at[side][vertex * colours + c]: the edge of colour c there, or kFree.
+  std::vector<uint32_t> at[2] = {
+      std::vector<uint32_t>(size_t(pes) * colours, kFree),
+      std::vector<uint32_t>(size_t(pes) * colours, kFree)};
+  // Per vertex: the colours never used there start at `fresh`; colours
+  // freed by a chain wait on `freed` (checked when taken).
+  std::vector<uint32_t> fresh[2] = {std::vector<uint32_t>(pes, 0),
+                                    std::vector<uint32_t>(pes, 0)};
+  std::vector<std::vector<uint32_t>> freed[2] = {
+      std::vector<std::vector<uint32_t>>(pes),
+      std::vector<std::vector<uint32_t>>(pes)};
+  auto slot = [&](int side, uint32_t v, uint32_t c) -> uint32_t & {
+    return at[side][size_t(v) * colours + c];
+  };
+  auto freeAt = [&](int side, uint32_t v) {
+    std::vector<uint32_t> &f = freed[side][v];
+    while (!f.empty()) {
+      if (slot(side, v, f.back()) == kFree)
+        return f.back();
+      f.pop_back();
+    }
+    uint32_t &c = fresh[side][v];
+    while (slot(side, v, c) != kFree)
+      ++c;
+    return c;
+  };
+  colour.assign(edges.size(), kFree);
+  uint64_t work = 0;
+  std::vector<uint32_t> path;
+  for (uint32_t e = 0; e < edges.size(); ++e) {
+    const uint32_t u = edges[e].first, v = edges[e].second;
+    uint32_t a = freeAt(0, u), b = freeAt(1, v);
+    if (slot(1, v, a) != kFree) {
+      // a is taken at v: swap a and b along the chain from v, which can
+      // never reach u (bipartite, and a is free at u).
+      path.clear();
+      int side = 1;
+      uint32_t w = v, c = a;
+      while (slot(side, w, c) != kFree) {
+        uint32_t f = slot(side, w, c);
+        path.push_back(f);
+        w = side == 1 ? edges[f].first : edges[f].second;
+        side = 1 - side;
+        c = c == a ? b : a;
+        if (++work > budget)
+          return false;
+      }
+      for (uint32_t f : path) {
+        slot(0, edges[f].first, colour[f]) = kFree;
+        slot(1, edges[f].second, colour[f]) = kFree;
+        freed[0][edges[f].first].push_back(colour[f]);
+        freed[1][edges[f].second].push_back(colour[f]);
+      }
+      for (uint32_t f : path) {
+        colour[f] = colour[f] == a ? b : a;
+        slot(0, edges[f].first, colour[f]) = f;
+        slot(1, edges[f].second, colour[f]) = f;
+      }
+    }
+    colour[e] = a;
+    slot(0, u, a) = e;
+    slot(1, v, a) = e;
+  }
+  return true;
+}
+
+} // namespace
+
+// A contention-free schedule of sends (003 6.4 at the level of PEs, and
+// 6.2.1's exchange_dig as a special case): the elements that change PE
+// are coloured so that in each round every PE sends at most one and
+// receives at most one, in as few rounds as the busiest PE needs; no
+// address travels and no two senders collide. Each round a PE reads its
+// entry of the precomputed schedule (one direct 64-bit load: source slot,
+// partner, destination slot), then an indirect load, a send and an indirect
+// store. Elements that keep their PE move as in a local step.
+bool GeneralStepRunner::runExchange(std::string *why) {
+  if (!moveLocal(/*onlyLocal=*/true, why))
+    return false;
+  const int64_t toPes = pesOf(to);
+  struct Send {
+    uint32_t srcSlot, dstSlot;
+  };
+  std::vector<std::pair<uint32_t, uint32_t>> edges;
+  std::vector<Send> slots;
+  for (int64_t q = 0; q < toPes; ++q)
+    for (int64_t t = 0; t < toSlots; ++t) {
+      uint32_t a = sources[size_t(q * toSlots + t)];
+      if (a == kNoSource || int64_t(a) / fromSlots == q)
+        continue;
+      edges.push_back({uint32_t(int64_t(a) / fromSlots), uint32_t(q)});
+      slots.push_back({uint32_t(int64_t(a) % fromSlots), uint32_t(t)});
+    }
+  std::vector<uint32_t> colour;
+  uint32_t rounds = 0;
+  if (!colourSends(edges, pes, colour, rounds, 64 * edges.size() + 4096)) {
+    if (why)
+      *why = "no contention-free schedule found within the search budget";
+    return false;
+  }
+  std::vector<std::vector<uint32_t>> byRound(rounds);
+  for (uint32_t e = 0; e < edges.size(); ++e)
+    byRound[colour[e]].push_back(e);
+  Mask active(pes, 0), received(pes, 0);
+  Plural dest(pes, 0), raddr(pes, 0), waddr(pes, 0), recvAddr(pes, 0);
+  for (const std::vector<uint32_t> &round : byRound) {
+    for (uint32_t e : round) {
+      const uint32_t p = edges[e].first;
+      active[p] = 1;
+      dest[p] = edges[e].second;
+      raddr[p] = readAddr(slots[e].srcSlot, 0);
+      recvAddr[edges[e].second] = writeAddr(slots[e].dstSlot, 0);
+    }
+    m.tableLoad(8, active); // this round's schedule entry
+    for (unsigned x = 0; x < xfers; ++x) {
+      Plural z = m.loadIndirect(xferBytes, raddr, active);
+      bool clustered = m.routerCost(xferBytes, dest, active, true) <
+                       m.routerCost(xferBytes, dest, active, false);
+      Plural got =
+          m.routerSend(xferBytes, z, dest, active, clustered, received);
+      m.storeIndirect(xferBytes, recvAddr, got, received);
+      for (uint32_t e : round) {
+        raddr[edges[e].first] += xferBytes;
+        recvAddr[edges[e].second] += xferBytes;
+      }
+    }
+    for (uint32_t e : round)
+      active[edges[e].first] = 0;
   }
   return true;
 }

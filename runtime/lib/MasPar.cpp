@@ -174,6 +174,13 @@ MasPar MasPar::pricing(unsigned width, unsigned height, unsigned clusterSize,
   return m;
 }
 
+void MasPar::tableLoad(unsigned bytes, const Mask &active) {
+  checkWidth(bytes);
+  check(active.size() == peCount(), "tableLoad: mask size != peCount");
+  if (anyActive(active))
+    ledger_.memory += cost_.load[widthIndex(bytes)];
+}
+
 void MasPar::arith(unsigned divmods, const Mask &active) {
   check(active.size() == peCount(), "arith: mask size != peCount");
   if (divmods && anyActive(active))

@@ -214,8 +214,9 @@ TEST(GeneralRemap, RandomTilesOnAnyGrid) {
       return;
     ++runs;
   }
-  for (auto kind : {rt::GeneralStepKind::Local, rt::GeneralStepKind::Slotwise,
-                    rt::GeneralStepKind::BruteForce})
+  for (auto kind :
+       {rt::GeneralStepKind::Local, rt::GeneralStepKind::Slotwise,
+        rt::GeneralStepKind::Exchange, rt::GeneralStepKind::BruteForce})
     EXPECT_GT(methodsSeen[kind], 500u) << rt::generalStepKindName(kind);
 }
 

@@ -147,6 +147,10 @@ public:
   Plural xnetSend(unsigned bytes, XnetDir dir, unsigned distance,
                   const Plural &values, const Mask &active, Mask &received);
 
+  /// A direct load of `bytes` of per-PE schedule data (a precomputed table
+  /// kept beside the arrays, 003 6.4): priced as load(), no data moved.
+  void tableLoad(unsigned bytes, const Mask &active);
+
   /// Per-PE address arithmetic every active PE does at once (mixed-radix
   /// division and modulus, 003 6.1.4): `divmods` divisions with remainder.
   void arith(unsigned divmods, const Mask &active);
