@@ -54,7 +54,9 @@ layoutExpr
   | IDENT                                              # namedLayout
   ;
 ktileField     : IDENT '=' '[' fieldGroup (';' fieldGroup)* ']' ';' ;
-fieldGroup     : fieldItem (',' fieldItem)* ;
+// A group may be empty: `m = [; 0; 1]` maps nothing to device dim 0. Sema
+// accepts empty groups in `m` only.
+fieldGroup     : (fieldItem (',' fieldItem)*)? ;
 fieldItem      : INT | '*' | '+' | '-' | IDENT ;
 mapSection     : IDENT ':' mapItem* ;
 // `!a3^a1`: a device bit holding the XOR of data bits (bits layouts only).

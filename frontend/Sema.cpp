@@ -817,6 +817,21 @@ std::optional<KTile> Sema::ktileLayout(const LayoutExpr &e,
     fields[*which] = &f;
     locs[*which] = f.name.loc;
   }
+  // Only `m` may have an empty group: a device dim holding no k-Tile dim.
+  for (auto [which, field] : fields) {
+    if (which == KField::M)
+      continue;
+    for (const auto &g : field->groups)
+      if (g.empty()) {
+        diags.error(field->name.loc,
+                    std::string("field '") + fieldName(which) +
+                        "' has an empty group",
+                    "only m may leave a group empty (a device dim of length "
+                    "1 that holds no k-Tile dim); remove the extra ';'");
+        ok = false;
+        break;
+      }
+  }
   for (KField required : {KField::K, KField::M, KField::D})
     if (!fields.count(required)) {
       diags.error(e.loc,
@@ -975,6 +990,17 @@ std::optional<KTile> Sema::ktileLayout(const LayoutExpr &e,
                                                  : unsigned(flat[pos]));
       t.m.push_back(g);
     }
+    // An empty group maps nothing to its device dim, which then has length
+    // 1: it holds one empty k-Tile dim of length 1 (an empty dim, 003
+    // 3.1.8), so every device dim has k-Tile dims as 003 3.1.7 requires.
+    for (std::vector<unsigned> &g : t.m)
+      if (g.empty() && t.groups.size() >= t.data.size()) {
+        if (t.groups.size() == t.data.size())
+          t.groups.push_back(0);
+        ++t.groups.back();
+        g.push_back(unsigned(t.kdims.size()));
+        t.kdims.push_back(KDim::plain(1));
+      }
   }
   // Device space: d, with optional templates and offsets.
   std::vector<int64_t> d;
