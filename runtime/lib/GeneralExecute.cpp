@@ -492,6 +492,46 @@ bool colourSends(const std::vector<std::pair<uint32_t, uint32_t>> &edges,
 
 } // namespace
 
+bool mapc::rt::exchangeSchedule(
+    const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned pes,
+    std::vector<std::vector<ExchangeSend>> &rounds) {
+  const int64_t toPes = pesOf(to), fromSlots = slotsOf(from),
+                toSlots = slotsOf(to);
+  std::vector<ExchangeSend> sends;
+  for (int64_t q = 0; q < toPes; ++q)
+    for (int64_t t = 0; t < toSlots; ++t) {
+      uint32_t a = sources[size_t(q * toSlots + t)];
+      if (a == kNoSource || int64_t(a) / fromSlots == q)
+        continue;
+      sends.push_back({uint32_t(int64_t(a) / fromSlots), uint32_t(q),
+                       uint32_t(int64_t(a) % fromSlots), uint32_t(t)});
+    }
+  // Colour the sends in order of their shift (receiver - sender, modulo the
+  // PEs the layout spans): sends of one shift never share a sender or a
+  // receiver, so a remap whose shifts each carry one element per PE (a P/M
+  // digit exchange) takes exactly the diagonals of function 6.1 as rounds.
+  const uint64_t span = uint64_t(std::max<int64_t>(1, toPes));
+  auto shift = [&](const ExchangeSend &e) {
+    return (e.dstPe + span - e.srcPe % span) % span;
+  };
+  std::stable_sort(sends.begin(), sends.end(),
+                   [&](const ExchangeSend &x, const ExchangeSend &y) {
+                     return shift(x) < shift(y);
+                   });
+  std::vector<std::pair<uint32_t, uint32_t>> edges;
+  for (const ExchangeSend &e : sends)
+    edges.push_back({e.srcPe, e.dstPe});
+  std::vector<uint32_t> colour;
+  uint32_t count = 0;
+  if (!colourSends(edges, pes, colour, count, 64 * edges.size() + 4096))
+    return false;
+  rounds.assign(count, {});
+  for (size_t e = 0; e < sends.size(); ++e)
+    rounds[colour[e]].push_back(sends[e]);
+  return true;
+}
+
 // A contention-free schedule of sends (003 6.4 at the level of PEs, and
 // 6.2.1's exchange_dig as a special case): the elements that change PE
 // are coloured so that in each round every PE sends at most one and
@@ -503,39 +543,20 @@ bool colourSends(const std::vector<std::pair<uint32_t, uint32_t>> &edges,
 bool GeneralStepRunner::runExchange(std::string *why) {
   if (!moveLocal(/*onlyLocal=*/true, why))
     return false;
-  const int64_t toPes = pesOf(to);
-  struct Send {
-    uint32_t srcSlot, dstSlot;
-  };
-  std::vector<std::pair<uint32_t, uint32_t>> edges;
-  std::vector<Send> slots;
-  for (int64_t q = 0; q < toPes; ++q)
-    for (int64_t t = 0; t < toSlots; ++t) {
-      uint32_t a = sources[size_t(q * toSlots + t)];
-      if (a == kNoSource || int64_t(a) / fromSlots == q)
-        continue;
-      edges.push_back({uint32_t(int64_t(a) / fromSlots), uint32_t(q)});
-      slots.push_back({uint32_t(int64_t(a) % fromSlots), uint32_t(t)});
-    }
-  std::vector<uint32_t> colour;
-  uint32_t rounds = 0;
-  if (!colourSends(edges, pes, colour, rounds, 64 * edges.size() + 4096)) {
+  std::vector<std::vector<ExchangeSend>> byRound;
+  if (!exchangeSchedule(from, to, sources, pes, byRound)) {
     if (why)
       *why = "no contention-free schedule found within the search budget";
     return false;
   }
-  std::vector<std::vector<uint32_t>> byRound(rounds);
-  for (uint32_t e = 0; e < edges.size(); ++e)
-    byRound[colour[e]].push_back(e);
   Mask active(pes, 0), received(pes, 0);
   Plural dest(pes, 0), raddr(pes, 0), waddr(pes, 0), recvAddr(pes, 0);
-  for (const std::vector<uint32_t> &round : byRound) {
-    for (uint32_t e : round) {
-      const uint32_t p = edges[e].first;
-      active[p] = 1;
-      dest[p] = edges[e].second;
-      raddr[p] = readAddr(slots[e].srcSlot, 0);
-      recvAddr[edges[e].second] = writeAddr(slots[e].dstSlot, 0);
+  for (const std::vector<ExchangeSend> &round : byRound) {
+    for (const ExchangeSend &e : round) {
+      active[e.srcPe] = 1;
+      dest[e.srcPe] = e.dstPe;
+      raddr[e.srcPe] = readAddr(e.srcSlot, 0);
+      recvAddr[e.dstPe] = writeAddr(e.dstSlot, 0);
     }
     m.tableLoad(8, active); // this round's schedule entry
     for (unsigned x = 0; x < xfers; ++x) {
@@ -545,13 +566,13 @@ bool GeneralStepRunner::runExchange(std::string *why) {
       Plural got =
           m.routerSend(xferBytes, z, dest, active, clustered, received);
       m.storeIndirect(xferBytes, recvAddr, got, received);
-      for (uint32_t e : round) {
-        raddr[edges[e].first] += xferBytes;
-        recvAddr[edges[e].second] += xferBytes;
+      for (const ExchangeSend &e : round) {
+        raddr[e.srcPe] += xferBytes;
+        recvAddr[e.dstPe] += xferBytes;
       }
     }
-    for (uint32_t e : round)
-      active[edges[e].first] = 0;
+    for (const ExchangeSend &e : round)
+      active[e.srcPe] = 0;
   }
   return true;
 }

@@ -15,6 +15,34 @@
 
 using namespace mapc;
 
+/// An exchange step's rounds: how many, and for small steps (at most 16
+/// PEs and 16 rounds) which PE sends to which in each, as 003 fig. 6.3
+/// draws function 6.1's diagonals.
+static void printExchangeRounds(const rt::TileMap &before,
+                                const rt::TileMap &after,
+                                llvm::raw_ostream &os) {
+  std::vector<std::vector<rt::ExchangeSend>> rounds;
+  unsigned pes = unsigned(std::max(rt::pesOf(before), rt::pesOf(after)));
+  if (!rt::exchangeSchedule(before, after, rt::sourcesOf(before, after), pes,
+                            rounds))
+    return;
+  os << "    rounds: " << rounds.size()
+     << ", each PE sending and receiving at most one element per round\n";
+  if (pes > 16 || rounds.size() > 16)
+    return;
+  for (size_t r = 0; r < rounds.size(); ++r) {
+    os << "    round " << (r + 1) << ":";
+    std::vector<rt::ExchangeSend> sends = rounds[r];
+    std::sort(sends.begin(), sends.end(),
+              [](const rt::ExchangeSend &x, const rt::ExchangeSend &y) {
+                return x.srcPe < y.srcPe;
+              });
+    for (const rt::ExchangeSend &e : sends)
+      os << " " << e.srcPe << ">" << e.dstPe;
+    os << "\n";
+  }
+}
+
 void mapc::printGeneralPlan(const StatementPlan &sp, llvm::raw_ostream &os) {
   const rt::GeneralPlan &p = *sp.general;
   os << sp.label << " (" << p.planner << " planner, " << p.elemBytes * 8
@@ -29,6 +57,8 @@ void mapc::printGeneralPlan(const StatementPlan &sp, llvm::raw_ostream &os) {
        << " held cells take an element from another cell, " << s.predictedTicks
        << " ticks\n";
     os << "    why: " << s.why << "\n";
+    if (s.kind == rt::GeneralStepKind::Exchange)
+      printExchangeRounds(before, s.to, os);
   }
   if (p.steps.empty())
     os << "  no data moves\n";

@@ -108,6 +108,18 @@ struct MoveShape {
 MoveShape analyseMove(const TileMap &from, const TileMap &to,
                       const std::vector<uint32_t> &sources);
 
+/// One element an exchange step sends.
+struct ExchangeSend {
+  uint32_t srcPe, dstPe, srcSlot, dstSlot;
+};
+/// The rounds of an exchange step from `from` to `to` (`sources` from
+/// sourcesOf) on a machine of `pes` PEs: in each, every PE sends at most one
+/// element and receives at most one, in as few rounds as the busiest PE
+/// needs. False if the search for them runs past its budget.
+bool exchangeSchedule(const TileMap &from, const TileMap &to,
+                      const std::vector<uint32_t> &sources, unsigned pes,
+                      std::vector<std::vector<ExchangeSend>> &rounds);
+
 /// Which region step i of `plan` reads and which it writes.
 void stepRegions(const GeneralPlan &plan, size_t i, const Regions &regions,
                  uint64_t &readBase, uint64_t &writeBase);
