@@ -12,6 +12,7 @@
 #include "frontend/Sema.h"
 #include "ir/KTilePrinter.h"
 #include "passes/AffinePlanner.h"
+#include "passes/DigitCycles.h"
 #include "passes/RemapCycles.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -270,7 +271,17 @@ int main(int argc, char **argv) {
         continue;
       auto maps = statementBitMaps(program, st);
       std::string why, text;
-      if (auto *e = std::get_if<std::string>(&maps)) {
+      const Layout &from = program.layouts[st.from],
+                   &to = program.layouts[st.to];
+      auto fromMap = from.tileMap(), toMap = to.tileMap();
+      if (std::holds_alternative<std::string>(maps) && fromMap && toMap) {
+        // Not radix 2: index digit maps (003 6.1), in the digit notation.
+        DigitCycleText d = digitRemapText(*fromMap, *toMap, from.name, to.name);
+        if (d.ok)
+          text = d.text;
+        else
+          why = d.why;
+      } else if (auto *e = std::get_if<std::string>(&maps)) {
         why = *e;
       } else if (const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
                  !m.src.isPermutation() || !m.dst.isPermutation()) {
@@ -285,8 +296,9 @@ int main(int argc, char **argv) {
       }
       if (!why.empty()) {
         diags.error(st.loc, "cannot write this remap in cycle notation: " + why,
-                    "--emit=cycles covers remaps between power-of-two "
-                    "layouts (003 4.2, 5.1) and Gray codes (001)");
+                    "--emit=cycles covers radix-2 layouts (003 4.2, 5.1), "
+                    "Gray codes (001) and index digit maps (003 6.1); "
+                    "--emit=plan shows how any remap runs");
         continue;
       }
       out.os() << "remap " << st.array << ": " << program.layouts[st.from].name
