@@ -129,12 +129,12 @@ DigitCycleText mapc::digitRemapText(const rt::TileMap &src,
   std::string why;
   auto s = digitForm(src, why);
   if (!s) {
-    out.why = "layout '" + srcName + "' is not a digit map: it has " + why;
+    out.why = "layout '" + srcName + "' has " + why;
     return out;
   }
   auto d = digitForm(dst, why);
   if (!d) {
-    out.why = "layout '" + dstName + "' is not a digit map: it has " + why;
+    out.why = "layout '" + dstName + "' has " + why;
     return out;
   }
   out.ok = true;

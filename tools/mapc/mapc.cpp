@@ -280,7 +280,8 @@ int main(int argc, char **argv) {
         if (d.ok)
           text = d.text;
         else
-          why = d.why;
+          why = std::get<std::string>(maps) +
+                "; nor is it an index digit map (" + d.why + ")";
       } else if (auto *e = std::get_if<std::string>(&maps)) {
         why = *e;
       } else if (const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
