@@ -17,3 +17,5 @@ echo "== examples/gray-cube.map --emit=plan (001's exchanges on a 6-cube)"
 "$build/tools/mapc/mapc" "$root/examples/gray-cube.map" --emit=plan
 echo "== examples/gray-cube.map --run (simulated hypercube, every element checked)"
 "$build/tools/mapc/mapc" "$root/examples/gray-cube.map" --run
+echo "== examples/redistribute.map --run (HPF on a 3 x 5 grid, 003 ch. 6)"
+"$build/tools/mapc/mapc" "$root/examples/redistribute.map" --run
