@@ -13,14 +13,18 @@ struct Candidate {
   int64_t ticks = 0;
 };
 
-/// Prices `steps` as a plan of `base` (every step's predictedTicks).
+/// Prices `steps` as a plan of `base` (every step's predictedTicks); a
+/// step from the source to the destination reuses `sources`.
 bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
-           Candidate &c) {
+           const std::vector<uint32_t> &sources, Candidate &c) {
   rt::GeneralPlan plan = base;
   plan.steps = c.steps;
   c.ticks = 0;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
-    int64_t t = rt::predictGeneralStep(plan, i, req.shape, req.cost);
+    bool known =
+        plan.layoutAfter(int(i) - 1) == req.src && plan.steps[i].to == req.dst;
+    int64_t t = rt::predictGeneralStep(plan, i, req.shape, req.cost,
+                                       known ? &sources : nullptr);
     if (t < 0)
       return false;
     c.steps[i].predictedTicks = t;
@@ -110,7 +114,7 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   std::string prices;
   Candidate *best = nullptr;
   for (Candidate &c : candidates) {
-    if (!price(req, plan, c))
+    if (!price(req, plan, sources, c))
       continue;
     if (!prices.empty())
       prices += ", ";

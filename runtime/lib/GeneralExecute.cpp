@@ -33,6 +33,14 @@ std::vector<uint32_t> mapc::rt::sourcesOf(const TileMap &from,
   const int64_t cells = to.deviceSize();
   const int64_t toSlots = slotsOf(to), fromSlots = slotsOf(from);
   std::vector<uint32_t> src(size_t(cells), kNoSource);
+  // Between a layout and itself (an in-place plan's copy back) every
+  // element stays.
+  if (from == to) {
+    for (int64_t b = 0; b < cells; ++b)
+      if (to.dataAt(b) >= 0)
+        src[size_t(b)] = uint32_t(b);
+    return src;
+  }
   const bool replicated = from.replicates();
   std::vector<int64_t> copies;
   for (int64_t b = 0; b < cells; ++b) {
@@ -108,7 +116,8 @@ namespace {
 class GeneralStepRunner {
 public:
   GeneralStepRunner(MasPar &m, const GeneralPlan &plan, size_t i,
-                    uint64_t readBase, uint64_t writeBase)
+                    uint64_t readBase, uint64_t writeBase,
+                    const std::vector<uint32_t> *given)
       : m(m), from(plan.layoutAfter(int(i) - 1)), to(plan.steps[i].to),
         kind(plan.steps[i].kind), inPlace(plan.steps[i].inPlace),
         elemBytes(plan.elemBytes), readBase(readBase), writeBase(writeBase),
@@ -130,7 +139,11 @@ private:
   uint64_t readBase, writeBase;
   unsigned pes;
   int64_t fromSlots = 1, toSlots = 1;
-  std::vector<uint32_t> sources;
+  /// Where each destination cell's element comes from (sourcesOf): the
+  /// caller's table, or one computed here.
+  const std::vector<uint32_t> *given = nullptr;
+  std::vector<uint32_t> owned;
+  const uint32_t *sources = nullptr;
 
   uint64_t readAddr(int64_t slot, unsigned x) const {
     return readBase + uint64_t(slot) * elemBytes + uint64_t(x) * xferBytes;
@@ -157,7 +170,11 @@ bool GeneralStepRunner::run(std::string *why) {
   };
   if (pesOf(from) > pes || pesOf(to) > pes)
     return fail("a layout spans more PEs than the machine has");
-  sources = sourcesOf(from, to);
+  if (!given || given->size() != size_t(to.deviceSize())) {
+    owned = sourcesOf(from, to);
+    given = &owned;
+  }
+  sources = given->data();
   switch (kind) {
   case GeneralStepKind::Local:
     return runLocal(why);
@@ -515,10 +532,18 @@ bool mapc::rt::exchangeSchedule(
   auto shift = [&](const ExchangeSend &e) {
     return (e.dstPe + span - e.srcPe % span) % span;
   };
-  std::stable_sort(sends.begin(), sends.end(),
-                   [&](const ExchangeSend &x, const ExchangeSend &y) {
-                     return shift(x) < shift(y);
-                   });
+  // A stable counting sort: shifts are below `span`.
+  {
+    std::vector<size_t> start(span + 1, 0);
+    for (const ExchangeSend &e : sends)
+      ++start[shift(e) + 1];
+    for (size_t k = 1; k <= span; ++k)
+      start[k] += start[k - 1];
+    std::vector<ExchangeSend> sorted(sends.size());
+    for (const ExchangeSend &e : sends)
+      sorted[start[shift(e)]++] = e;
+    sends.swap(sorted);
+  }
   std::vector<std::pair<uint32_t, uint32_t>> edges;
   for (const ExchangeSend &e : sends)
     edges.push_back({e.srcPe, e.dstPe});
@@ -544,7 +569,7 @@ bool GeneralStepRunner::runExchange(std::string *why) {
   if (!moveLocal(/*onlyLocal=*/true, why))
     return false;
   std::vector<std::vector<ExchangeSend>> byRound;
-  if (!exchangeSchedule(from, to, sources, pes, byRound)) {
+  if (!exchangeSchedule(from, to, *given, pes, byRound)) {
     if (why)
       *why = "no contention-free schedule found within the search budget";
     return false;
@@ -663,20 +688,22 @@ bool GeneralStepRunner::runBruteForce() {
 
 bool mapc::rt::runGeneralStep(MasPar &machine, const GeneralPlan &plan,
                               size_t i, const Regions &regions,
-                              std::string *why) {
+                              std::string *why,
+                              const std::vector<uint32_t> *sources) {
   uint64_t readBase, writeBase;
   stepRegions(plan, i, regions, readBase, writeBase);
-  GeneralStepRunner runner(machine, plan, i, readBase, writeBase);
+  GeneralStepRunner runner(machine, plan, i, readBase, writeBase, sources);
   return runner.run(why);
 }
 
 int64_t mapc::rt::predictGeneralStep(const GeneralPlan &plan, size_t i,
                                      const MachineShape &shape,
-                                     const CostModel &cost) {
+                                     const CostModel &cost,
+                                     const std::vector<uint32_t> *sources) {
   MasPar pricing =
       MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
   Regions none;
-  if (!runGeneralStep(pricing, plan, i, none))
+  if (!runGeneralStep(pricing, plan, i, none, nullptr, sources))
     return -1;
   return pricing.ledger().total();
 }

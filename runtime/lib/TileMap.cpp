@@ -1,6 +1,7 @@
 //===- TileMap.cpp - g_K and its inverse (003 3.2.6) ----------------------===//
 #include "mapc/runtime/TileMap.h"
 
+#include <cstddef>
 #include <limits>
 
 using namespace mapc::rt;
@@ -38,6 +39,30 @@ int64_t TileMap::deviceSize() const {
   for (const SpaceDim &s : device)
     n = satMul(n, s.tlen);
   return n;
+}
+
+static bool sameDims(const std::vector<SpaceDim> &a,
+                     const std::vector<SpaceDim> &b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].len != b[i].len || a[i].tlen != b[i].tlen ||
+        a[i].off != b[i].off || a[i].toff != b[i].toff)
+      return false;
+  return true;
+}
+
+bool TileMap::operator==(const TileMap &o) const {
+  if (!sameDims(data, o.data) || !sameDims(device, o.device) ||
+      groups != o.groups || m != o.m || kdims.size() != o.kdims.size())
+    return false;
+  for (size_t i = 0; i < kdims.size(); ++i) {
+    const KDim &x = kdims[i], &y = o.kdims[i];
+    if (x.k != y.k || x.tk != y.tk || x.otk != y.otk || x.ok != y.ok ||
+        x.sense != y.sense || x.enc != y.enc)
+      return false;
+  }
+  return true;
 }
 
 bool TileMap::replicates() const {
@@ -105,10 +130,8 @@ int64_t TileMap::dataAt(int64_t addr) const {
   return linear;
 }
 
-TileMap::Cursor TileMap::start(int64_t dataIndex) const {
+void TileMap::templateIndex(int64_t dataIndex, int64_t *w) const {
   // Back through the data template to K (unique).
-  Cursor c;
-  c.w.assign(kdims.size(), 0);
   unsigned l = 0;
   for (unsigned j = 0; j < data.size(); ++j) {
     const SpaceDim &s = data[j];
@@ -116,16 +139,37 @@ TileMap::Cursor TileMap::start(int64_t dataIndex) const {
     dataIndex /= s.len;
     int64_t u = (i + s.off) % s.len + s.toff;
     for (unsigned g = 0; g < groups[j]; ++g, ++l) {
-      c.w[l] = u % kdims[l].k;
+      w[l] = u % kdims[l].k;
       u /= kdims[l].k;
     }
   }
+  for (; l < kdims.size(); ++l)
+    w[l] = 0;
   // K -> T_K: replicated dims start at their first value.
   for (unsigned d = 0; d < kdims.size(); ++d) {
     const KDim &kd = kdims[d];
-    c.w[d] = kd.ok == kReplicated ? kd.otk : kd.otk + (c.w[d] + kd.ok) % kd.k;
+    w[d] = kd.ok == kReplicated ? kd.otk : kd.otk + (w[d] + kd.ok) % kd.k;
   }
-  c.address = addressOf(c.w);
+}
+
+int64_t TileMap::firstAddressOf(int64_t dataIndex) const {
+  // Formats have few k-Tile dims; a fixed buffer keeps this allocation-free.
+  int64_t buf[64];
+  std::vector<int64_t> heap;
+  int64_t *w = buf;
+  if (kdims.size() > 64) {
+    heap.resize(kdims.size());
+    w = heap.data();
+  }
+  templateIndex(dataIndex, w);
+  return addressOf(w);
+}
+
+TileMap::Cursor TileMap::start(int64_t dataIndex) const {
+  Cursor c;
+  c.w.assign(kdims.size(), 0);
+  templateIndex(dataIndex, c.w.data());
+  c.address = addressOf(c.w.data());
   return c;
 }
 
@@ -136,7 +180,7 @@ bool TileMap::next(Cursor &c) const {
     if (kd.ok != kReplicated)
       continue;
     if (++c.w[d] < kd.otk + kd.k) {
-      c.address = addressOf(c.w);
+      c.address = addressOf(c.w.data());
       return true;
     }
     c.w[d] = kd.otk;
@@ -144,7 +188,7 @@ bool TileMap::next(Cursor &c) const {
   return false;
 }
 
-int64_t TileMap::addressOf(const std::vector<int64_t> &w) const {
+int64_t TileMap::addressOf(const int64_t *w) const {
   int64_t addr = 0, place = 1;
   for (unsigned i = 0; i < device.size(); ++i) {
     const SpaceDim &s = device[i];

@@ -126,12 +126,16 @@ void stepRegions(const GeneralPlan &plan, size_t i, const Regions &regions,
 
 /// Runs step i of `plan` on `machine` (a pricing-only machine prices it).
 /// Returns false with a reason if the step cannot be done by its method.
+/// `sources`, when given, is sourcesOf(the layout before step i, its `to`),
+/// so that a caller pricing several methods walks the elements once.
 bool runGeneralStep(MasPar &machine, const GeneralPlan &plan, size_t i,
-                    const Regions &regions, std::string *why = nullptr);
+                    const Regions &regions, std::string *why = nullptr,
+                    const std::vector<uint32_t> *sources = nullptr);
 
 /// The ticks step i costs: runGeneralStep on a pricing-only machine.
 int64_t predictGeneralStep(const GeneralPlan &plan, size_t i,
-                           const MachineShape &shape, const CostModel &cost);
+                           const MachineShape &shape, const CostModel &cost,
+                           const std::vector<uint32_t> *sources = nullptr);
 
 /// Carries out every step, calling `observer` after each (step number from
 /// 1, the layout now held). Checks that both layouts fit the machine.

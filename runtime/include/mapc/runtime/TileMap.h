@@ -111,11 +111,11 @@ struct TileMap {
   }
   /// The first of addressesOf(dataIndex): the copy a replicated source
   /// reads (003 6.2.1, "Data replication").
-  int64_t firstAddressOf(int64_t dataIndex) const {
-    return start(dataIndex).address;
-  }
+  int64_t firstAddressOf(int64_t dataIndex) const;
   /// Whether some data element is held at more than one address.
   bool replicates() const;
+  /// The same format, field by field.
+  bool operator==(const TileMap &o) const;
 
 private:
   /// An odometer over the replicated k-Tile dims of one data index.
@@ -125,7 +125,10 @@ private:
   };
   Cursor start(int64_t dataIndex) const;
   bool next(Cursor &c) const;
-  int64_t addressOf(const std::vector<int64_t> &w) const;
+  /// The k-Tile template index of every dim for `dataIndex`, replicated
+  /// dims at their first value, into w[0 .. kdims.size()).
+  void templateIndex(int64_t dataIndex, int64_t *w) const;
+  int64_t addressOf(const int64_t *w) const;
 };
 
 } // namespace mapc::rt
