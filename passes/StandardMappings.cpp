@@ -167,6 +167,8 @@ std::string mkShuffleProblem(llvm::ArrayRef<int64_t> shape,
                              llvm::ArrayRef<int64_t> mesh, unsigned memBits,
                              unsigned peBits) {
   unsigned m = shape.size(), k = mesh.size();
+  if (m == 0 || k == 0)
+    return "mkshuffle needs an array and a mesh of at least one dim each";
   for (int64_t len : mesh)
     if (len != mesh[0])
       return "mkshuffle needs a regular mesh (all dims of one size, 002 "
