@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Writes random general programs (test/tools/random_general_programs.py)
+and runs each with `mapc --run`: every statement must print `verified` and
+mapc must exit 0. Prints one summary line, and the failures before it."""
+import argparse
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GEN = os.path.join(HERE, "..", "..", "tools", "random_general_programs.py")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mapc", required=True)
+    ap.add_argument("--seeds", type=int, required=True)
+    ap.add_argument("--statements", type=int, required=True)
+    ap.add_argument("--dir", required=True)
+    args = ap.parse_args()
+    verified = failures = 0
+    for seed in range(1, args.seeds + 1):
+        path = os.path.join(args.dir, "random%d.map" % seed)
+        subprocess.run([sys.executable, GEN, "--seed", str(seed),
+                        "--statements", str(args.statements), "-o", path],
+                       check=True)
+        run = subprocess.run([args.mapc, path, "--run"], capture_output=True,
+                             text=True, timeout=120)
+        ok = run.stdout.count(": verified, ")
+        verified += ok
+        if run.returncode != 0 or ok != args.statements:
+            failures += 1
+            print("FAIL %s: exit %d, %d verified\n%s%s" %
+                  (path, run.returncode, ok, run.stdout[-2000:],
+                   run.stderr[-2000:]))
+    print("%d programs, %d statements verified, %d failures" %
+          (args.seeds, verified, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
