@@ -422,16 +422,9 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
   return true;
 }
 
-namespace {
-
-/// A proper edge colouring of the bipartite multigraph of sends (sender PE
-/// -> receiver PE, one edge per element) with as many colours as the
-/// largest degree, by Kempe chains (König's theorem; 003 6.4 finds such
-/// orders for clusters with Hall's theorem). Returns false if the chains
-/// grow past `budget` steps in all.
-bool colourSends(const std::vector<std::pair<uint32_t, uint32_t>> &edges,
-                 unsigned pes, std::vector<uint32_t> &colour, uint32_t &colours,
-                 uint64_t budget) {
+bool mapc::rt::colourBipartite(
+    const std::vector<std::pair<uint32_t, uint32_t>> &edges, unsigned pes,
+    std::vector<uint32_t> &colour, uint32_t &colours, uint64_t budget) {
   std::vector<uint32_t> outDeg(pes, 0), inDeg(pes, 0);
   for (const auto &[u, v] : edges) {
     ++outDeg[u];
@@ -507,8 +500,6 @@ bool colourSends(const std::vector<std::pair<uint32_t, uint32_t>> &edges,
   return true;
 }
 
-} // namespace
-
 bool mapc::rt::exchangeSchedule(
     const TileMap &from, const TileMap &to,
     const std::vector<uint32_t> &sources, unsigned pes,
@@ -549,7 +540,7 @@ bool mapc::rt::exchangeSchedule(
     edges.push_back({e.srcPe, e.dstPe});
   std::vector<uint32_t> colour;
   uint32_t count = 0;
-  if (!colourSends(edges, pes, colour, count, 64 * edges.size() + 4096))
+  if (!colourBipartite(edges, pes, colour, count, 64 * edges.size() + 4096))
     return false;
   rounds.assign(count, {});
   for (size_t e = 0; e < sends.size(); ++e)

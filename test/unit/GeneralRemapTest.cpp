@@ -266,3 +266,32 @@ TEST(GeneralRemap, EachMethod) {
   runAndCheck(base, pm, 3, 5, 16, 4, false, "p/m");
   runAndCheck(base, pm, 3, 5, 16, 16, true, "p/m copy");
 }
+
+// 003 fig. 6.15: 7 clusters (a-g) of 3 PEs, each PE sending to the cluster
+// written in its column of panel i (cluster a's PEs send to f, d and b). A
+// contention-free order gives every PE one of 3 steps so that in each step
+// the 7 clusters send to 7 different clusters and so receive from 7
+// different ones (003 6.4, Hall's theorem).
+TEST(GeneralRemap, Figure615ContentionFreeOrder) {
+  const char *panel[3] = {"fgbbaaa", "deggcef", "bdcdcef"};
+  std::vector<std::pair<uint32_t, uint32_t>> sends;
+  for (unsigned col = 0; col < 7; ++col)
+    for (unsigned k = 0; k < 3; ++k)
+      sends.push_back({col, uint32_t(panel[k][col] - 'a')});
+  std::vector<uint32_t> step;
+  uint32_t steps = 0;
+  ASSERT_TRUE(rt::colourBipartite(sends, 7, step, steps, 1000));
+  EXPECT_EQ(steps, 3u);
+  for (uint32_t s = 0; s < steps; ++s) {
+    std::vector<unsigned> out(7, 0), in(7, 0);
+    for (size_t e = 0; e < sends.size(); ++e)
+      if (step[e] == s) {
+        ++out[sends[e].first];
+        ++in[sends[e].second];
+      }
+    for (unsigned c = 0; c < 7; ++c) {
+      EXPECT_EQ(out[c], 1u) << "step " << s << " cluster " << c;
+      EXPECT_EQ(in[c], 1u) << "step " << s << " cluster " << c;
+    }
+  }
+}

@@ -108,6 +108,16 @@ struct MoveShape {
 MoveShape analyseMove(const TileMap &from, const TileMap &to,
                       const std::vector<uint32_t> &sources);
 
+/// A proper edge colouring of a bipartite multigraph (edge = {left vertex,
+/// right vertex}, both below `vertices`) with as many colours as its largest
+/// degree, by Kempe chains (König's theorem). For sends between PEs it gives
+/// an exchange step's rounds; for a processor permutation's sends between
+/// clusters it gives 003 6.4's contention-free transmission order (Hall's
+/// theorem, fig. 6.15). False if the chains grow past `budget` steps.
+bool colourBipartite(const std::vector<std::pair<uint32_t, uint32_t>> &edges,
+                     unsigned vertices, std::vector<uint32_t> &colour,
+                     uint32_t &colours, uint64_t budget);
+
 /// One element an exchange step sends.
 struct ExchangeSend {
   uint32_t srcPe, dstPe, srcSlot, dstSlot;
