@@ -100,12 +100,17 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
         GeneralStepKind::Slotwise, shape.keepsSlots,
         "every source slot lands in one slot: a processor permutation per "
         "slot, no addresses sent (003 6.2.1, permute_p)"));
-  if (!shape.local)
-    candidates.push_back(oneStep(
-        GeneralStepKind::Exchange, false,
+  if (!shape.local) {
+    const char *why =
         "the sends coloured into rounds in which every PE sends and receives "
         "at most one element: no addresses, no collisions, as few rounds as "
-        "the busiest PE needs (003 6.2.1's exchange_dig, 6.4)"));
+        "the busiest PE needs (003 6.2.1's exchange_dig, 6.4)";
+    candidates.push_back(oneStep(GeneralStepKind::Exchange, false, why));
+    // In place when the rounds can be grouped to load before they store, as
+    // function 6.1 does; pricing fails (and drops it) when they cannot.
+    if (!req.copy)
+      candidates.push_back(oneStep(GeneralStepKind::Exchange, true, why));
+  }
   candidates.push_back(oneStep(
       GeneralStepKind::BruteForce, false,
       "every element sent with its destination, skewed starts (003 6.3.3, "
@@ -118,8 +123,8 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
       continue;
     if (!prices.empty())
       prices += ", ";
-    prices += std::string(rt::generalStepKindName(c.steps[0].kind)) + " " +
-              ticksText(c.ticks);
+    prices += std::string(rt::generalStepKindName(c.steps[0].kind)) +
+              (c.steps[0].inPlace ? " in place " : " ") + ticksText(c.ticks);
     if (!best || c.ticks < best->ticks)
       best = &c;
   }

@@ -548,6 +548,86 @@ bool mapc::rt::exchangeSchedule(
   return true;
 }
 
+namespace {
+
+/// The order in which an exchange step's rounds can run in place: a round
+/// that stores into a slot must not come before the round that sends the
+/// element there, so each group loads the elements of all its rounds before
+/// it stores any (function 6.1 pairs the diagonals k and b - k this way).
+/// Rounds that need each other form one group (a strongly connected
+/// component, Tarjan's algorithm), emitted so that every need is met first.
+/// False if a group would hold more than `maxHeld` rounds per PE.
+bool inPlaceGroups(const std::vector<std::vector<ExchangeSend>> &rounds,
+                   uint64_t cellsPerPe, unsigned maxHeld,
+                   std::vector<std::vector<uint32_t>> &groups) {
+  // Every (cell, round) that sends from a cell: a replicated destination
+  // sends one cell in several rounds, and all must precede its overwrite.
+  std::vector<std::pair<uint64_t, uint32_t>> sentIn;
+  for (uint32_t r = 0; r < rounds.size(); ++r)
+    for (const ExchangeSend &e : rounds[r])
+      sentIn.push_back({e.srcPe * cellsPerPe + e.srcSlot, r});
+  std::sort(sentIn.begin(), sentIn.end());
+  std::vector<std::vector<uint32_t>> needs(rounds.size());
+  for (uint32_t r = 0; r < rounds.size(); ++r)
+    for (const ExchangeSend &e : rounds[r]) {
+      const uint64_t cell = e.dstPe * cellsPerPe + e.dstSlot;
+      auto it = std::lower_bound(sentIn.begin(), sentIn.end(),
+                                 std::make_pair(cell, uint32_t(0)));
+      for (; it != sentIn.end() && it->first == cell; ++it)
+        if (it->second != r)
+          needs[r].push_back(it->second);
+    }
+  // Iterative Tarjan: a component is emitted after every component it
+  // needs, which is the order to run them in.
+  const uint32_t none = ~uint32_t(0);
+  std::vector<uint32_t> index(rounds.size(), none), low(rounds.size(), 0);
+  std::vector<uint8_t> onStack(rounds.size(), 0);
+  std::vector<uint32_t> stack;
+  std::vector<std::pair<uint32_t, size_t>> work;
+  uint32_t next = 0;
+  for (uint32_t root = 0; root < rounds.size(); ++root) {
+    if (index[root] != none)
+      continue;
+    work.push_back({root, 0});
+    while (!work.empty()) {
+      auto &[v, edge] = work.back();
+      if (edge == 0 && index[v] == none) {
+        index[v] = low[v] = next++;
+        stack.push_back(v);
+        onStack[v] = 1;
+      }
+      if (edge < needs[v].size()) {
+        uint32_t w = needs[v][edge++];
+        if (index[w] == none)
+          work.push_back({w, 0});
+        else if (onStack[w])
+          low[v] = std::min(low[v], index[w]);
+        continue;
+      }
+      if (low[v] == index[v]) {
+        std::vector<uint32_t> group;
+        uint32_t w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          onStack[w] = 0;
+          group.push_back(w);
+        } while (w != v);
+        if (group.size() > maxHeld)
+          return false;
+        groups.push_back(std::move(group));
+      }
+      uint32_t done = v;
+      work.pop_back();
+      if (!work.empty())
+        low[work.back().first] = std::min(low[work.back().first], low[done]);
+    }
+  }
+  return true;
+}
+
+} // namespace
+
 // A contention-free schedule of sends (003 6.4 at the level of PEs, and
 // 6.2.1's exchange_dig as a special case): the elements that change PE
 // are coloured so that in each round every PE sends at most one and
@@ -555,40 +635,82 @@ bool mapc::rt::exchangeSchedule(
 // address travels and no two senders collide. Each round a PE reads its
 // entry of the precomputed schedule (one direct 64-bit load: source slot,
 // partner, destination slot), then an indirect load, a send and an indirect
-// store. Elements that keep their PE move as in a local step.
+// store. Elements that keep their PE move as in a local step. In place,
+// rounds run in groups that load before they store (inPlaceGroups), and
+// every element that keeps its PE must keep its slot too.
 bool GeneralStepRunner::runExchange(std::string *why) {
-  if (!moveLocal(/*onlyLocal=*/true, why))
-    return false;
-  std::vector<std::vector<ExchangeSend>> byRound;
-  if (!exchangeSchedule(from, to, *given, pes, byRound)) {
+  auto fail = [&](const char *w) {
     if (why)
-      *why = "no contention-free schedule found within the search budget";
+      *why = w;
+    return false;
+  };
+  if (inPlace) {
+    for (int64_t b = 0; b < int64_t(given->size()); ++b) {
+      uint32_t a = sources[b];
+      if (a != kNoSource && int64_t(a) / fromSlots == b / toSlots &&
+          int64_t(a) % fromSlots != b % toSlots)
+        return fail("an in-place exchange step cannot also move elements "
+                    "within a PE");
+    }
+  } else if (!moveLocal(/*onlyLocal=*/true, why)) {
     return false;
   }
+  std::vector<std::vector<ExchangeSend>> byRound;
+  if (!exchangeSchedule(from, to, *given, pes, byRound))
+    return fail("no contention-free schedule found within the search budget");
+  // Out of place every round is a group of its own.
+  std::vector<std::vector<uint32_t>> groups;
+  constexpr unsigned kMaxHeld = 8; // elements a PE holds in registers
+  if (inPlace) {
+    uint64_t cells = uint64_t(std::max(fromSlots, toSlots));
+    if (!inPlaceGroups(byRound, cells, kMaxHeld, groups))
+      return fail("in place, the exchange rounds would hold more than 8 "
+                  "elements per PE at once");
+  } else {
+    for (uint32_t r = 0; r < byRound.size(); ++r)
+      groups.push_back({r});
+  }
   Mask active(pes, 0), received(pes, 0);
-  Plural dest(pes, 0), raddr(pes, 0), waddr(pes, 0), recvAddr(pes, 0);
-  for (const std::vector<ExchangeSend> &round : byRound) {
+  Plural dest(pes, 0), raddr(pes, 0), recvAddr(pes, 0);
+  std::vector<std::vector<Plural>> held;
+  auto setUp = [&](const std::vector<ExchangeSend> &round, unsigned x) {
     for (const ExchangeSend &e : round) {
       active[e.srcPe] = 1;
       dest[e.srcPe] = e.dstPe;
-      raddr[e.srcPe] = readAddr(e.srcSlot, 0);
-      recvAddr[e.dstPe] = writeAddr(e.dstSlot, 0);
+      raddr[e.srcPe] = readAddr(e.srcSlot, x);
+      recvAddr[e.dstPe] = writeAddr(e.dstSlot, x);
     }
-    m.tableLoad(8, active); // this round's schedule entry
-    for (unsigned x = 0; x < xfers; ++x) {
-      Plural z = m.loadIndirect(xferBytes, raddr, active);
-      bool clustered = m.routerCost(xferBytes, dest, active, true) <
-                       m.routerCost(xferBytes, dest, active, false);
-      Plural got =
-          m.routerSend(xferBytes, z, dest, active, clustered, received);
-      m.storeIndirect(xferBytes, recvAddr, got, received);
-      for (const ExchangeSend &e : round) {
-        raddr[e.srcPe] += xferBytes;
-        recvAddr[e.dstPe] += xferBytes;
-      }
-    }
+  };
+  auto tearDown = [&](const std::vector<ExchangeSend> &round) {
     for (const ExchangeSend &e : round)
       active[e.srcPe] = 0;
+  };
+  for (const std::vector<uint32_t> &group : groups) {
+    // Every round of the group reads its elements first ...
+    held.assign(group.size(), std::vector<Plural>(xfers));
+    for (size_t g = 0; g < group.size(); ++g) {
+      const std::vector<ExchangeSend> &round = byRound[group[g]];
+      setUp(round, 0);
+      m.tableLoad(8, active); // this round's schedule entry
+      for (unsigned x = 0; x < xfers; ++x) {
+        setUp(round, x);
+        held[g][x] = m.loadIndirect(xferBytes, raddr, active);
+      }
+      tearDown(round);
+    }
+    // ... then sends and stores them.
+    for (size_t g = 0; g < group.size(); ++g) {
+      const std::vector<ExchangeSend> &round = byRound[group[g]];
+      for (unsigned x = 0; x < xfers; ++x) {
+        setUp(round, x);
+        bool clustered = m.routerCost(xferBytes, dest, active, true) <
+                         m.routerCost(xferBytes, dest, active, false);
+        Plural got = m.routerSend(xferBytes, held[g][x], dest, active,
+                                  clustered, received);
+        m.storeIndirect(xferBytes, recvAddr, got, received);
+      }
+      tearDown(round);
+    }
   }
   return true;
 }
