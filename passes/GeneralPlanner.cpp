@@ -57,10 +57,10 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   plan.elemBytes = req.elemBytes;
   plan.copy = req.copy;
   plan.planner = "general";
-  plan.lowerBound = rt::generalLowerBound(req.src, req.dst, req.elemBytes,
-                                          req.copy, req.shape, req.cost);
-
   const std::vector<uint32_t> sources = rt::sourcesOf(req.src, req.dst);
+  plan.lowerBound = rt::generalLowerBound(
+      req.src, req.dst, req.elemBytes, req.copy, req.shape, req.cost, &sources);
+
   const rt::MoveShape shape = rt::analyseMove(req.src, req.dst, sources);
   if (shape.identity && !req.copy)
     return plan; // every element is already where it belongs

@@ -27,8 +27,12 @@ using namespace mapc::rt;
 int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
                                     unsigned elemBytes, bool copy,
                                     const MachineShape &shape,
-                                    const CostModel &cost) {
-  const std::vector<uint32_t> sources = sourcesOf(src, dst);
+                                    const CostModel &cost,
+                                    const std::vector<uint32_t> *given) {
+  std::vector<uint32_t> owned;
+  if (!given)
+    owned = sourcesOf(src, dst);
+  const std::vector<uint32_t> &sources = given ? *given : owned;
   const int64_t srcSlots = slotsOf(src), dstSlots = slotsOf(dst);
   const unsigned pes = shape.peCount();
   const unsigned xferBytes = std::min(elemBytes, 8u);

@@ -8,6 +8,7 @@
 // lower bound.
 //
 //===----------------------------------------------------------------------===//
+#include "RandomTile.h"
 #include "ir/KTile.h"
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/General.h"
@@ -78,34 +79,8 @@ KTile randomTileFor(std::mt19937 &rng, const std::vector<int64_t> &shape,
     if (spec.gray && (d.tk & (d.tk - 1)) == 0 && pick(0, 3) == 0)
       d.enc = Encoding::Gray;
   }
-  unsigned devices = unsigned(pick(1, 3));
-  t.m.assign(devices, {});
-  std::vector<unsigned> order(t.kdims.size());
-  for (unsigned l = 0; l < order.size(); ++l)
-    order[l] = l;
-  std::shuffle(order.begin(), order.end(), rng);
-  for (unsigned l : order)
-    t.m[size_t(pick(0, devices - 1))].push_back(l);
-  for (auto &g : t.m)
-    if (g.empty()) { // a device dim of length 1 holds an empty dim
-      if (t.groups.size() == rank)
-        t.groups.push_back(0);
-      ++t.groups.back();
-      g.push_back(unsigned(t.kdims.size()));
-      t.kdims.push_back(KDim::plain(1));
-    }
-  for (auto &g : t.m) {
-    int64_t prod = 1;
-    for (unsigned l : g)
-      prod *= t.kdims[l].tk;
-    SpaceDim s = SpaceDim::plain(prod);
-    if (spec.templates && pick(0, 2) == 0) {
-      s.tlen = prod + pick(0, 2);
-      s.toff = pick(0, s.tlen - prod);
-      s.off = pick(0, prod - 1);
-    }
-    t.device.push_back(s);
-  }
+  // Half the formats get device templates and offsets.
+  test::assignDeviceDims(rng, t, rank, spec.templates && pick(0, 1) == 0);
   return t;
 }
 

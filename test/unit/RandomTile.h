@@ -18,6 +18,45 @@ struct TileOptions {
   unsigned maxRank = 3;
 };
 
+/// Spreads the k-Tile dims of `t` (its first `rank` groups being data dims)
+/// over 1-3 device dims at random, fills a device dim left empty with an
+/// empty dim of length 1, and sizes the device dims (with random templates
+/// and offsets when `templates`).
+inline void assignDeviceDims(std::mt19937 &rng, KTile &t, unsigned rank,
+                             bool templates) {
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  unsigned numDevice = pick(1, 3);
+  t.m.assign(numDevice, {});
+  std::vector<unsigned> order(t.kdims.size());
+  for (unsigned l = 0; l < order.size(); ++l)
+    order[l] = l;
+  std::shuffle(order.begin(), order.end(), rng);
+  for (unsigned l : order)
+    t.m[pick(0, numDevice - 1)].push_back(l);
+  for (auto &g : t.m)
+    if (g.empty()) { // fill with an empty dim of length 1
+      if (t.groups.size() == rank)
+        t.groups.push_back(0);
+      ++t.groups.back();
+      g.push_back(t.kdims.size());
+      t.kdims.push_back(KDim::plain(1));
+    }
+  for (auto &g : t.m) {
+    int64_t prod = 1;
+    for (unsigned l : g)
+      prod *= t.kdims[l].tk;
+    SpaceDim s = SpaceDim::plain(prod);
+    if (templates) {
+      s.tlen = prod + pick(0, 2);
+      s.toff = pick(0, int(s.tlen - prod));
+      s.off = pick(0, int(prod - 1));
+    }
+    t.device.push_back(s);
+  }
+}
+
 /// A random verified k-Tile format, small enough to check exhaustively.
 inline KTile randomTile(std::mt19937 &rng, const TileOptions &opt = {}) {
   auto pick = [&](int lo, int hi) {
@@ -64,34 +103,7 @@ inline KTile randomTile(std::mt19937 &rng, const TileOptions &opt = {}) {
     if (opt.gray && (d.tk & (d.tk - 1)) == 0 && pick(0, 1))
       d.enc = Encoding::Gray;
   }
-  unsigned numDevice = pick(1, 3);
-  t.m.assign(numDevice, {});
-  std::vector<unsigned> order(t.kdims.size());
-  for (unsigned l = 0; l < order.size(); ++l)
-    order[l] = l;
-  std::shuffle(order.begin(), order.end(), rng);
-  for (unsigned l : order)
-    t.m[pick(0, numDevice - 1)].push_back(l);
-  for (auto &g : t.m)
-    if (g.empty()) { // fill with an empty dim of length 1
-      if (t.groups.size() == rank)
-        t.groups.push_back(0);
-      ++t.groups.back();
-      g.push_back(t.kdims.size());
-      t.kdims.push_back(KDim::plain(1));
-    }
-  for (auto &g : t.m) {
-    int64_t prod = 1;
-    for (unsigned l : g)
-      prod *= t.kdims[l].tk;
-    SpaceDim s = SpaceDim::plain(prod);
-    if (opt.templates) {
-      s.tlen = prod + pick(0, 2);
-      s.toff = pick(0, int(s.tlen - prod));
-      s.off = pick(0, int(prod - 1));
-    }
-    t.device.push_back(s);
-  }
+  assignDeviceDims(rng, t, rank, opt.templates);
   return t;
 }
 

@@ -161,7 +161,8 @@ bool executeGeneralPlan(
 /// per send, and opens a connection per partner cluster.
 int64_t generalLowerBound(const TileMap &src, const TileMap &dst,
                           unsigned elemBytes, bool copy,
-                          const MachineShape &shape, const CostModel &cost);
+                          const MachineShape &shape, const CostModel &cost,
+                          const std::vector<uint32_t> *sources = nullptr);
 
 } // namespace mapc::rt
 
