@@ -1558,7 +1558,8 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
         if (!now.tile) {
           diags.error(r->align.target.loc,
                       "'" + target->name + "' is now in layout '" + now.name +
-                          "', a digit map with no k-Tile form",
+                          "', which has no k-Tile form (a digit map, or a "
+                          "reshaped layout that is not radix 2)",
                       "realign with an array whose current layout is a "
                       "k-Tile or bits layout");
           continue;
@@ -1631,13 +1632,25 @@ std::optional<Layout> Sema::reshapedLayout(const Layout &now,
       return l;
     }
     why = std::get<std::string>(r);
-  } else {
+  } else if (now.tile) {
     auto r = reshapeTile(*now.tile, shape);
     if (auto *t = std::get_if<KTile>(&r)) {
       l.tile = canonicalize(*t);
       return l;
     }
     why = std::get<std::string>(r);
+  }
+  // Any other layout keeps every element where it is: the linear data
+  // index, and so the device contents, do not change (003 ch. 6's general
+  // remaps take the layout as it is). Only a radix-2 reshape (001) keeps a
+  // k-Tile form; a Gray-coded one must keep it, or be refused.
+  bool gray = false;
+  if (now.tile)
+    for (const KDim &k : now.tile->kdims)
+      gray |= k.enc == Encoding::Gray;
+  if (!gray && (now.tile || now.linear)) {
+    l.linear = now.linear ? *now.linear : rt::TileMap(*now.tile);
+    return l;
   }
   // The message reads "<what is wrong>; <how to fix it>".
   size_t split = why.find("; ");

@@ -136,6 +136,10 @@ std::variant<IndexBitMap, std::string>
 mapc::toAffineBitMap(const Layout &layout) {
   if (layout.digits)
     return fromDigits(*layout.digits);
+  if (!layout.tile)
+    return "layout '" + layout.name +
+           "' is not a radix-2 bit map: it is a layout that is not radix 2, "
+           "reshaped";
   return fromKTile(*layout.tile, true);
 }
 

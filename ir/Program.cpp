@@ -43,22 +43,30 @@ int64_t ArrayInfo::size() const { return shapeSize(shape); }
 // Digit maps are evaluated by their own definition (003 6.1.3); their k-Tile
 // form, when they have one, must agree (checked by the unit tests).
 int64_t Layout::dataAt(int64_t addr) const {
-  return digits ? digits->dataAt(addr) : tile->dataAt(addr);
+  return digits ? digits->dataAt(addr)
+         : tile ? tile->dataAt(addr)
+                : linear->dataAt(addr);
 }
 
 std::optional<rt::TileMap> Layout::tileMap() const {
   if (tile)
     return rt::TileMap(*tile);
+  if (linear)
+    return linear;
   if (digits->hasXor())
     return std::nullopt;
   return digits->toTileMap();
 }
 
 int64_t Layout::deviceSize() const {
-  return digits ? digits->deviceSize() : tile->deviceSize();
+  return digits ? digits->deviceSize()
+         : tile ? tile->deviceSize()
+                : linear->deviceSize();
 }
 
 std::vector<int64_t> Layout::deviceShape() const {
+  if (linear && !tile)
+    return linear->deviceShape();
   if (!digits) {
     auto shape = tile->deviceShape();
     return {shape.begin(), shape.end()};

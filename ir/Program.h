@@ -60,6 +60,11 @@ struct Layout {
   std::string array; ///< the array it maps
   std::optional<KTile> tile;
   std::optional<DigitMap> digits;
+  /// Neither of the above: the index map of a layout reshaped from a
+  /// k-Tile format that is not radix 2. It keeps every element where it
+  /// was, so it maps the linear data index as before, through data dims of
+  /// the old shape (003 ch. 6's general remaps take it as it is).
+  std::optional<rt::TileMap> linear;
   llvm::SMLoc loc;
 
   int64_t dataAt(int64_t addr) const;
