@@ -1496,6 +1496,20 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
                       "use 'remap' to move an array within its own storage");
           continue;
         }
+        // A copy moves elements bit for bit and does not convert them
+        // (docs/language.md, "copy"): a u8 landing in an f64 slot would
+        // verify by index yet hold garbage for the next statement.
+        if (a->type != b->type) {
+          diags.error(p->loc,
+                      std::string("copy from ") + a->name + " : " +
+                          elemTypeName(a->type) + " to " + b->name + " : " +
+                          elemTypeName(b->type) +
+                          ": the element types differ",
+                      std::string("declare ") + b->name + " with type " +
+                          elemTypeName(a->type) +
+                          "; copy moves elements without converting them");
+          continue;
+        }
         // A copy leaves both arrays in their layouts: B takes A's data in
         // B's current layout.
         out.statements.push_back({mapc::Statement::Copy,
