@@ -119,6 +119,16 @@ std::unique_ptr<llvm::ToolOutputFile> openOutput() {
   return nullptr;
 }
 
+/// Does -o name the input file? Compared by file identity (device and
+/// inode, through links and other spellings of the path), not by name:
+/// opening -o truncates it, and a failed run would then delete it.
+bool outputNamesInput() {
+  if (outputFile == "-" || inputFile == "-")
+    return false;
+  bool same = false;
+  return !llvm::sys::fs::equivalent(inputFile, outputFile, same) && same;
+}
+
 /// --emit=layout refuses devices larger than this many cells: the text
 /// would run to gigabytes.
 constexpr int64_t kMaxPrintedCells = int64_t(1) << 28;
@@ -156,6 +166,13 @@ int main(int argc, char **argv) {
   if (runProgram && emit != Emit::None) {
     llvm::WithColor::error(llvm::errs(), "mapc")
         << "--run cannot be combined with --emit; run them separately\n";
+    return 2;
+  }
+
+  if (outputNamesInput()) {
+    llvm::WithColor::error(llvm::errs(), "mapc")
+        << "-o '" << outputFile << "' is the input file '" << inputFile
+        << "'; write the output to another file\n";
     return 2;
   }
 
