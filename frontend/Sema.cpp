@@ -25,6 +25,12 @@ namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
+/// Source text quoted in a message, cut to a readable length.
+std::string abbreviated(const std::string &text) {
+  constexpr size_t kMax = 40;
+  return text.size() <= kMax ? text : text.substr(0, kMax - 3) + "...";
+}
+
 /// Limits that keep every check linear in practice: no real program comes
 /// near them (HPF allows rank 7).
 constexpr size_t kMaxRank = 32;
@@ -1159,32 +1165,34 @@ std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
 
 bool Sema::xorMaskOf(const MapItem &item, unsigned numBits,
                      const std::string &name, uint64_t &mask) {
+  // One error per item, at its first bad name: an item may repeat its bits
+  // thousands of times, and a message per repeat (each quoting the item)
+  // made a long item quadratic.
   mask = 0;
-  bool ok = true;
   for (size_t x = 0; x < item.xors.size(); ++x) {
     int64_t b = item.xorIndex[x];
     const Ident &id = item.xors[x];
-    if (b < 0) {
-      ok = false; // reported by the parser
-    } else if (b >= int64_t(numBits)) {
+    if (b < 0)
+      return false; // reported by the parser
+    if (b >= int64_t(numBits)) {
       diags.error(id.loc,
                   "'" + id.name + "' is not a data bit of layout '" + name +
                       "'",
                   "its array has " + str(int64_t(1) << numBits) +
                       " elements, so the data bits are a0 to a" +
                       str(int64_t(numBits) - 1));
-      ok = false;
-    } else if (b == item.index || (mask >> b & 1)) {
-      diags.error(id.loc,
-                  "data bit a" + str(b) + " appears twice in '" + item.text +
-                      "'",
-                  "XOR each data bit into a device bit at most once");
-      ok = false;
-    } else {
-      mask |= uint64_t(1) << b;
+      return false;
     }
+    if (b == item.index || (mask >> b & 1)) {
+      diags.error(id.loc,
+                  "data bit a" + str(b) + " appears twice in '" +
+                      abbreviated(item.text) + "'",
+                  "XOR each data bit into a device bit at most once");
+      return false;
+    }
+    mask |= uint64_t(1) << b;
   }
-  return ok;
+  return true;
 }
 
 bool Sema::checkInvertible(const std::vector<BitRow> &rows, unsigned numBits,
