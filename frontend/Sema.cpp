@@ -242,6 +242,13 @@ void Sema::declareMachine(const MachineDecl &m) {
       single(mach.memory, 1, int64_t(1) << 32);
     } else if (key == "cluster" && mach.kind == Machine::MasPar) {
       single(mach.cluster, 1, int64_t(1) << 20);
+      if (mach.cluster & (mach.cluster - 1)) {
+        diags.error(a.values[0].loc,
+                    "the router cluster size must be a power of two, not " +
+                        str(mach.cluster),
+                    "write cluster = 16 as on the MP-1 (003 5.6.4)");
+        mach.cluster = 16;
+      }
     } else if (key == "dims" && mach.kind == Machine::Hypercube) {
       int64_t dims = 0;
       single(dims, 0, 24);
@@ -272,6 +279,7 @@ void Sema::declareMachine(const MachineDecl &m) {
                   std::string("this machine takes ") + valid);
     }
   }
+  mach.loc = m.loc;
   machine = mach;
 }
 

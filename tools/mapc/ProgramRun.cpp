@@ -61,6 +61,9 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   const Machine &mach = program.machine;
   llvm::SMLoc at =
       program.statements.empty() ? llvm::SMLoc() : program.statements[0].loc;
+  // Messages about the machine's shape point at its declaration (the
+  // default machine is valid, so `at` is only a fallback).
+  llvm::SMLoc machineAt = mach.loc.isValid() ? mach.loc : at;
   unsigned pBits = 0;
   if (mach.kind != Machine::MasPar) {
     // A Boolean cube or a k-d mesh (001, 002): `memory` counts elements.
@@ -72,7 +75,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     }
     pBits = log2Exact(mach.peCount());
     if (!pow2 || pBits == ~0u || pBits > 20 || log2Exact(mach.memory) == ~0u) {
-      diags.error(at,
+      diags.error(machineAt,
                   std::string(what) + " needs power-of-two mesh sides, at "
                                       "most 2^20 nodes and a power-of-two "
                                       "memory",
@@ -89,7 +92,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     pBits = log2Exact(mach.peCount());
     unsigned xBits = log2Exact(mach.pes.empty() ? 1 : mach.pes[0]);
     if (pBits == ~0u || xBits == ~0u || pBits > 20) {
-      diags.error(at,
+      diags.error(machineAt,
                   std::string(what) +
                       " needs a power-of-two PE grid of at most 2^20 PEs",
                   "radix-2 remapping (003 ch. 4) works on power-of-two "
@@ -100,7 +103,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     out.shape.height = 1u << (pBits - xBits);
     unsigned cluster = unsigned(std::min<int64_t>(mach.cluster, 1 << 20));
     if (log2Exact(cluster) == ~0u) {
-      diags.error(at, "the router cluster size must be a power of two",
+      diags.error(machineAt, "the router cluster size must be a power of two",
                   "write cluster = 16 as on the MP-1 (003 5.6.4)");
       return false;
     }
@@ -115,6 +118,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     IndexBitMap src, dst;
   };
   std::vector<Pending> pending;
+  llvm::SMLoc widestAt; // the statement with the most memory bits
   bool ok = true;
   for (const Statement &st : program.statements) {
     if (st.from < 0 || st.to < 0)
@@ -135,15 +139,17 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     }
     const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
     pending.push_back({&st, m.src, m.dst});
-    out.mBits = std::max({out.mBits, pending.back().src.memoryBits,
-                          pending.back().dst.memoryBits});
+    unsigned stBits = std::max(m.src.memoryBits, m.dst.memoryBits);
+    if (stBits > out.mBits || !widestAt.isValid())
+      widestAt = st.loc;
+    out.mBits = std::max(out.mBits, stBits);
   }
   if (!ok)
     return false;
   // Network plans are chosen by simulating every element's route.
   constexpr unsigned kMaxNetworkCellBits = 20;
   if (out.onNetwork && out.mBits + pBits > kMaxNetworkCellBits) {
-    diags.error(at,
+    diags.error(widestAt,
                 std::string(what) + " on a " + mach.kindName() +
                     " simulates every element of every schedule; these "
                     "layouts span 2^" +
@@ -155,7 +161,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     return false;
   }
   if (out.onNetwork && (uint64_t(1) << out.mBits) > out.nodeElements) {
-    diags.error(at,
+    diags.error(widestAt,
                 "the layouts put " + std::to_string(uint64_t(1) << out.mBits) +
                     " elements on a node but the machine's memory holds " +
                     std::to_string(out.nodeElements),
