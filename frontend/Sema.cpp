@@ -1519,8 +1519,7 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
           diags.error(p->loc,
                       std::string("copy from ") + a->name + " : " +
                           elemTypeName(a->type) + " to " + b->name + " : " +
-                          elemTypeName(b->type) +
-                          ": the element types differ",
+                          elemTypeName(b->type) + ": the element types differ",
                       std::string("declare ") + b->name + " with type " +
                           elemTypeName(a->type) +
                           "; copy moves elements without converting them");

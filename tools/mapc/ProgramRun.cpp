@@ -1,5 +1,6 @@
 //===- ProgramRun.cpp -----------------------------------------------------===//
 #include "ProgramRun.h"
+#include "Progress.h"
 
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/Execute.h"
@@ -204,6 +205,8 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   }
 
   unsigned counter = 0;
+  // A plan can take seconds (the brute-force planner on 2^24 elements).
+  Progress planning(std::string(what) + ": planning", pending.size());
   for (const Pending &p : pending) {
     const Statement &st = *p.st;
     const ArrayInfo *arr = program.findArray(st.array);
@@ -218,6 +221,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
                to.name;
     sp.function = std::string(kindWord(st.kind)) + "_" + st.array + "_" +
                   std::to_string(++counter);
+    planning.update(counter - 1, sp.label);
     std::string why;
     auto take = [&](std::variant<rt::Plan, std::string> planned) {
       if (auto *e = std::get_if<std::string>(&planned))
