@@ -26,7 +26,6 @@ uint64_t targetedNodeBits(const ExchangeGroup &g) {
   return mask;
 }
 
-/// Hops for one crossing of node bit j from a node whose bit j is `bit`.
 /// Hops for one crossing of node bit j from a node whose bit j is `bit`,
 /// over the detour h, j, h when `detour` >= 0 (cube only).
 void appendCrossing(const NetworkShape &shape, unsigned j, unsigned bit,
@@ -42,8 +41,9 @@ void appendCrossing(const NetworkShape &shape, unsigned j, unsigned bit,
   }
   unsigned b = 0;
   unsigned dim = shape.nodeBitDim(j, &b);
-  for (uint64_t n = uint64_t(1) << b; n > 0; --n)
-    path.push_back(Hop{uint8_t(dim), int8_t(bit ? -1 : 1), phase, priority});
+  Hop run{uint8_t(dim), int8_t(bit ? -1 : 1), phase, priority};
+  run.count = uint32_t(1) << b; // 2^b links along the dim, one run
+  path.push_back(run);
 }
 
 /// Does the element of rank `rank` (by slot, among its node's elements of
