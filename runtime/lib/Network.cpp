@@ -84,6 +84,13 @@ unsigned NetworkShape::distance(uint32_t a, uint32_t b) const {
   return d;
 }
 
+unsigned NetworkShape::diameter() const {
+  unsigned d = 0;
+  for (unsigned size : dims)
+    d += size - 1; // a cube's dims have size 2
+  return d;
+}
+
 bool NetworkShape::valid(std::string *why) const {
   auto fail = [&](const std::string &msg) {
     if (why)

@@ -161,6 +161,22 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
                 "their costs scale with K and the cube's dimension");
     return false;
   }
+  // Elements travel up to the diameter, one simulated hop at a time: a
+  // 2^20-node cube (diameter 20) fits, a 1024 x 1024 mesh (2046) does not.
+  uint64_t diameter = out.onNetwork ? out.network.diameter() : 0;
+  if (out.onNetwork &&
+      (uint64_t(1) << (out.mBits + pBits)) * std::max<uint64_t>(diameter, 1) >
+          rt::kMaxSimulatedHops) {
+    diags.error(widestAt,
+                std::string(what) + " on a " + mach.kindName() +
+                    " simulates every hop of every element: 2^" +
+                    std::to_string(out.mBits + pBits) +
+                    " device cells times the diameter " +
+                    std::to_string(diameter) + " exceed 2^28 hops",
+                "plan a smaller instance, or a machine with a smaller "
+                "diameter (more mesh dims, or a hypercube)");
+    return false;
+  }
   if (out.onNetwork && (uint64_t(1) << out.mBits) > out.nodeElements) {
     diags.error(widestAt,
                 "the layouts put " + std::to_string(uint64_t(1) << out.mBits) +

@@ -48,6 +48,8 @@ struct NetworkShape {
   unsigned degree(uint32_t node) const;
   /// Shortest path length: Hamming distance on a cube, sum |dx| on a mesh.
   unsigned distance(uint32_t a, uint32_t b) const;
+  /// The longest shortest path: n on an n-cube, sum (P_i - 1) on a mesh.
+  unsigned diameter() const;
   bool valid(std::string *why = nullptr) const;
 };
 
@@ -114,6 +116,11 @@ private:
   std::vector<uint8_t> mem;
   NetworkLedger led;
 };
+
+/// The most unit hops (device cells x diameter) a network simulation is
+/// given: about 10 s per statement on one core of the 2-core machine in
+/// docs/cost-model.md, since hops are simulated one by one.
+constexpr uint64_t kMaxSimulatedHops = uint64_t(1) << 28;
 
 /// Dimension-order routing: dim 0 first, one run per dim. On a cube e-cube
 /// routing (differing bits ascending); on a mesh no wrap-around.
