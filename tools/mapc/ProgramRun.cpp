@@ -56,6 +56,16 @@ static std::string affineCycles(const rt::Plan &plan) {
   return remapText(exchanges, rest, plan.source);
 }
 
+/// Does `plan` write through the scratch region? rt::executePlan sends an
+/// in-place brute-force step there (a copy's first step writes the target).
+static bool planNeedsScratch(const rt::Plan &plan) {
+  for (size_t i = 0; i < plan.steps.size(); ++i)
+    if (plan.steps[i].kind == rt::StepKind::BruteForce &&
+        !(plan.copy && i == 0))
+      return true;
+  return false;
+}
+
 bool mapc::planProgram(const Program &program, PlannerKind kind,
                        const char *what, Diagnostics &diags, ProgramPlans &out,
                        std::optional<unsigned> exchangeStart) {
@@ -204,8 +214,11 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     out.arrayBase[a.name] = base;
     base += region;
   }
+  // The scratch (as large as a region) is added after planning, and only
+  // when a plan has an in-place brute-force step (rt::executePlan): other
+  // plans never touch it, and it halved the largest array --run accepts.
   out.scratchBase = base;
-  out.memoryBytes = base + region;
+  out.memoryBytes = base;
   bool simulating = std::string(what) == "--run";
   if (out.mBits > 30 || (simulating && out.memoryBytes > kMaxSimulatedBytes >>
                                            std::min(pBits, 28u))) {
@@ -293,6 +306,24 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     sp.srcBase = out.arrayBase[st.array];
     sp.dstBase = out.arrayBase[copy ? st.target : st.array];
     out.statements.push_back(std::move(sp));
+  }
+  for (const StatementPlan &sp : out.statements) {
+    if (!planNeedsScratch(sp.plan) || out.memoryBytes > out.scratchBase)
+      continue;
+    out.memoryBytes = out.scratchBase + region;
+    if (simulating &&
+        out.memoryBytes > kMaxSimulatedBytes >> std::min(pBits, 28u)) {
+      diags.error(sp.statement->loc,
+                  std::string(what) +
+                      ": this plan's in-place brute-force "
+                      "step needs a scratch copy of the "
+                      "array, " +
+                      std::to_string(out.memoryBytes) + " bytes in each of " +
+                      std::to_string(1u << pBits) +
+                      " PEs; the simulator allows 256 MiB in all",
+                  "use the default planner, or a copy into another array");
+      return false;
+    }
   }
   return ok;
 }

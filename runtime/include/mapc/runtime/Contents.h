@@ -30,6 +30,23 @@ void forEachElement(const Layout &l, unsigned elemBytes, uint64_t base, F &&f) {
   }
 }
 
+/// Calls f(d, pe, byteAddress) for every device address of `l` that holds
+/// data, in address order: PE by PE, each PE's memory ascending. Filling
+/// and checking walk memory sequentially this way, where data order jumps
+/// to another PE on every element (most of a large --run's time).
+template <typename F>
+void forEachAddress(const AffineLayout &l, unsigned elemBytes, uint64_t base,
+                    F &&f) {
+  AffineDecoder decoder(l);
+  uint64_t slots = uint64_t(1) << l.mBits;
+  for (uint64_t pe = 0; pe < (uint64_t(1) << l.pBits); ++pe)
+    for (uint64_t s = 0; s < slots; ++s) {
+      uint64_t a = s | pe << l.mBits;
+      if (l.holds(a))
+        f(decoder.dataAt(a), unsigned(pe), base + s * elemBytes);
+    }
+}
+
 /// Byte `byte` of element `d` of the data set `tag`: every byte depends on
 /// both, so a misplaced element shows even in 8-bit arrays.
 uint8_t patternByte(uint64_t d, uint64_t tag, unsigned byte);
