@@ -1121,6 +1121,17 @@ std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
           ok = false;
           continue;
         }
+        if (bits && dd.index >= int64_t(numBits)) {
+          // Also keeps the row's shift below 64 (found by mapc-fuzz).
+          diags.error(item.loc,
+                      "'a" + str(dd.index) + "' is not a data bit of layout '" +
+                          name + "'",
+                      "its array has " + str(int64_t(1) << numBits) +
+                          " elements, so the data bits are a0 to a" +
+                          str(int64_t(numBits) - 1));
+          ok = false;
+          continue;
+        }
         if (!xorMaskOf(item, numBits, name, dd.xorMask)) {
           ok = false;
           continue;
@@ -1129,7 +1140,8 @@ std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
         for (unsigned b = 0; b < 64; ++b)
           if (dd.xorMask >> b & 1)
             dataBase[b] = 2;
-        rows.push_back({dd.xorMask | uint64_t(1) << dd.index, &item});
+        if (bits)
+          rows.push_back({dd.xorMask | uint64_t(1) << dd.index, &item});
       }
       out.push_back(dd);
     }
