@@ -3,7 +3,9 @@
 
 using namespace mapc;
 
-void mapc::printDeviceContents(const Layout &layout, llvm::raw_ostream &os) {
+void mapc::printDeviceContents(
+    const Layout &layout, llvm::raw_ostream &os,
+    llvm::function_ref<void(int64_t cellsPrinted)> onCells) {
   os << "layout " << layout.name << " of " << layout.array << "\n";
   std::vector<int64_t> shape = layout.deviceShape();
   int64_t rowLen = shape[0];
@@ -21,5 +23,7 @@ void mapc::printDeviceContents(const Layout &layout, llvm::raw_ostream &os) {
         os << v;
     }
     os << '\n';
+    if (onCells)
+      onCells((r + 1) * rowLen);
   }
 }

@@ -25,6 +25,12 @@ namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
+/// Source text quoted in a message, cut to a readable length.
+std::string abbreviated(const std::string &text) {
+  constexpr size_t kMax = 40;
+  return text.size() <= kMax ? text : text.substr(0, kMax - 3) + "...";
+}
+
 /// Limits that keep every check linear in practice: no real program comes
 /// near them (HPF allows rank 7).
 constexpr size_t kMaxRank = 32;
@@ -236,6 +242,13 @@ void Sema::declareMachine(const MachineDecl &m) {
       single(mach.memory, 1, int64_t(1) << 32);
     } else if (key == "cluster" && mach.kind == Machine::MasPar) {
       single(mach.cluster, 1, int64_t(1) << 20);
+      if (mach.cluster & (mach.cluster - 1)) {
+        diags.error(a.values[0].loc,
+                    "the router cluster size must be a power of two, not " +
+                        str(mach.cluster),
+                    "write cluster = 16 as on the MP-1 (003 5.6.4)");
+        mach.cluster = 16;
+      }
     } else if (key == "dims" && mach.kind == Machine::Hypercube) {
       int64_t dims = 0;
       single(dims, 0, 24);
@@ -266,6 +279,7 @@ void Sema::declareMachine(const MachineDecl &m) {
                   std::string("this machine takes ") + valid);
     }
   }
+  mach.loc = m.loc;
   machine = mach;
 }
 
@@ -1133,6 +1147,17 @@ std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
           ok = false;
           continue;
         }
+        if (bits && dd.index >= int64_t(numBits)) {
+          // Also keeps the row's shift below 64 (found by mapc-fuzz).
+          diags.error(item.loc,
+                      "'a" + str(dd.index) + "' is not a data bit of layout '" +
+                          name + "'",
+                      "its array has " + str(int64_t(1) << numBits) +
+                          " elements, so the data bits are a0 to a" +
+                          str(int64_t(numBits) - 1));
+          ok = false;
+          continue;
+        }
         if (!xorMaskOf(item, numBits, name, dd.xorMask)) {
           ok = false;
           continue;
@@ -1141,7 +1166,8 @@ std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
         for (unsigned b = 0; b < 64; ++b)
           if (dd.xorMask >> b & 1)
             dataBase[b] = 2;
-        rows.push_back({dd.xorMask | uint64_t(1) << dd.index, &item});
+        if (bits)
+          rows.push_back({dd.xorMask | uint64_t(1) << dd.index, &item});
       }
       out.push_back(dd);
     }
@@ -1185,32 +1211,34 @@ std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
 
 bool Sema::xorMaskOf(const MapItem &item, unsigned numBits,
                      const std::string &name, uint64_t &mask) {
+  // One error per item, at its first bad name: an item may repeat its bits
+  // thousands of times, and a message per repeat (each quoting the item)
+  // made a long item quadratic.
   mask = 0;
-  bool ok = true;
   for (size_t x = 0; x < item.xors.size(); ++x) {
     int64_t b = item.xorIndex[x];
     const Ident &id = item.xors[x];
-    if (b < 0) {
-      ok = false; // reported by the parser
-    } else if (b >= int64_t(numBits)) {
+    if (b < 0)
+      return false; // reported by the parser
+    if (b >= int64_t(numBits)) {
       diags.error(id.loc,
                   "'" + id.name + "' is not a data bit of layout '" + name +
                       "'",
                   "its array has " + str(int64_t(1) << numBits) +
                       " elements, so the data bits are a0 to a" +
                       str(int64_t(numBits) - 1));
-      ok = false;
-    } else if (b == item.index || (mask >> b & 1)) {
-      diags.error(id.loc,
-                  "data bit a" + str(b) + " appears twice in '" + item.text +
-                      "'",
-                  "XOR each data bit into a device bit at most once");
-      ok = false;
-    } else {
-      mask |= uint64_t(1) << b;
+      return false;
     }
+    if (b == item.index || (mask >> b & 1)) {
+      diags.error(id.loc,
+                  "data bit a" + str(b) + " appears twice in '" +
+                      abbreviated(item.text) + "'",
+                  "XOR each data bit into a device bit at most once");
+      return false;
+    }
+    mask |= uint64_t(1) << b;
   }
-  return ok;
+  return true;
 }
 
 bool Sema::checkInvertible(const std::vector<BitRow> &rows, unsigned numBits,
@@ -1520,6 +1548,19 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
         if (a == b) {
           diags.error(p->loc, "copy of " + a->name + " onto itself",
                       "use 'remap' to move an array within its own storage");
+          continue;
+        }
+        // A copy moves elements bit for bit and does not convert them
+        // (docs/language.md, "copy"): a u8 landing in an f64 slot would
+        // verify by index yet hold garbage for the next statement.
+        if (a->type != b->type) {
+          diags.error(p->loc,
+                      std::string("copy from ") + a->name + " : " +
+                          elemTypeName(a->type) + " to " + b->name + " : " +
+                          elemTypeName(b->type) + ": the element types differ",
+                      std::string("declare ") + b->name + " with type " +
+                          elemTypeName(a->type) +
+                          "; copy moves elements without converting them");
           continue;
         }
         // A copy leaves both arrays in their layouts: B takes A's data in

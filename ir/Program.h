@@ -41,6 +41,7 @@ struct Machine {
   std::vector<int64_t> pes{32, 32}; ///< PE grid shape, dim 1 first
   int64_t memory = 65536;           ///< elements per PE
   int64_t cluster = 16;             ///< PEs per router cluster (MasPar)
+  llvm::SMLoc loc; ///< the `machine` declaration; invalid for the default
   int64_t peCount() const;
   const char *kindName() const;
 };

@@ -15,18 +15,26 @@ using rt::ExchangeSchedule;
 
 namespace {
 
-/// One way to run the exchanges: its steps and their total cycles.
+/// One way to run the exchanges: its steps and their total cycles
+/// (-1: pruned, not simulated).
 struct ScheduleCandidate {
   ExchangeSchedule schedule;
   std::vector<rt::Step> steps;
   int64_t cycles = 0;
 };
 
+/// The schedules in 001's order, each simulated, until one reaches `floor`
+/// (a lower bound of every schedule, networkLowerBound of the exchanges'
+/// map): none after it can be cheaper, so they are listed as pruned and
+/// not simulated. The choice is the one a full search makes (the first of
+/// the cheapest).
 std::vector<ScheduleCandidate>
 scheduleCandidates(const std::vector<rt::Exchange> &ops,
-                   const NetworkPlanRequest &r, const AffineLayout &before) {
+                   const NetworkPlanRequest &r, const AffineLayout &before,
+                   int64_t floor) {
   unsigned n = before.bits();
   std::vector<ScheduleCandidate> out;
+  bool done = false; // a candidate reached the floor
   // Sequential: one step per exchange, so --trace shows each (001 fig. 4).
   ScheduleCandidate seq{ExchangeSchedule::Sequential, {}, 0};
   AffineLayout now = before;
@@ -41,14 +49,21 @@ scheduleCandidates(const std::vector<rt::Exchange> &ops,
   out.push_back(seq);
   if (ops.size() < 2 && before.mBits == 0)
     return out;
+  done = seq.cycles <= floor;
   auto one = [&](ExchangeSchedule s,
                  std::vector<std::vector<rt::Exchange>> orders) {
     ScheduleCandidate c{s,
                         {rt::Step::exchangeStep(n, std::move(orders),
                                                 rt::exchangeScheduleName(s))},
                         0};
+    if (done) {
+      c.cycles = -1;
+      out.push_back(c);
+      return;
+    }
     c.cycles =
         rt::simulateNetworkStep(r.shape, c.steps[0], before, r.elemBytes);
+    done = c.cycles >= 0 && c.cycles <= floor;
     c.steps[0].predictedTicks = c.cycles;
     if (c.cycles >= 0)
       out.push_back(c);
@@ -86,7 +101,11 @@ std::string scheduleWhy(const std::vector<ScheduleCandidate> &all,
                   rt::exchangeScheduleName(best.schedule) + " is cheapest:";
   for (const ScheduleCandidate &c : all)
     s += std::string(" ") + rt::exchangeScheduleName(c.schedule) + " " +
-         std::to_string(c.cycles);
+         (c.cycles < 0 ? std::string("pruned") : std::to_string(c.cycles));
+  if (all.back().cycles < 0)
+    s += " (pruned: not simulated, as " +
+         std::string(rt::exchangeScheduleName(best.schedule)) +
+         " meets the lower bound)";
   if (delta && shape.cube) { // 001's bounds are for cubes
     s += "; 001 bounds: thm 2 " + std::to_string(rt::theorem2Bound(K, delta));
     rt::ExchangeGroup g;
@@ -123,10 +142,14 @@ mapc::planNetworkRemap(const NetworkPlanRequest &r) {
   plan.planner = r.shape.cube ? "hypercube" : "mesh";
   AffineLayout now = r.src;
   if (!f.exchanges.empty()) {
-    auto all = scheduleCandidates(f.exchanges, r, r.src);
+    AffineMove exchanges = AffineMove::fromExchanges(n, f.exchanges);
+    int64_t floor = rt::networkLowerBound(
+        r.shape, r.src.mBits, [&](uint64_t a) { return exchanges.apply(a); },
+        [&](uint64_t a) { return r.src.holds(a); });
+    auto all = scheduleCandidates(f.exchanges, r, r.src, floor);
     const ScheduleCandidate *best = &all[0];
     for (const ScheduleCandidate &c : all)
-      if (c.cycles < best->cycles)
+      if (c.cycles >= 0 && c.cycles < best->cycles)
         best = &c;
     std::string reason =
         scheduleWhy(all, *best, f.exchanges, r.src, r.shape, f.lowerBound);

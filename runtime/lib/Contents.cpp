@@ -13,30 +13,38 @@ uint8_t mapc::rt::patternByte(uint64_t d, uint64_t tag, unsigned byte) {
 
 namespace {
 
+// The layouts forEachAddress walks: affine and general ones as they are,
+// bit layouts as affine ones (the same addresses).
+const AffineLayout &walkable(const AffineLayout &l) { return l; }
+AffineLayout walkable(const BitLayout &l) { return AffineLayout::fromBits(l); }
+const TileMap &walkable(const TileMap &l) { return l; }
+
 /// storePattern's and countMismatches' loops, for any layout type and any
 /// way of reaching a node's memory.
 template <typename Layout, typename MemoryOf>
 void storeWith(const MemoryOf &memoryOf, const Layout &l, unsigned elemBytes,
                uint64_t base, uint64_t tag) {
-  forEachElement(l, elemBytes, base, [&](uint64_t d, unsigned pe, uint64_t at) {
-    uint8_t *mem = memoryOf(pe) + at;
-    for (unsigned k = 0; k < elemBytes; ++k)
-      mem[k] = patternByte(d, tag, k);
-  });
+  forEachAddress(walkable(l), elemBytes, base,
+                 [&](uint64_t d, unsigned pe, uint64_t at) {
+                   uint8_t *mem = memoryOf(pe) + at;
+                   for (unsigned k = 0; k < elemBytes; ++k)
+                     mem[k] = patternByte(d, tag, k);
+                 });
 }
 
 template <typename Layout, typename MemoryOf>
 uint64_t countWith(const MemoryOf &memoryOf, const Layout &l,
                    unsigned elemBytes, uint64_t base, uint64_t tag) {
   uint64_t bad = 0;
-  forEachElement(l, elemBytes, base, [&](uint64_t d, unsigned pe, uint64_t at) {
-    const uint8_t *mem = memoryOf(pe) + at;
-    for (unsigned k = 0; k < elemBytes; ++k)
-      if (mem[k] != patternByte(d, tag, k)) {
-        ++bad;
-        return;
-      }
-  });
+  forEachAddress(walkable(l), elemBytes, base,
+                 [&](uint64_t d, unsigned pe, uint64_t at) {
+                   const uint8_t *mem = memoryOf(pe) + at;
+                   for (unsigned k = 0; k < elemBytes; ++k)
+                     if (mem[k] != patternByte(d, tag, k)) {
+                       ++bad;
+                       return;
+                     }
+                 });
   return bad;
 }
 

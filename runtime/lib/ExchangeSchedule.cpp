@@ -26,7 +26,6 @@ uint64_t targetedNodeBits(const ExchangeGroup &g) {
   return mask;
 }
 
-/// Hops for one crossing of node bit j from a node whose bit j is `bit`.
 /// Hops for one crossing of node bit j from a node whose bit j is `bit`,
 /// over the detour h, j, h when `detour` >= 0 (cube only).
 void appendCrossing(const NetworkShape &shape, unsigned j, unsigned bit,
@@ -42,8 +41,9 @@ void appendCrossing(const NetworkShape &shape, unsigned j, unsigned bit,
   }
   unsigned b = 0;
   unsigned dim = shape.nodeBitDim(j, &b);
-  for (uint64_t n = uint64_t(1) << b; n > 0; --n)
-    path.push_back(Hop{uint8_t(dim), int8_t(bit ? -1 : 1), phase, priority});
+  Hop run{uint8_t(dim), int8_t(bit ? -1 : 1), phase, priority};
+  run.count = uint32_t(1) << b; // 2^b links along the dim, one run
+  path.push_back(run);
 }
 
 /// Does the element of rank `rank` (by slot, among its node's elements of
@@ -55,14 +55,14 @@ void appendCrossing(const NetworkShape &shape, unsigned j, unsigned bit,
 /// that arrived early, the set's first ones. Thm 4 discussion: the first
 /// ceil(K/2) + delta elements of a node go the short way, the rest detour.
 bool takesDetour(ExchangeSchedule s, const ExchangeGroup &g, uint64_t rank,
-                 unsigned step) {
+                 unsigned step, size_t exchangedBits) {
   uint64_t K = g.slots();
   if (s == ExchangeSchedule::RotatedDetour) {
     uint64_t half = ceilDiv(K, 2 * g.orders.size());
     return step == 0 ? rank > half : rank < half;
   }
   if (s == ExchangeSchedule::PipelinedDetour)
-    return rank >= ceilDiv(K, 2) + g.exchangedNodeBits().size();
+    return rank >= ceilDiv(K, 2) + exchangedBits;
   return false;
 }
 
@@ -137,6 +137,14 @@ buildExchangeTransfers(const NetworkShape &shape, const ExchangeGroup &group,
   uint32_t nodes = uint32_t(1) << group.pBits;
   // Elements seen so far per node in the current set: their rank.
   std::vector<uint64_t> seen(nodes, 0);
+  // Per element these would cost a set and a scan each: computed once.
+  size_t exchangedBits = group.exchangedNodeBits().size();
+  std::vector<std::vector<int>> detourOf;
+  for (const std::vector<Exchange> &order : group.orders) {
+    detourOf.emplace_back();
+    for (const Exchange &e : order)
+      detourOf.back().push_back(detours ? detourBit(group, e) : -1);
+  }
 
   for (uint64_t slot = 0; slot < K; ++slot) {
     uint64_t set = slot / setSize;
@@ -160,8 +168,9 @@ buildExchangeTransfers(const NetworkShape &shape, const ExchangeGroup &group,
         cur ^= uint64_t(flips) << e.bit;
         if (e.bit < group.mBits)
           continue; // a memory bit: local and free
-        int h = detours && takesDetour(schedule, group, rank, nodeStep)
-                    ? detourBit(group, e)
+        int h = detours && takesDetour(schedule, group, rank, nodeStep,
+                                       exchangedBits)
+                    ? detourOf[set][step]
                     : -1;
         ++nodeStep;
         if (flips)

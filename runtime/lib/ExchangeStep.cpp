@@ -10,6 +10,9 @@ namespace {
 /// How one exchange runs: chunk width, and per chunk the PEs that act.
 struct ExchangeShape {
   unsigned mBits = 0, pBits = 0, chunkBits = 0, xferBytes = 1;
+  /// Transfers per chunk: the machine moves at most 8 bytes at once, so a
+  /// c128 element travels as two 8-byte halves.
+  unsigned parts = 1;
   uint64_t condM = 0, condP = 0; ///< the condition's m- and p-bits
   bool memoryTarget = false;
   unsigned target = 0; ///< m-bit, or p-bit number
@@ -38,6 +41,10 @@ struct ExchangeShape {
            (elemBytes << (chunkBits + 1)) <= 8)
       ++chunkBits;
     xferBytes = elemBytes << chunkBits;
+    if (xferBytes > 8) {
+      parts = xferBytes / 8;
+      xferBytes = 8;
+    }
   }
   uint64_t chunks() const { return uint64_t(1) << (mBits - chunkBits); }
   /// Does PE p act on the chunk at slot s?
@@ -129,7 +136,11 @@ void runOne(MasPar &m, const Exchange &e, const AffineLayout &before,
   unsigned mBits = before.mBits, pBits = before.pBits;
   ExchangeShape x(e, before, elemBytes);
   unsigned w = x.xferBytes;
-  auto at = [&](uint64_t base, uint64_t s) { return base + s * elemBytes; };
+  // Part k of the chunk at slot s (k is always 0 for elements up to 8 bytes).
+  unsigned k = 0;
+  auto at = [&](uint64_t base, uint64_t s) {
+    return base + s * elemBytes + uint64_t(k) * w;
+  };
   auto copyRest = [&](uint64_t s, const Mask &acting) {
     if (copyFirst) {
       Mask rest = copyMask(x, acting);
@@ -143,12 +154,14 @@ void runOne(MasPar &m, const Exchange &e, const AffineLayout &before,
       if ((s & t) || !x.used(s))
         continue;
       Mask acting = actingMask(x, s, pes);
-      Plural lo = m.load(w, at(readBase, s), acting);
-      Plural hi = m.load(w, at(readBase, s | t), acting);
-      m.store(w, at(writeBase, s), hi, acting);
-      m.store(w, at(writeBase, s | t), lo, acting);
-      copyRest(s, acting);
-      copyRest(s | t, acting);
+      for (k = 0; k < x.parts; ++k) {
+        Plural lo = m.load(w, at(readBase, s), acting);
+        Plural hi = m.load(w, at(readBase, s | t), acting);
+        m.store(w, at(writeBase, s), hi, acting);
+        m.store(w, at(writeBase, s | t), lo, acting);
+        copyRest(s, acting);
+        copyRest(s | t, acting);
+      }
     }
     return;
   }
@@ -163,28 +176,30 @@ void runOne(MasPar &m, const Exchange &e, const AffineLayout &before,
     if (!x.used(s))
       continue;
     Mask acting = actingMask(x, s, pes);
-    Plural v = m.load(w, at(readBase, s), acting);
-    if (xnet) {
-      // Both halves of each pair send at once: PEs with the bit clear go
-      // up, the others down; partners act together (S never holds j).
-      Mask upward(pes), downward(pes);
-      for (unsigned p = 0; p < pes; ++p) {
-        bool clear = !((p >> x.target) & 1);
-        upward[p] = acting[p] && clear;
-        downward[p] = acting[p] && !clear;
+    for (k = 0; k < x.parts; ++k) {
+      Plural v = m.load(w, at(readBase, s), acting);
+      if (xnet) {
+        // Both halves of each pair send at once: PEs with the bit clear go
+        // up, the others down; partners act together (S never holds j).
+        Mask upward(pes), downward(pes);
+        for (unsigned p = 0; p < pes; ++p) {
+          bool clear = !((p >> x.target) & 1);
+          upward[p] = acting[p] && clear;
+          downward[p] = acting[p] && !clear;
+        }
+        Mask r1(pes), r2(pes);
+        Plural a = m.xnetSend(w, route.up, route.distance, v, upward, r1);
+        Plural b = m.xnetSend(w, route.down, route.distance, v, downward, r2);
+        for (unsigned p = 0; p < pes; ++p)
+          if (r2[p])
+            a[p] = b[p];
+        m.store(w, at(writeBase, s), a, acting);
+      } else {
+        Plural got = m.routerSend(w, v, dest, acting, false, received);
+        m.store(w, at(writeBase, s), got, received);
       }
-      Mask r1(pes), r2(pes);
-      Plural a = m.xnetSend(w, route.up, route.distance, v, upward, r1);
-      Plural b = m.xnetSend(w, route.down, route.distance, v, downward, r2);
-      for (unsigned p = 0; p < pes; ++p)
-        if (r2[p])
-          a[p] = b[p];
-      m.store(w, at(writeBase, s), a, acting);
-    } else {
-      Plural got = m.routerSend(w, v, dest, acting, false, received);
-      m.store(w, at(writeBase, s), got, received);
+      copyRest(s, acting);
     }
-    copyRest(s, acting);
   }
 }
 
@@ -214,9 +229,10 @@ bool mapc::rt::runExchangeStep(MasPar &m, const Step &step,
   }
   if (step.exchanges[0].empty() && copyFirst) {
     Mask all = m.allActive();
-    for (uint64_t s = 0; s < (uint64_t(1) << mBits); ++s)
-      m.store(elemBytes, writeBase + s * elemBytes,
-              m.load(elemBytes, readBase + s * elemBytes, all), all);
+    unsigned w = std::min(elemBytes, 8u);
+    uint64_t bytes = (uint64_t(1) << mBits) * elemBytes;
+    for (uint64_t b = 0; b < bytes; b += w)
+      m.store(w, writeBase + b, m.load(w, readBase + b, all), all);
   }
   return true;
 }
@@ -296,7 +312,7 @@ int64_t mapc::rt::predictExchangeStep(const Step &step,
         if (rest)
           one += cost.load[wi] + cost.store(wi);
       }
-      total += one * int64_t(perClass[k]);
+      total += one * int64_t(perClass[k]) * int64_t(x.parts);
     }
     first = false;
   }

@@ -84,6 +84,13 @@ unsigned NetworkShape::distance(uint32_t a, uint32_t b) const {
   return d;
 }
 
+unsigned NetworkShape::diameter() const {
+  unsigned d = 0;
+  for (unsigned size : dims)
+    d += size - 1; // a cube's dims have size 2
+  return d;
+}
+
 bool NetworkShape::valid(std::string *why) const {
   auto fail = [&](const std::string &msg) {
     if (why)
@@ -103,6 +110,13 @@ bool NetworkShape::valid(std::string *why) const {
   return true;
 }
 
+uint64_t pathLength(const std::vector<Hop> &path) {
+  uint64_t n = 0;
+  for (const Hop &h : path)
+    n += h.count;
+  return n;
+}
+
 bool walkPath(const NetworkShape &shape, uint32_t from,
               const std::vector<Hop> &path, uint32_t &to, std::string *why) {
   uint32_t node = from;
@@ -113,12 +127,19 @@ bool walkPath(const NetworkShape &shape, uint32_t from,
         *why = "hop " + std::to_string(k) + " in no dim";
       return false;
     }
+    if (h.count == 0) {
+      if (why)
+        *why = "hop " + std::to_string(k) + " has no steps";
+      return false;
+    }
     if (shape.cube) {
-      node ^= uint32_t(1) << h.dim;
+      node ^= uint32_t(h.count & 1) << h.dim;
       continue;
     }
-    int x = int(shape.coord(node, h.dim)) + h.dir;
-    if ((h.dir != 1 && h.dir != -1) || x < 0 || x >= int(shape.dims[h.dim])) {
+    // A run is monotone: it stays on the mesh if its end does.
+    int64_t x = int64_t(shape.coord(node, h.dim)) + int64_t(h.dir) * h.count;
+    if ((h.dir != 1 && h.dir != -1) || x < 0 ||
+        x >= int64_t(shape.dims[h.dim])) {
       if (why)
         *why = "hop " + std::to_string(k) + " leaves the mesh";
       return false;
@@ -134,9 +155,11 @@ std::vector<Hop> dimensionOrderPath(const NetworkShape &shape, uint32_t from,
   std::vector<Hop> path;
   for (unsigned i = 0; i < shape.dims.size(); ++i) {
     int x = int(shape.coord(from, i)), y = int(shape.coord(to, i));
-    int8_t dir = y > x ? 1 : -1;
-    for (int n = y > x ? y - x : x - y; n > 0; --n)
-      path.push_back(Hop{uint8_t(i), dir, 0});
+    if (x == y)
+      continue;
+    Hop h{uint8_t(i), int8_t(y > x ? 1 : -1), 0};
+    h.count = uint32_t(y > x ? y - x : x - y);
+    path.push_back(h);
   }
   return path;
 }
@@ -168,8 +191,8 @@ public:
   LinkSimulator(const NetworkShape &shape,
                 const std::vector<Transfer> &transfers)
       : shape(shape), transfers(transfers), at(transfers.size()),
-        next(transfers.size(), 0), child(transfers.size(), None),
-        sibling(transfers.size(), None),
+        next(transfers.size(), 0), stepsLeft(transfers.size(), 0),
+        child(transfers.size(), None), sibling(transfers.size(), None),
         linksPerNode(unsigned(shape.dims.size()) * (shape.cube ? 1 : 2)),
         root(size_t(shape.nodeCount()) * linksPerNode, None),
         load(root.size(), 0) {}
@@ -204,7 +227,8 @@ private:
 
   const NetworkShape &shape;
   const std::vector<Transfer> &transfers;
-  std::vector<uint32_t> at, next, child, sibling;
+  /// at: the node; next: the current run; stepsLeft: its steps to go.
+  std::vector<uint32_t> at, next, stepsLeft, child, sibling;
   unsigned linksPerNode;
   std::vector<uint32_t> root, load;
   std::vector<uint32_t> phases;              ///< distinct phases, ascending
@@ -264,31 +288,35 @@ void LinkSimulator::hop(uint32_t t) {
       std::lower_bound(phases.begin(), phases.end(), phaseOf(t, next[t])) -
       phases.begin());
   --remaining[rank];
-  ++next[t];
+  if (--stepsLeft[t] == 0 && ++next[t] < transfers[t].path.size())
+    stepsLeft[t] = transfers[t].path[next[t]].count;
 }
 
 int64_t LinkSimulator::run(uint64_t &hops, uint64_t &maxLoad) {
-  hops = 0;
+  // Unit steps per distinct phase: one entry per run, not per step.
+  std::vector<std::pair<uint32_t, uint64_t>> runs;
   for (uint32_t t = 0; t < transfers.size(); ++t)
     for (size_t k = 0; k < transfers[t].path.size(); ++k)
-      phases.push_back(phaseOf(t, k));
-  std::sort(phases.begin(), phases.end());
-  std::vector<uint32_t> distinct;
-  for (uint32_t p : phases) {
-    if (distinct.empty() || distinct.back() != p) {
-      distinct.push_back(p);
+      runs.push_back({phaseOf(t, k), transfers[t].path[k].count});
+  std::sort(runs.begin(), runs.end());
+  hops = 0;
+  for (const auto &[p, n] : runs) {
+    if (phases.empty() || phases.back() != p) {
+      phases.push_back(p);
       remaining.push_back(0);
     }
-    ++remaining.back();
+    remaining.back() += n;
+    hops += n;
   }
-  hops = phases.size();
-  phases = std::move(distinct);
+  std::vector<std::pair<uint32_t, uint64_t>>().swap(runs);
   parked.resize(phases.size());
 
   for (uint32_t t = 0; t < transfers.size(); ++t) {
     at[t] = transfers[t].node;
-    if (!transfers[t].path.empty())
+    if (!transfers[t].path.empty()) {
+      stepsLeft[t] = transfers[t].path[0].count;
       enqueue(t);
+    }
   }
   uint64_t left = hops;
   int64_t cycle = 0;

@@ -45,11 +45,11 @@ TEST(NetworkPaths, DimensionOrderOnMesh) {
   NetworkShape mesh = NetworkShape::mesh({4, 8});
   uint32_t from = 3 + 4 * 1, to = 1 + 4 * 5;
   std::vector<Hop> path = dimensionOrderPath(mesh, from, to);
-  ASSERT_EQ(path.size(), 6u);
-  for (unsigned k = 0; k < 2; ++k)
-    EXPECT_TRUE(path[k].dim == 0 && path[k].dir == -1);
-  for (unsigned k = 2; k < 6; ++k)
-    EXPECT_TRUE(path[k].dim == 1 && path[k].dir == 1);
+  // One run per dim: 2 steps down dim 0, then 4 up dim 1.
+  ASSERT_EQ(path.size(), 2u);
+  EXPECT_TRUE(path[0].dim == 0 && path[0].dir == -1 && path[0].count == 2);
+  EXPECT_TRUE(path[1].dim == 1 && path[1].dir == 1 && path[1].count == 4);
+  EXPECT_EQ(pathLength(path), 6u);
   EXPECT_EQ(mesh.distance(from, to), 6u);
   uint32_t end = 0;
   ASSERT_TRUE(walkPath(mesh, from, path, end));

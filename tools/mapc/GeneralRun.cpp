@@ -83,7 +83,7 @@ void mapc::traceGeneralPlan(const ProgramPlans &plans, const StatementPlan &sp,
                     plans.memoryBytes * scale, plans.shape.clusterSize);
   rt::Regions r2{
       {sp.srcBase * scale}, {sp.dstBase * scale}, {plans.scratchBase * scale}};
-  rt::forEachElement(p.source, 8, p.copy ? r2.src.base : r2.dst.base,
+  rt::forEachAddress(p.source, 8, p.copy ? r2.src.base : r2.dst.base,
                      [&](uint64_t d, unsigned pe, uint64_t at) {
                        for (unsigned k = 0; k < 8; ++k)
                          shadow.memoryOf(pe)[at + k] = uint8_t(d >> (8 * k));

@@ -1,5 +1,6 @@
 //===- ProgramRun.cpp -----------------------------------------------------===//
 #include "ProgramRun.h"
+#include "Progress.h"
 
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/Execute.h"
@@ -57,12 +58,38 @@ static std::string affineCycles(const rt::Plan &plan) {
   return remapText(exchanges, rest, plan.source);
 }
 
+/// Does `plan` write through the scratch region? rt::executePlan sends an
+/// in-place brute-force step there (a copy's first step writes the target).
+static bool planNeedsScratch(const rt::Plan &plan) {
+  for (size_t i = 0; i < plan.steps.size(); ++i)
+    if (plan.steps[i].kind == rt::StepKind::BruteForce &&
+        !(plan.copy && i == 0))
+      return true;
+  return false;
+}
+
+/// The same for a general plan: does a step write the scratch region
+/// (rt::stepRegions)?
+static bool planNeedsScratch(const rt::GeneralPlan &plan) {
+  const rt::Regions probe{{0}, {1}, {2}};
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    uint64_t read, write;
+    rt::stepRegions(plan, i, probe, read, write);
+    if (write == probe.scratch.base)
+      return true;
+  }
+  return false;
+}
+
 bool mapc::planProgram(const Program &program, PlannerKind kind,
                        const char *what, Diagnostics &diags, ProgramPlans &out,
                        std::optional<unsigned> exchangeStart) {
   const Machine &mach = program.machine;
   llvm::SMLoc at =
       program.statements.empty() ? llvm::SMLoc() : program.statements[0].loc;
+  // Messages about the machine's shape point at its declaration (the
+  // default machine is valid, so `at` is only a fallback).
+  llvm::SMLoc machineAt = mach.loc.isValid() ? mach.loc : at;
   unsigned pBits = 0;
   if (mach.kind != Machine::MasPar) {
     // A Boolean cube or a k-d mesh (001, 002): `memory` counts elements.
@@ -74,7 +101,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     }
     pBits = log2Exact(mach.peCount());
     if (!pow2 || pBits == ~0u || pBits > 20 || log2Exact(mach.memory) == ~0u) {
-      diags.error(at,
+      diags.error(machineAt,
                   std::string(what) + " needs power-of-two mesh sides, at "
                                       "most 2^20 nodes and a power-of-two "
                                       "memory",
@@ -92,7 +119,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     // run the radix-2 planners (003 ch. 4-5).
     constexpr int64_t kMaxPes = int64_t(1) << 20;
     if (mach.peCount() > kMaxPes) {
-      diags.error(at,
+      diags.error(machineAt,
                   std::string(what) +
                       " simulates at most 2^20 PEs; the "
                       "machine has " +
@@ -109,7 +136,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
       pBits = 0;
     unsigned cluster = unsigned(std::min<int64_t>(mach.cluster, 1 << 20));
     if (log2Exact(cluster) == ~0u) {
-      diags.error(at, "the router cluster size must be a power of two",
+      diags.error(machineAt, "the router cluster size must be a power of two",
                   "write cluster = 16 as on the MP-1 (003 5.6.4)");
       return false;
     }
@@ -132,6 +159,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   };
   std::vector<Pending> pending;
   int64_t generalSlots = 0;
+  llvm::SMLoc widestAt; // the statement with the most memory bits
   bool ok = true;
   for (const Statement &st : program.statements) {
     if (st.from < 0 || st.to < 0)
@@ -168,15 +196,17 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     }
     const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
     pending.push_back({&st, m.src, m.dst, std::nullopt, std::nullopt});
-    out.mBits = std::max({out.mBits, pending.back().src.memoryBits,
-                          pending.back().dst.memoryBits});
+    unsigned stBits = std::max(m.src.memoryBits, m.dst.memoryBits);
+    if (stBits > out.mBits || !widestAt.isValid())
+      widestAt = st.loc;
+    out.mBits = std::max(out.mBits, stBits);
   }
   if (!ok)
     return false;
   // Network plans are chosen by simulating every element's route.
   constexpr unsigned kMaxNetworkCellBits = 20;
   if (out.onNetwork && out.mBits + pBits > kMaxNetworkCellBits) {
-    diags.error(at,
+    diags.error(widestAt,
                 std::string(what) + " on a " + mach.kindName() +
                     " simulates every element of every schedule; these "
                     "layouts span 2^" +
@@ -187,8 +217,24 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
                 "their costs scale with K and the cube's dimension");
     return false;
   }
+  // Elements travel up to the diameter, one simulated hop at a time: a
+  // 2^20-node cube (diameter 20) fits, a 1024 x 1024 mesh (2046) does not.
+  uint64_t diameter = out.onNetwork ? out.network.diameter() : 0;
+  if (out.onNetwork &&
+      (uint64_t(1) << (out.mBits + pBits)) * std::max<uint64_t>(diameter, 1) >
+          rt::kMaxSimulatedHops) {
+    diags.error(widestAt,
+                std::string(what) + " on a " + mach.kindName() +
+                    " simulates every hop of every element: 2^" +
+                    std::to_string(out.mBits + pBits) +
+                    " device cells times the diameter " +
+                    std::to_string(diameter) + " exceed 2^28 hops",
+                "plan a smaller instance, or a machine with a smaller "
+                "diameter (more mesh dims, or a hypercube)");
+    return false;
+  }
   if (out.onNetwork && (uint64_t(1) << out.mBits) > out.nodeElements) {
-    diags.error(at,
+    diags.error(widestAt,
                 "the layouts put " + std::to_string(uint64_t(1) << out.mBits) +
                     " elements on a node but the machine's memory holds " +
                     std::to_string(out.nodeElements),
@@ -216,8 +262,11 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     out.arrayBase[a.name] = base;
     base += region;
   }
+  // The scratch (as large as a region) is added after planning, and only
+  // when a plan has an in-place brute-force step (rt::executePlan): other
+  // plans never touch it, and it halved the largest array --run accepts.
   out.scratchBase = base;
-  out.memoryBytes = base + region;
+  out.memoryBytes = base;
   bool simulating = std::string(what) == "--run";
   uint64_t nodes =
       out.onNetwork ? uint64_t(1) << pBits : uint64_t(out.shape.peCount());
@@ -235,6 +284,8 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   }
 
   unsigned counter = 0;
+  // A plan can take seconds (the brute-force planner on 2^24 elements).
+  Progress planning(std::string(what) + ": planning", pending.size());
   for (const Pending &p : pending) {
     const Statement &st = *p.st;
     const ArrayInfo *arr = program.findArray(st.array);
@@ -249,6 +300,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
                to.name;
     sp.function = std::string(kindWord(st.kind)) + "_" + st.array + "_" +
                   std::to_string(++counter);
+    planning.update(counter - 1, sp.label);
     std::string why;
     if (p.generalSrc) {
       GeneralPlanRequest gr;
@@ -324,6 +376,25 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     sp.srcBase = out.arrayBase[st.array];
     sp.dstBase = out.arrayBase[copy ? st.target : st.array];
     out.statements.push_back(std::move(sp));
+  }
+  for (const StatementPlan &sp : out.statements) {
+    bool needs =
+        sp.general ? planNeedsScratch(*sp.general) : planNeedsScratch(sp.plan);
+    if (!needs || out.memoryBytes > out.scratchBase)
+      continue;
+    out.memoryBytes = out.scratchBase + region;
+    if (simulating && out.memoryBytes > kMaxSimulatedBytes / nodes) {
+      diags.error(sp.statement->loc,
+                  std::string(what) +
+                      ": this plan's in-place brute-force "
+                      "step needs a scratch copy of the "
+                      "array, " +
+                      std::to_string(out.memoryBytes) + " bytes in each of " +
+                      std::to_string(nodes) +
+                      " PEs; the simulator allows 256 MiB in all",
+                  "use the default planner, or a copy into another array");
+      return false;
+    }
   }
   return ok;
 }

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ProgramRun.h"
+#include "Progress.h"
 #include "backend/Butterfly.h"
 #include "backend/CppEmitter.h"
 #include "backend/LayoutPrinter.h"
@@ -108,6 +109,27 @@ cl::opt<PlannerKind> planner(
                           "baseline: send every element (003 6.3.3)")),
     cl::cat(mapcCategory));
 
+cl::opt<ProgressMode> progress(
+    "progress",
+    cl::desc("Show progress of long outputs and plans on stderr (default: "
+             "only when stderr is a terminal)"),
+    cl::init(ProgressMode::Auto),
+    cl::values(
+        clEnumValN(ProgressMode::Auto, "auto", "when stderr is a terminal"),
+        clEnumValN(ProgressMode::Always, "always", "always, one line per step"),
+        clEnumValN(ProgressMode::Never, "never", "never")),
+    cl::cat(mapcCategory));
+
+/// --emit=layout announces its output on stderr from this many bytes.
+constexpr uint64_t kAnnouncedLayoutBytes = uint64_t(64) << 20;
+
+/// An upper bound on --emit=layout's bytes for `l`: every cell as wide as
+/// the largest data index (below the cell count), plus its separator.
+uint64_t layoutTextBytes(const Layout &l) {
+  uint64_t digits = std::to_string(std::max<int64_t>(l.deviceSize(), 1)).size();
+  return uint64_t(l.deviceSize()) * (digits + 1) + 64;
+}
+
 /// Opens -o (or stdout); reports and returns null when it cannot.
 std::unique_ptr<llvm::ToolOutputFile> openOutput() {
   std::error_code ec;
@@ -118,6 +140,16 @@ std::unique_ptr<llvm::ToolOutputFile> openOutput() {
   llvm::WithColor::error(llvm::errs(), "mapc")
       << "cannot write '" << outputFile << "': " << ec.message() << "\n";
   return nullptr;
+}
+
+/// Does -o name the input file? Compared by file identity (device and
+/// inode, through links and other spellings of the path), not by name:
+/// opening -o truncates it, and a failed run would then delete it.
+bool outputNamesInput() {
+  if (outputFile == "-" || inputFile == "-")
+    return false;
+  bool same = false;
+  return !llvm::sys::fs::equivalent(inputFile, outputFile, same) && same;
 }
 
 /// --emit=layout refuses devices larger than this many cells: the text
@@ -144,6 +176,7 @@ int main(int argc, char **argv) {
       &llvm::errs());
   if (!parsed)
     return 2; // a usage error, reported above
+  Progress::setMode(progress);
 
   if (trace && !runProgram) {
     llvm::WithColor::error(llvm::errs(), "mapc") << "--trace needs --run\n";
@@ -157,6 +190,13 @@ int main(int argc, char **argv) {
   if (runProgram && emit != Emit::None) {
     llvm::WithColor::error(llvm::errs(), "mapc")
         << "--run cannot be combined with --emit; run them separately\n";
+    return 2;
+  }
+
+  if (outputNamesInput()) {
+    llvm::WithColor::error(llvm::errs(), "mapc")
+        << "-o '" << outputFile << "' is the input file '" << inputFile
+        << "'; write the output to another file\n";
     return 2;
   }
 
@@ -313,14 +353,12 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  for (unsigned i = 0; i < program.numStaticLayouts; ++i) {
-    const Layout &l = program.layouts[i];
-    if (emit == Emit::KTile) {
-      if (l.tile)
-        printKTileLayout(l.name, l.array, *l.tile, out.os());
-      else
-        printDigitMapLayout(l.name, l.array, *l.digits, out.os());
-    } else if (emit == Emit::Layout) {
+  // --emit=layout: refuse devices too large to print before writing
+  // anything, and announce large outputs (2^28 cells are about 5 GB).
+  uint64_t layoutBytes = 0, layoutCells = 0;
+  if (emit == Emit::Layout) {
+    for (unsigned i = 0; i < program.numStaticLayouts; ++i) {
+      const Layout &l = program.layouts[i];
       if (l.deviceSize() > kMaxPrintedCells) {
         diags.error(l.loc,
                     "layout '" + l.name + "' has " +
@@ -331,7 +369,32 @@ int main(int argc, char **argv) {
         diags.printSummary();
         return 1;
       }
-      printDeviceContents(l, out.os());
+      layoutBytes += layoutTextBytes(l);
+      layoutCells += uint64_t(l.deviceSize());
+    }
+    if (layoutBytes >= kAnnouncedLayoutBytes)
+      llvm::WithColor::note(llvm::errs(), "mapc")
+          << "--emit=layout writes " << layoutCells << " cells of "
+          << program.numStaticLayouts << " layouts, up to "
+          << (layoutBytes >> 20) << " MiB of text\n";
+  }
+  std::optional<Progress> layoutProgress;
+  if (emit == Emit::Layout)
+    layoutProgress.emplace("--emit=layout", layoutCells, outputFile == "-");
+  uint64_t cellsBefore = 0;
+  for (unsigned i = 0; i < program.numStaticLayouts; ++i) {
+    const Layout &l = program.layouts[i];
+    if (emit == Emit::KTile) {
+      if (l.tile)
+        printKTileLayout(l.name, l.array, *l.tile, out.os());
+      else
+        printDigitMapLayout(l.name, l.array, *l.digits, out.os());
+    } else if (emit == Emit::Layout) {
+      std::string detail = "layout " + l.name;
+      printDeviceContents(l, out.os(), [&](int64_t cells) {
+        layoutProgress->update(cellsBefore + uint64_t(cells), detail);
+      });
+      cellsBefore += uint64_t(l.deviceSize());
     }
   }
   out.keep();

@@ -31,10 +31,10 @@ void forEachElement(const Layout &l, unsigned elemBytes, uint64_t base, F &&f) {
   }
 }
 
-/// The same for a general layout (003 ch. 6), every copy of a replicated
-/// element included, in address order: PE by PE, slot by slot.
+/// forEachAddress for a general layout (003 ch. 6, below), every copy of a
+/// replicated element included.
 template <typename F>
-void forEachElement(const TileMap &l, unsigned elemBytes, uint64_t base,
+void forEachAddress(const TileMap &l, unsigned elemBytes, uint64_t base,
                     F &&f) {
   const int64_t slots = l.device.empty() ? 1 : l.device[0].tlen;
   const int64_t cells = l.deviceSize();
@@ -44,6 +44,23 @@ void forEachElement(const TileMap &l, unsigned elemBytes, uint64_t base,
       f(uint64_t(d), unsigned(a / slots),
         base + uint64_t(a % slots) * elemBytes);
   }
+}
+
+/// Calls f(d, pe, byteAddress) for every device address of `l` that holds
+/// data, in address order: PE by PE, each PE's memory ascending. Filling
+/// and checking walk memory sequentially this way, where data order jumps
+/// to another PE on every element (most of a large --run's time).
+template <typename F>
+void forEachAddress(const AffineLayout &l, unsigned elemBytes, uint64_t base,
+                    F &&f) {
+  AffineDecoder decoder(l);
+  uint64_t slots = uint64_t(1) << l.mBits;
+  for (uint64_t pe = 0; pe < (uint64_t(1) << l.pBits); ++pe)
+    for (uint64_t s = 0; s < slots; ++s) {
+      uint64_t a = s | pe << l.mBits;
+      if (l.holds(a))
+        f(decoder.dataAt(a), unsigned(pe), base + s * elemBytes);
+    }
 }
 
 /// Byte `byte` of element `d` of the data set `tag`: every byte depends on

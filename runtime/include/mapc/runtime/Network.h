@@ -48,10 +48,15 @@ struct NetworkShape {
   unsigned degree(uint32_t node) const;
   /// Shortest path length: Hamming distance on a cube, sum |dx| on a mesh.
   unsigned distance(uint32_t a, uint32_t b) const;
+  /// The longest shortest path: n on an n-cube, sum (P_i - 1) on a mesh.
+  unsigned diameter() const;
   bool valid(std::string *why = nullptr) const;
 };
 
-/// One unit step. On a cube `dir` is ignored (the hop flips bit `dim`).
+/// `count` unit steps along one dim in one direction (a run, so a path
+/// across a long mesh dim costs one Hop, not one per link: memory stays
+/// linear in the transfers, not in elements x path length). On a cube
+/// `dir` is ignored (each step flips bit `dim`).
 /// `phase` is added to the transfer's phase: a multi-leg route labels its
 /// later legs with later phases (non-decreasing along the path).
 /// `priority` orders elements of one phase without a barrier: at a link the
@@ -62,7 +67,11 @@ struct Hop {
   int8_t dir = 1;
   uint32_t phase = 0;
   uint32_t priority = 0;
+  uint32_t count = 1; ///< unit steps in this run, at least 1
 };
+
+/// Unit steps of `path` (the sum of its runs' counts).
+uint64_t pathLength(const std::vector<Hop> &path);
 
 struct Transfer {
   uint32_t node = 0;
@@ -108,8 +117,13 @@ private:
   NetworkLedger led;
 };
 
-/// Dimension-order routing: dim 0 first. On a cube e-cube routing (differing
-/// bits ascending); on a mesh no wrap-around.
+/// The most unit hops (device cells x diameter) a network simulation is
+/// given: about 10 s per statement on one core of the 2-core machine in
+/// docs/cost-model.md, since hops are simulated one by one.
+constexpr uint64_t kMaxSimulatedHops = uint64_t(1) << 28;
+
+/// Dimension-order routing: dim 0 first, one run per dim. On a cube e-cube
+/// routing (differing bits ascending); on a mesh no wrap-around.
 std::vector<Hop> dimensionOrderPath(const NetworkShape &shape, uint32_t from,
                                     uint32_t to);
 
