@@ -11,6 +11,7 @@
 #include "mapc/runtime/General.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 using namespace mapc::rt;
 
@@ -155,6 +156,7 @@ private:
   bool runLocal(std::string *why);
   bool moveLocal(bool onlyLocal, std::string *why);
   bool runExchange(std::string *why);
+  void copyWithinPes(const std::vector<ExchangeSend> &copies);
   bool runLocalInPlace(const std::vector<int64_t> &readSlot);
   bool runSlotwise(std::string *why);
   bool runBruteForce();
@@ -500,18 +502,30 @@ bool mapc::rt::colourBipartite(
   return true;
 }
 
-bool mapc::rt::exchangeSchedule(
-    const TileMap &from, const TileMap &to,
-    const std::vector<uint32_t> &sources, unsigned pes,
-    std::vector<std::vector<ExchangeSend>> &rounds) {
+bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
+                                const std::vector<uint32_t> &sources,
+                                unsigned pes,
+                                std::vector<std::vector<ExchangeSend>> &rounds,
+                                std::vector<ExchangeSend> &fanOut) {
   const int64_t toPes = pesOf(to), fromSlots = slotsOf(from),
                 toSlots = slotsOf(to);
   std::vector<ExchangeSend> sends;
+  fanOut.clear();
+  // An element bound for several cells of one PE (a destination replicated
+  // in memory) travels once; the receiver copies it (003 6.2.1, "Data
+  // replication").
+  std::unordered_map<uint64_t, uint32_t> delivered;
   for (int64_t q = 0; q < toPes; ++q)
     for (int64_t t = 0; t < toSlots; ++t) {
       uint32_t a = sources[size_t(q * toSlots + t)];
       if (a == kNoSource || int64_t(a) / fromSlots == q)
         continue;
+      auto [it, fresh] =
+          delivered.insert({uint64_t(a) << 21 | uint64_t(q), uint32_t(t)});
+      if (!fresh) {
+        fanOut.push_back({uint32_t(q), uint32_t(q), it->second, uint32_t(t)});
+        continue;
+      }
       sends.push_back({uint32_t(int64_t(a) / fromSlots), uint32_t(q),
                        uint32_t(int64_t(a) % fromSlots), uint32_t(t)});
     }
@@ -656,7 +670,8 @@ bool GeneralStepRunner::runExchange(std::string *why) {
     return false;
   }
   std::vector<std::vector<ExchangeSend>> byRound;
-  if (!exchangeSchedule(from, to, *given, pes, byRound))
+  std::vector<ExchangeSend> fanOut;
+  if (!exchangeSchedule(from, to, *given, pes, byRound, fanOut))
     return fail("no contention-free schedule found within the search budget");
   // Out of place every round is a group of its own.
   std::vector<std::vector<uint32_t>> groups;
@@ -712,7 +727,66 @@ bool GeneralStepRunner::runExchange(std::string *why) {
       tearDown(round);
     }
   }
+  copyWithinPes(fanOut);
   return true;
+}
+
+// Copies inside each PE's written region (an exchange step's fan-out of
+// received elements): one direct load and store per slot when every PE
+// copies the same slots, one indirect pair per round otherwise.
+void GeneralStepRunner::copyWithinPes(const std::vector<ExchangeSend> &copies) {
+  if (copies.empty())
+    return;
+  std::vector<int64_t> fromSlot(size_t(toSlots), -1);
+  bool uniform = true;
+  for (const ExchangeSend &c : copies) {
+    int64_t &f = fromSlot[c.dstSlot];
+    uniform &= f < 0 || f == int64_t(c.srcSlot);
+    f = c.srcSlot;
+  }
+  Mask active(pes, 0);
+  if (uniform) {
+    std::vector<std::vector<uint32_t>> pesAt(static_cast<size_t>(toSlots));
+    for (const ExchangeSend &c : copies)
+      pesAt[c.dstSlot].push_back(c.dstPe);
+    for (int64_t t = 0; t < toSlots; ++t) {
+      if (pesAt[size_t(t)].empty())
+        continue;
+      for (uint32_t p : pesAt[size_t(t)])
+        active[p] = 1;
+      for (unsigned x = 0; x < xfers; ++x) {
+        Plural z = m.load(xferBytes, writeAddr(fromSlot[size_t(t)], x), active);
+        m.store(xferBytes, writeAddr(t, x), z, active);
+      }
+      for (uint32_t p : pesAt[size_t(t)])
+        active[p] = 0;
+    }
+    return;
+  }
+  std::vector<std::vector<const ExchangeSend *>> lists(pes);
+  size_t rounds = 0;
+  for (const ExchangeSend &c : copies) {
+    lists[c.dstPe].push_back(&c);
+    rounds = std::max(rounds, lists[c.dstPe].size());
+  }
+  Plural ra(pes, 0), wa(pes, 0);
+  for (size_t r = 0; r < rounds; ++r) {
+    for (unsigned p = 0; p < pes; ++p) {
+      active[p] = r < lists[p].size();
+      if (active[p]) {
+        ra[p] = writeAddr(lists[p][r]->srcSlot, 0);
+        wa[p] = writeAddr(lists[p][r]->dstSlot, 0);
+      }
+    }
+    for (unsigned x = 0; x < xfers; ++x) {
+      Plural z = m.loadIndirect(xferBytes, ra, active);
+      m.storeIndirect(xferBytes, wa, z, active);
+      for (unsigned p = 0; p < pes; ++p) {
+        ra[p] += xferBytes;
+        wa[p] += xferBytes;
+      }
+    }
+  }
 }
 
 // brute_copy (003 function 6.2): every PE sends its elements one per round,

@@ -8,7 +8,9 @@
 //           destination replicates it) and written once into every cell
 //           that takes it; a SIMD load or store serves every PE at once, so
 //           the busiest PE's count times the direct price bounds each;
-//   router  every element that changes PE leaves through its cluster's one
+//   router  every element that changes PE (once per PE it must reach, a
+//           destination replicated in one PE's memory needing one copy
+//           there) leaves through its cluster's one
 //           connection and enters through its new cluster's (the same one
 //           when both PEs share a cluster), at least one rsend each in
 //           either router mode (003 5.6.4), and a cluster opens at least
@@ -21,6 +23,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_set>
 
 using namespace mapc::rt;
 
@@ -41,6 +44,8 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
 
   std::vector<int64_t> reads(pes, 0), writes(pes, 0);
   std::vector<uint8_t> read(size_t(src.deviceSize()), 0);
+  std::unordered_set<uint64_t> deliveredTo; // (source cell, PE) pairs sent
+  const bool replicating = dst.replicates();
   // Clusters come from a pricing-only machine: the same blocks as --run's.
   MasPar grid =
       MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
@@ -66,6 +71,10 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
     }
     ++writes[size_t(bp)];
     if (ap == bp)
+      continue;
+    // An element bound for several cells of one PE need travel only once.
+    if (replicating &&
+        !deliveredTo.insert(uint64_t(a) << 21 | uint64_t(bp)).second)
       continue;
     // Every send goes through the cluster's connection, even to a PE of
     // the same cluster (MasPar.h's router model).

@@ -22,12 +22,17 @@ static void printExchangeRounds(const rt::TileMap &before,
                                 const rt::TileMap &after,
                                 llvm::raw_ostream &os) {
   std::vector<std::vector<rt::ExchangeSend>> rounds;
+  std::vector<rt::ExchangeSend> fanOut;
   unsigned pes = unsigned(std::max(rt::pesOf(before), rt::pesOf(after)));
   if (!rt::exchangeSchedule(before, after, rt::sourcesOf(before, after), pes,
-                            rounds))
+                            rounds, fanOut))
     return;
   os << "    rounds: " << rounds.size()
-     << ", each PE sending and receiving at most one element per round\n";
+     << ", each PE sending and receiving at most one element per round";
+  if (!fanOut.empty())
+    os << "; then " << fanOut.size()
+       << " copies of received elements inside their PEs";
+  os << "\n";
   if (pes > 16 || rounds.size() > 16)
     return;
   for (size_t r = 0; r < rounds.size(); ++r) {

@@ -125,10 +125,13 @@ struct ExchangeSend {
 /// The rounds of an exchange step from `from` to `to` (`sources` from
 /// sourcesOf) on a machine of `pes` PEs: in each, every PE sends at most one
 /// element and receives at most one, in as few rounds as the busiest PE
-/// needs. False if the search for them runs past its budget.
+/// needs. An element bound for several cells of one PE is sent once;
+/// `fanOut` lists the copies the receiver then makes (srcSlot: the cell it
+/// arrived in). False if the search for rounds runs past its budget.
 bool exchangeSchedule(const TileMap &from, const TileMap &to,
                       const std::vector<uint32_t> &sources, unsigned pes,
-                      std::vector<std::vector<ExchangeSend>> &rounds);
+                      std::vector<std::vector<ExchangeSend>> &rounds,
+                      std::vector<ExchangeSend> &fanOut);
 
 /// Which region step i of `plan` reads and which it writes.
 void stepRegions(const GeneralPlan &plan, size_t i, const Regions &regions,
