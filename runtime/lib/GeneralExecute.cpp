@@ -502,6 +502,42 @@ bool mapc::rt::colourBipartite(
   return true;
 }
 
+namespace {
+
+/// Colours `sends` into rounds appended to `rounds`, in order of their shift
+/// (receiver - sender, modulo `span` PEs): sends of one shift never share a
+/// sender or a receiver, so a remap whose shifts each carry one element per
+/// PE (a P/M digit exchange) takes exactly the diagonals of function 6.1.
+bool colourByShift(std::vector<ExchangeSend> sends, unsigned pes, uint64_t span,
+                   std::vector<std::vector<ExchangeSend>> &rounds) {
+  auto shift = [&](const ExchangeSend &e) {
+    return (e.dstPe + span - e.srcPe % span) % span;
+  };
+  // A stable counting sort: shifts are below `span`.
+  std::vector<size_t> start(span + 1, 0);
+  for (const ExchangeSend &e : sends)
+    ++start[shift(e) + 1];
+  for (size_t k = 1; k <= span; ++k)
+    start[k] += start[k - 1];
+  std::vector<ExchangeSend> sorted(sends.size());
+  for (const ExchangeSend &e : sends)
+    sorted[start[shift(e)]++] = e;
+  std::vector<std::pair<uint32_t, uint32_t>> edges;
+  for (const ExchangeSend &e : sorted)
+    edges.push_back({e.srcPe, e.dstPe});
+  std::vector<uint32_t> colour;
+  uint32_t count = 0;
+  if (!colourBipartite(edges, pes, colour, count, 64 * edges.size() + 4096))
+    return false;
+  size_t first = rounds.size();
+  rounds.resize(first + count);
+  for (size_t e = 0; e < sorted.size(); ++e)
+    rounds[first + colour[e]].push_back(sorted[e]);
+  return true;
+}
+
+} // namespace
+
 bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
                                 const std::vector<uint32_t> &sources,
                                 unsigned pes,
@@ -509,12 +545,14 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
                                 std::vector<ExchangeSend> &fanOut) {
   const int64_t toPes = pesOf(to), fromSlots = slotsOf(from),
                 toSlots = slotsOf(to);
-  std::vector<ExchangeSend> sends;
   fanOut.clear();
+  rounds.clear();
   // An element bound for several cells of one PE (a destination replicated
   // in memory) travels once; the receiver copies it (003 6.2.1, "Data
-  // replication").
+  // replication"). Deliveries are grouped by source cell.
   std::unordered_map<uint64_t, uint32_t> delivered;
+  std::unordered_map<uint32_t, std::vector<ExchangeSend>> bySource;
+  std::vector<uint32_t> sourceOrder;
   for (int64_t q = 0; q < toPes; ++q)
     for (int64_t t = 0; t < toSlots; ++t) {
       uint32_t a = sources[size_t(q * toSlots + t)];
@@ -526,39 +564,66 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
         fanOut.push_back({uint32_t(q), uint32_t(q), it->second, uint32_t(t)});
         continue;
       }
-      sends.push_back({uint32_t(int64_t(a) / fromSlots), uint32_t(q),
-                       uint32_t(int64_t(a) % fromSlots), uint32_t(t)});
+      auto &list = bySource[a];
+      if (list.empty())
+        sourceOrder.push_back(a);
+      list.push_back({uint32_t(int64_t(a) / fromSlots), uint32_t(q),
+                      uint32_t(int64_t(a) % fromSlots), uint32_t(t)});
     }
-  // Colour the sends in order of their shift (receiver - sender, modulo the
-  // PEs the layout spans): sends of one shift never share a sender or a
-  // receiver, so a remap whose shifts each carry one element per PE (a P/M
-  // digit exchange) takes exactly the diagonals of function 6.1 as rounds.
   const uint64_t span = uint64_t(std::max<int64_t>(1, toPes));
-  auto shift = [&](const ExchangeSend &e) {
-    return (e.dstPe + span - e.srcPe % span) % span;
-  };
-  // A stable counting sort: shifts are below `span`.
-  {
-    std::vector<size_t> start(span + 1, 0);
-    for (const ExchangeSend &e : sends)
-      ++start[shift(e) + 1];
-    for (size_t k = 1; k <= span; ++k)
-      start[k] += start[k - 1];
-    std::vector<ExchangeSend> sorted(sends.size());
-    for (const ExchangeSend &e : sends)
-      sorted[start[shift(e)]++] = e;
-    sends.swap(sorted);
+  // Every delivery from its source, coloured at once.
+  std::vector<ExchangeSend> direct;
+  size_t widest = 0;
+  for (uint32_t a : sourceOrder) {
+    const auto &list = bySource[a];
+    direct.insert(direct.end(), list.begin(), list.end());
+    widest = std::max(widest, list.size());
   }
-  std::vector<std::pair<uint32_t, uint32_t>> edges;
-  for (const ExchangeSend &e : sends)
-    edges.push_back({e.srcPe, e.dstPe});
-  std::vector<uint32_t> colour;
-  uint32_t count = 0;
-  if (!colourBipartite(edges, pes, colour, count, 64 * edges.size() + 4096))
+  if (!colourByShift(direct, pes, span, rounds))
     return false;
-  rounds.assign(count, {});
-  for (size_t e = 0; e < sends.size(); ++e)
-    rounds[colour[e]].push_back(sends[e]);
+  if (widest < 3)
+    return true;
+  // An element bound for several PEs can instead double its holders each
+  // wave (6.2.1's recursive doubling): in wave w every PE holding it sends
+  // it to one more, the PEs that received it forwarding the copy they
+  // received. Each wave is coloured on its own and follows the last; the
+  // waves win when they take fewer rounds.
+  // Each element's receivers in order of their shift from its source, so
+  // that elements of different sources forward through different PEs.
+  for (uint32_t a : sourceOrder) {
+    auto &list = bySource[a];
+    std::stable_sort(list.begin(), list.end(),
+                     [&](const ExchangeSend &x, const ExchangeSend &y) {
+                       return (x.dstPe + span - x.srcPe % span) % span <
+                              (y.dstPe + span - y.srcPe % span) % span;
+                     });
+  }
+  std::vector<std::vector<ExchangeSend>> waves;
+  for (unsigned w = 0;; ++w) {
+    std::vector<ExchangeSend> wave;
+    for (uint32_t a : sourceOrder) {
+      const auto &list = bySource[a];
+      // Before wave w the source and list[0 .. 2^w - 1) hold the element.
+      size_t held = (size_t(1) << w) - 1;
+      if (held >= list.size())
+        continue;
+      for (size_t h = 0; h <= held && held + h < list.size(); ++h) {
+        ExchangeSend e = list[held + h];
+        if (h > 0) { // a receiver forwards its copy
+          e.srcPe = list[h - 1].dstPe;
+          e.srcSlot = list[h - 1].dstSlot;
+          e.forwarded = true;
+        }
+        wave.push_back(e);
+      }
+    }
+    if (wave.empty())
+      break;
+    if (!colourByShift(std::move(wave), pes, span, waves))
+      return false;
+  }
+  if (waves.size() < rounds.size())
+    rounds.swap(waves);
   return true;
 }
 
@@ -677,6 +742,10 @@ bool GeneralStepRunner::runExchange(std::string *why) {
   std::vector<std::vector<uint32_t>> groups;
   constexpr unsigned kMaxHeld = 8; // elements a PE holds in registers
   if (inPlace) {
+    for (const auto &round : byRound)
+      for (const ExchangeSend &e : round)
+        if (e.forwarded)
+          return fail("an in-place exchange step cannot forward copies");
     uint64_t cells = uint64_t(std::max(fromSlots, toSlots));
     if (!inPlaceGroups(byRound, cells, kMaxHeld, groups))
       return fail("in place, the exchange rounds would hold more than 8 "
@@ -692,7 +761,9 @@ bool GeneralStepRunner::runExchange(std::string *why) {
     for (const ExchangeSend &e : round) {
       active[e.srcPe] = 1;
       dest[e.srcPe] = e.dstPe;
-      raddr[e.srcPe] = readAddr(e.srcSlot, x);
+      // A forwarded copy is read where it arrived.
+      raddr[e.srcPe] =
+          e.forwarded ? writeAddr(e.srcSlot, x) : readAddr(e.srcSlot, x);
       recvAddr[e.dstPe] = writeAddr(e.dstSlot, x);
     }
   };

@@ -270,3 +270,38 @@ TEST(GeneralRemap, Figure615ContentionFreeOrder) {
     }
   }
 }
+
+// 003 6.2.1's recursive doubling: 8 elements, one per PE on PEs 0-7, each
+// replicated over all 32 PEs of a 1-d machine (the `*` digit spans the PE
+// dim). Forwarding copies (receivers passing on what they received) takes
+// fewer rounds than sending 31 copies from each source; every copy checks.
+TEST(GeneralRemap, ReplicationByRecursiveDoubling) {
+  KTile src;
+  src.data = {SpaceDim::plain(8)};
+  src.kdims = {KDim::plain(8), KDim::plain(4), KDim::plain(1)};
+  src.kdims[1].ok = 0; // PEs 0-7 only
+  src.groups = {1, 2};
+  src.m = {{2}, {0, 1}};
+  src.device = {SpaceDim::plain(1), SpaceDim::plain(32)};
+  KTile dst;
+  dst.data = {SpaceDim::plain(8)};
+  dst.kdims = {KDim::plain(8), KDim::plain(32)};
+  dst.kdims[1].ok = kReplicated;
+  dst.groups = {1, 1};
+  dst.m = {{0}, {1}};
+  dst.device = {SpaceDim::plain(8), SpaceDim::plain(32)};
+  ASSERT_TRUE(src.verify().empty());
+  ASSERT_TRUE(dst.verify().empty());
+  std::vector<std::vector<rt::ExchangeSend>> rounds;
+  std::vector<rt::ExchangeSend> fanOut;
+  ASSERT_TRUE(rt::exchangeSchedule(src, dst, rt::sourcesOf(src, dst), 32,
+                                   rounds, fanOut));
+  bool forwarded = false;
+  for (const auto &round : rounds)
+    for (const rt::ExchangeSend &e : round)
+      forwarded |= e.forwarded;
+  EXPECT_TRUE(forwarded);
+  EXPECT_LT(rounds.size(), 31u);
+  runAndCheck(src, dst, 32, 1, 16, 4, false, "doubling");
+  runAndCheck(src, dst, 32, 1, 16, 16, true, "doubling copy");
+}

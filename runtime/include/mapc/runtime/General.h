@@ -121,13 +121,19 @@ bool colourBipartite(const std::vector<std::pair<uint32_t, uint32_t>> &edges,
 /// One element an exchange step sends.
 struct ExchangeSend {
   uint32_t srcPe, dstPe, srcSlot, dstSlot;
+  /// A copy the sender received earlier in the step (recursive doubling):
+  /// read from the written region, not the source.
+  bool forwarded = false;
 };
 /// The rounds of an exchange step from `from` to `to` (`sources` from
 /// sourcesOf) on a machine of `pes` PEs: in each, every PE sends at most one
 /// element and receives at most one, in as few rounds as the busiest PE
 /// needs. An element bound for several cells of one PE is sent once;
 /// `fanOut` lists the copies the receiver then makes (srcSlot: the cell it
-/// arrived in). False if the search for rounds runs past its budget.
+/// arrived in). An element bound for several PEs may go by recursive
+/// doubling (003 6.2.1), receivers forwarding their copies in later rounds,
+/// when that takes fewer rounds. False if the search for rounds runs past
+/// its budget.
 bool exchangeSchedule(const TileMap &from, const TileMap &to,
                       const std::vector<uint32_t> &sources, unsigned pes,
                       std::vector<std::vector<ExchangeSend>> &rounds,
