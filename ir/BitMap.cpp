@@ -95,29 +95,56 @@ std::variant<IndexBitMap, std::string> fromKTile(const KTile &t,
 }
 
 std::variant<IndexBitMap, std::string> fromDigits(const DigitMap &d) {
-  IndexBitMap map;
-  map.dataBits = d.dataBases.size();
-  for (int64_t b : d.dataBases)
-    if (b != 2)
-      return std::string("it is a digit map with a base other than 2");
-  auto take = [&](const std::vector<DeviceDigit> &digits) -> bool {
-    for (const DeviceDigit &dd : digits) {
-      if (dd.base != 2 || dd.kind == DeviceDigit::Star)
-        return false;
-      DeviceBit b;
-      b.enabled = dd.kind == DeviceDigit::Data;
-      b.dataBit = b.enabled ? unsigned(dd.index) : 0;
-      b.value = b.enabled ? dd.inverted : (dd.index != 0) != dd.inverted;
-      b.alsoXor = b.enabled ? dd.xorMask : 0; // `bits` items like a3^a2
-      map.bits.push_back(b);
-    }
-    return true;
+  // A digit of base 2^k is k bits (least significant first); reversing it
+  // (b - 1 - a) inverts each of them, and a constant digit is k disabled
+  // bits holding its value's bits.
+  auto log2Exact = [](int64_t b) {
+    unsigned k = 0;
+    while ((int64_t(1) << k) < b)
+      ++k;
+    return (int64_t(1) << k) == b ? int(k) : -1;
   };
-  if (!take(d.memory) || !take(d.pes))
-    return std::string("it replicates data or has digits of base other "
-                       "than 2");
-  map.memoryBits = d.memory.size();
-  map.peBits = d.pes.size();
+  IndexBitMap map;
+  std::vector<unsigned> firstBit;
+  for (int64_t b : d.dataBases) {
+    int k = log2Exact(b);
+    if (k < 0)
+      return std::string("it is a digit map with a base that is not a power "
+                         "of two");
+    firstBit.push_back(map.dataBits);
+    map.dataBits += unsigned(k);
+  }
+  auto take = [&](const std::vector<DeviceDigit> &digits) -> int {
+    int count = 0;
+    for (const DeviceDigit &dd : digits) {
+      int k = log2Exact(dd.base);
+      if (k < 0 || dd.kind == DeviceDigit::Star)
+        return -1;
+      if (dd.xorMask && dd.base != 2)
+        return -1;
+      for (int j = 0; j < k; ++j, ++count) {
+        DeviceBit b;
+        b.enabled = dd.kind == DeviceDigit::Data;
+        if (b.enabled) {
+          b.dataBit = firstBit[size_t(dd.index)] + unsigned(j);
+          b.value = dd.inverted;
+          b.alsoXor = dd.xorMask; // `bits` items like a3^a2
+        } else {
+          int64_t v = dd.inverted ? dd.base - 1 - dd.index : dd.index;
+          b.value = (v >> j) & 1;
+        }
+        map.bits.push_back(b);
+      }
+    }
+    return count;
+  };
+  int m = take(d.memory);
+  int p = m < 0 ? -1 : take(d.pes);
+  if (p < 0)
+    return std::string("it replicates data or has digits whose base is not "
+                       "a power of two");
+  map.memoryBits = unsigned(m);
+  map.peBits = unsigned(p);
   return map;
 }
 
