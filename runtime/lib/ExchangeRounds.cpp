@@ -1,0 +1,295 @@
+//===- ExchangeRounds.cpp - the rounds of a general exchange step ---------===//
+//
+// An exchange step (General.h) sends every element that changes PE in
+// rounds in which each PE sends and receives at most one: a Kempe-chain
+// edge colouring of the sends (König's theorem), ordered so that a P/M
+// digit exchange takes function 6.1's diagonals (003 6.2.1, fig. 6.3), with
+// recursive doubling for elements bound for several PEs; and, to run in
+// place, the groups of rounds that must load before they store.
+//
+//===----------------------------------------------------------------------===//
+#include "ExchangeRounds.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+using namespace mapc::rt;
+
+bool mapc::rt::colourBipartite(
+    const std::vector<std::pair<uint32_t, uint32_t>> &edges, unsigned pes,
+    std::vector<uint32_t> &colour, uint32_t &colours, uint64_t budget) {
+  std::vector<uint32_t> outDeg(pes, 0), inDeg(pes, 0);
+  for (const auto &[u, v] : edges) {
+    ++outDeg[u];
+    ++inDeg[v];
+  }
+  colours = 0;
+  for (unsigned p = 0; p < pes; ++p)
+    colours = std::max({colours, outDeg[p], inDeg[p]});
+  constexpr uint32_t kFree = ~uint32_t(0);
+  // at[side][vertex * colours + c]: the edge of colour c there, or kFree.
+  std::vector<uint32_t> at[2] = {
+      std::vector<uint32_t>(size_t(pes) * colours, kFree),
+      std::vector<uint32_t>(size_t(pes) * colours, kFree)};
+  // Per vertex: the colours never used there start at `fresh`; colours
+  // freed by a chain wait on `freed` (checked when taken).
+  std::vector<uint32_t> fresh[2] = {std::vector<uint32_t>(pes, 0),
+                                    std::vector<uint32_t>(pes, 0)};
+  std::vector<std::vector<uint32_t>> freed[2] = {
+      std::vector<std::vector<uint32_t>>(pes),
+      std::vector<std::vector<uint32_t>>(pes)};
+  auto slot = [&](int side, uint32_t v, uint32_t c) -> uint32_t & {
+    return at[side][size_t(v) * colours + c];
+  };
+  auto freeAt = [&](int side, uint32_t v) {
+    std::vector<uint32_t> &f = freed[side][v];
+    while (!f.empty()) {
+      if (slot(side, v, f.back()) == kFree)
+        return f.back();
+      f.pop_back();
+    }
+    uint32_t &c = fresh[side][v];
+    while (slot(side, v, c) != kFree)
+      ++c;
+    return c;
+  };
+  colour.assign(edges.size(), kFree);
+  uint64_t work = 0;
+  std::vector<uint32_t> path;
+  for (uint32_t e = 0; e < edges.size(); ++e) {
+    const uint32_t u = edges[e].first, v = edges[e].second;
+    uint32_t a = freeAt(0, u), b = freeAt(1, v);
+    if (slot(1, v, a) != kFree) {
+      // a is taken at v: swap a and b along the chain from v, which can
+      // never reach u (bipartite, and a is free at u).
+      path.clear();
+      int side = 1;
+      uint32_t w = v, c = a;
+      while (slot(side, w, c) != kFree) {
+        uint32_t f = slot(side, w, c);
+        path.push_back(f);
+        w = side == 1 ? edges[f].first : edges[f].second;
+        side = 1 - side;
+        c = c == a ? b : a;
+        if (++work > budget)
+          return false;
+      }
+      for (uint32_t f : path) {
+        slot(0, edges[f].first, colour[f]) = kFree;
+        slot(1, edges[f].second, colour[f]) = kFree;
+        freed[0][edges[f].first].push_back(colour[f]);
+        freed[1][edges[f].second].push_back(colour[f]);
+      }
+      for (uint32_t f : path) {
+        colour[f] = colour[f] == a ? b : a;
+        slot(0, edges[f].first, colour[f]) = f;
+        slot(1, edges[f].second, colour[f]) = f;
+      }
+    }
+    colour[e] = a;
+    slot(0, u, a) = e;
+    slot(1, v, a) = e;
+  }
+  return true;
+}
+
+namespace {
+
+/// Colours `sends` into rounds appended to `rounds`, in order of their shift
+/// (receiver - sender, modulo `span` PEs): sends of one shift never share a
+/// sender or a receiver, so a remap whose shifts each carry one element per
+/// PE (a P/M digit exchange) takes exactly the diagonals of function 6.1.
+bool colourByShift(std::vector<ExchangeSend> sends, unsigned pes, uint64_t span,
+                   std::vector<std::vector<ExchangeSend>> &rounds) {
+  auto shift = [&](const ExchangeSend &e) {
+    return (e.dstPe + span - e.srcPe % span) % span;
+  };
+  // A stable counting sort: shifts are below `span`.
+  std::vector<size_t> start(span + 1, 0);
+  for (const ExchangeSend &e : sends)
+    ++start[shift(e) + 1];
+  for (size_t k = 1; k <= span; ++k)
+    start[k] += start[k - 1];
+  std::vector<ExchangeSend> sorted(sends.size());
+  for (const ExchangeSend &e : sends)
+    sorted[start[shift(e)]++] = e;
+  std::vector<std::pair<uint32_t, uint32_t>> edges;
+  for (const ExchangeSend &e : sorted)
+    edges.push_back({e.srcPe, e.dstPe});
+  std::vector<uint32_t> colour;
+  uint32_t count = 0;
+  if (!colourBipartite(edges, pes, colour, count, 64 * edges.size() + 4096))
+    return false;
+  size_t first = rounds.size();
+  rounds.resize(first + count);
+  for (size_t e = 0; e < sorted.size(); ++e)
+    rounds[first + colour[e]].push_back(sorted[e]);
+  return true;
+}
+
+} // namespace
+
+bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
+                                const std::vector<uint32_t> &sources,
+                                unsigned pes,
+                                std::vector<std::vector<ExchangeSend>> &rounds,
+                                std::vector<ExchangeSend> &fanOut) {
+  const int64_t toPes = pesOf(to), fromSlots = slotsOf(from),
+                toSlots = slotsOf(to);
+  fanOut.clear();
+  rounds.clear();
+  // An element bound for several cells of one PE (a destination replicated
+  // in memory) travels once; the receiver copies it (003 6.2.1, "Data
+  // replication"). Deliveries are grouped by source cell.
+  std::unordered_map<uint64_t, uint32_t> delivered;
+  std::unordered_map<uint32_t, std::vector<ExchangeSend>> bySource;
+  std::vector<uint32_t> sourceOrder;
+  for (int64_t q = 0; q < toPes; ++q)
+    for (int64_t t = 0; t < toSlots; ++t) {
+      uint32_t a = sources[size_t(q * toSlots + t)];
+      if (a == kNoSource || int64_t(a) / fromSlots == q)
+        continue;
+      auto [it, fresh] =
+          delivered.insert({uint64_t(a) << 21 | uint64_t(q), uint32_t(t)});
+      if (!fresh) {
+        fanOut.push_back({uint32_t(q), uint32_t(q), it->second, uint32_t(t)});
+        continue;
+      }
+      auto &list = bySource[a];
+      if (list.empty())
+        sourceOrder.push_back(a);
+      list.push_back({uint32_t(int64_t(a) / fromSlots), uint32_t(q),
+                      uint32_t(int64_t(a) % fromSlots), uint32_t(t)});
+    }
+  const uint64_t span = uint64_t(std::max<int64_t>(1, toPes));
+  // Every delivery from its source, coloured at once.
+  std::vector<ExchangeSend> direct;
+  size_t widest = 0;
+  for (uint32_t a : sourceOrder) {
+    const auto &list = bySource[a];
+    direct.insert(direct.end(), list.begin(), list.end());
+    widest = std::max(widest, list.size());
+  }
+  if (!colourByShift(direct, pes, span, rounds))
+    return false;
+  if (widest < 3)
+    return true;
+  // An element bound for several PEs can instead double its holders each
+  // wave (6.2.1's recursive doubling): in wave w every PE holding it sends
+  // it to one more, the PEs that received it forwarding the copy they
+  // received. Each wave is coloured on its own and follows the last; the
+  // waves win when they take fewer rounds.
+  // Each element's receivers in order of their shift from its source, so
+  // that elements of different sources forward through different PEs.
+  for (uint32_t a : sourceOrder) {
+    auto &list = bySource[a];
+    std::stable_sort(list.begin(), list.end(),
+                     [&](const ExchangeSend &x, const ExchangeSend &y) {
+                       return (x.dstPe + span - x.srcPe % span) % span <
+                              (y.dstPe + span - y.srcPe % span) % span;
+                     });
+  }
+  std::vector<std::vector<ExchangeSend>> waves;
+  for (unsigned w = 0;; ++w) {
+    std::vector<ExchangeSend> wave;
+    for (uint32_t a : sourceOrder) {
+      const auto &list = bySource[a];
+      // Before wave w the source and list[0 .. 2^w - 1) hold the element.
+      size_t held = (size_t(1) << w) - 1;
+      if (held >= list.size())
+        continue;
+      for (size_t h = 0; h <= held && held + h < list.size(); ++h) {
+        ExchangeSend e = list[held + h];
+        if (h > 0) { // a receiver forwards its copy
+          e.srcPe = list[h - 1].dstPe;
+          e.srcSlot = list[h - 1].dstSlot;
+          e.forwarded = true;
+        }
+        wave.push_back(e);
+      }
+    }
+    if (wave.empty())
+      break;
+    if (!colourByShift(std::move(wave), pes, span, waves))
+      return false;
+  }
+  if (waves.size() < rounds.size())
+    rounds.swap(waves);
+  return true;
+}
+
+/// The order in which an exchange step's rounds can run in place: a round
+/// that stores into a slot must not come before the round that sends the
+/// element there, so each group loads the elements of all its rounds before
+/// it stores any (function 6.1 pairs the diagonals k and b - k this way).
+/// Rounds that need each other form one group (a strongly connected
+/// component, Tarjan's algorithm), emitted so that every need is met first.
+/// False if a group would hold more than `maxHeld` rounds per PE.
+bool mapc::rt::inPlaceGroups(
+    const std::vector<std::vector<ExchangeSend>> &rounds, uint64_t cellsPerPe,
+    unsigned maxHeld, std::vector<std::vector<uint32_t>> &groups) {
+  // Every (cell, round) that sends from a cell: a replicated destination
+  // sends one cell in several rounds, and all must precede its overwrite.
+  std::vector<std::pair<uint64_t, uint32_t>> sentIn;
+  for (uint32_t r = 0; r < rounds.size(); ++r)
+    for (const ExchangeSend &e : rounds[r])
+      sentIn.push_back({e.srcPe * cellsPerPe + e.srcSlot, r});
+  std::sort(sentIn.begin(), sentIn.end());
+  std::vector<std::vector<uint32_t>> needs(rounds.size());
+  for (uint32_t r = 0; r < rounds.size(); ++r)
+    for (const ExchangeSend &e : rounds[r]) {
+      const uint64_t cell = e.dstPe * cellsPerPe + e.dstSlot;
+      auto it = std::lower_bound(sentIn.begin(), sentIn.end(),
+                                 std::make_pair(cell, uint32_t(0)));
+      for (; it != sentIn.end() && it->first == cell; ++it)
+        if (it->second != r)
+          needs[r].push_back(it->second);
+    }
+  // Iterative Tarjan: a component is emitted after every component it
+  // needs, which is the order to run them in.
+  const uint32_t none = ~uint32_t(0);
+  std::vector<uint32_t> index(rounds.size(), none), low(rounds.size(), 0);
+  std::vector<uint8_t> onStack(rounds.size(), 0);
+  std::vector<uint32_t> stack;
+  std::vector<std::pair<uint32_t, size_t>> work;
+  uint32_t next = 0;
+  for (uint32_t root = 0; root < rounds.size(); ++root) {
+    if (index[root] != none)
+      continue;
+    work.push_back({root, 0});
+    while (!work.empty()) {
+      auto &[v, edge] = work.back();
+      if (edge == 0 && index[v] == none) {
+        index[v] = low[v] = next++;
+        stack.push_back(v);
+        onStack[v] = 1;
+      }
+      if (edge < needs[v].size()) {
+        uint32_t w = needs[v][edge++];
+        if (index[w] == none)
+          work.push_back({w, 0});
+        else if (onStack[w])
+          low[v] = std::min(low[v], index[w]);
+        continue;
+      }
+      if (low[v] == index[v]) {
+        std::vector<uint32_t> group;
+        uint32_t w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          onStack[w] = 0;
+          group.push_back(w);
+        } while (w != v);
+        if (group.size() > maxHeld)
+          return false;
+        groups.push_back(std::move(group));
+      }
+      uint32_t done = v;
+      work.pop_back();
+      if (!work.empty())
+        low[work.back().first] = std::min(low[work.back().first], low[done]);
+    }
+  }
+  return true;
+}
