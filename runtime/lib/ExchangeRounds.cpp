@@ -218,13 +218,7 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
   return true;
 }
 
-/// The order in which an exchange step's rounds can run in place: a round
-/// that stores into a slot must not come before the round that sends the
-/// element there, so each group loads the elements of all its rounds before
-/// it stores any (function 6.1 pairs the diagonals k and b - k this way).
-/// Rounds that need each other form one group (a strongly connected
-/// component, Tarjan's algorithm), emitted so that every need is met first.
-/// False if a group would hold more than `maxHeld` rounds per PE.
+// See ExchangeRounds.h.
 bool mapc::rt::inPlaceGroups(
     const std::vector<std::vector<ExchangeSend>> &rounds, uint64_t cellsPerPe,
     unsigned maxHeld, std::vector<std::vector<uint32_t>> &groups) {
