@@ -39,6 +39,43 @@ void Diagnostics::printNote(const Note &n) {
      << ":" << col << ": note: " << n.msg << "\n";
 }
 
+void Diagnostics::printMessage(const Entry &e) {
+  // A line of ordinary length prints as SourceMgr prints it; a long one (a
+  // generated or broken file) as a window around the caret, so that one
+  // diagnostic stays a few hundred bytes however long the line is.
+  constexpr size_t kWindow = 80;
+  if (!e.loc.isValid()) {
+    srcMgr.PrintMessage(os, e.loc, e.kind, e.msg);
+    return;
+  }
+  unsigned bufferId = srcMgr.FindBufferContainingLoc(e.loc);
+  llvm::StringRef text = srcMgr.getMemoryBuffer(bufferId)->getBuffer();
+  size_t at = size_t(e.loc.getPointer() - text.begin());
+  size_t begin = text.substr(0, at).find_last_of("\n\r");
+  begin = begin == llvm::StringRef::npos ? 0 : begin + 1;
+  size_t end = text.find_first_of("\n\r", at);
+  if (end == llvm::StringRef::npos)
+    end = text.size();
+  if (end - begin <= 2 * kWindow + 40) {
+    srcMgr.PrintMessage(os, e.loc, e.kind, e.msg);
+    return;
+  }
+  auto [line, col] = srcMgr.getLineAndColumn(e.loc, bufferId);
+  os << srcMgr.getMemoryBuffer(bufferId)->getBufferIdentifier() << ":" << line
+     << ":" << col << ": "
+     << (e.kind == llvm::SourceMgr::DK_Error ? "error" : "warning") << ": "
+     << e.msg << "\n";
+  size_t from = at > begin + kWindow ? at - kWindow : begin;
+  size_t to = std::min(end, at + kWindow);
+  std::string window = (from > begin ? "..." : "") +
+                       text.slice(from, to).str() + (to < end ? "..." : "");
+  for (char &c : window)
+    if (static_cast<unsigned char>(c) < 0x20)
+      c = ' ';
+  os << window << "\n"
+     << std::string((from > begin ? 3 : 0) + (at - from), ' ') << "^\n";
+}
+
 void Diagnostics::flush() {
   std::stable_sort(pending.begin(), pending.end(),
                    [](const Entry &a, const Entry &b) {
@@ -47,7 +84,7 @@ void Diagnostics::flush() {
   for (const Entry &e : pending) {
     if (e.kind == llvm::SourceMgr::DK_Error && numPrinted++ >= maxErrors)
       continue;
-    srcMgr.PrintMessage(os, e.loc, e.kind, e.msg);
+    printMessage(e);
     for (const Note &n : e.notes)
       printNote(n);
   }

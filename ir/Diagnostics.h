@@ -59,6 +59,7 @@ private:
   static constexpr unsigned kMaxKept = 1000;
 
   void printNote(const Note &n);
+  void printMessage(const Entry &e);
 
   llvm::SourceMgr &srcMgr;
   llvm::raw_ostream &os;

@@ -162,6 +162,47 @@ void printVersion(llvm::raw_ostream &os) {
 
 } // namespace
 
+/// Reads `path` (or stdin for "-") up to `limit` bytes. `wholeSize` is the
+/// file's size when it is a regular file longer than that, else 0.
+static llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
+readBounded(const std::string &path, uint64_t limit, uint64_t &wholeSize) {
+  namespace fs = llvm::sys::fs;
+  fs::file_t file = fs::getStdinHandle();
+  bool isStdin = path == "-";
+  if (!isStdin) {
+    llvm::Expected<fs::file_t> opened = fs::openNativeFileForRead(path);
+    if (!opened)
+      return llvm::errorToErrorCode(opened.takeError());
+    file = *opened;
+  }
+  std::string data;
+  std::error_code ec;
+  while (data.size() < limit) {
+    char chunk[1 << 16];
+    size_t want = size_t(std::min<uint64_t>(sizeof chunk, limit - data.size()));
+    llvm::Expected<size_t> got =
+        fs::readNativeFile(file, llvm::MutableArrayRef<char>(chunk, want));
+    if (!got) {
+      ec = llvm::errorToErrorCode(got.takeError());
+      break;
+    }
+    if (*got == 0)
+      break;
+    data.append(chunk, *got);
+  }
+  wholeSize = 0;
+  if (!isStdin) {
+    fs::file_status st;
+    if (data.size() >= limit && !fs::status(file, st) &&
+        st.type() == fs::file_type::regular_file)
+      wholeSize = st.getSize();
+    fs::closeFile(file);
+  }
+  if (ec)
+    return ec;
+  return llvm::MemoryBuffer::getMemBufferCopy(data, isStdin ? "<stdin>" : path);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(mapcCategory);
@@ -200,8 +241,10 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  auto fileOrErr = llvm::MemoryBuffer::getFileOrSTDIN(inputFile,
-                                                      /*IsText=*/true);
+  // The size cap holds while reading: /dev/zero or an endless pipe stop at
+  // one byte past it.
+  uint64_t wholeSize = 0;
+  auto fileOrErr = readBounded(inputFile, kMaxSourceBytes + 1, wholeSize);
   if (std::error_code ec = fileOrErr.getError()) {
     llvm::WithColor::error(llvm::errs(), "mapc")
         << "cannot read '" << inputFile << "': " << ec.message() << "\n";
@@ -211,6 +254,18 @@ int main(int argc, char **argv) {
   unsigned bufferId =
       srcMgr.AddNewSourceBuffer(std::move(*fileOrErr), llvm::SMLoc());
   Diagnostics diags(srcMgr, llvm::errs());
+  if (llvm::StringRef text = srcMgr.getMemoryBuffer(bufferId)->getBuffer();
+      text.size() > kMaxSourceBytes) {
+    diags.error(llvm::SMLoc::getFromPointer(text.begin()),
+                (wholeSize ? "the file is " + std::to_string(wholeSize)
+                           : std::string("the input is more than ") +
+                                 std::to_string(kMaxSourceBytes)) +
+                    " bytes; mapc reads at most " +
+                    std::to_string(kMaxSourceBytes),
+                "split the program into smaller files");
+    diags.printSummary();
+    return 1;
+  }
 
   ast::Program ast = parseMap(bufferId, diags);
   if (emit == Emit::AST && !diags.hadError()) {
