@@ -150,15 +150,15 @@ def pathological():
         layouts.append(b"layout L%d of A = ktile { k = [8; 8]; m = [0; 1]; d = [8; 8]; };\n" % i)
     out.append(("10000-layouts", b"".join(layouts)))
     chain = [b"array A(8, 8);\n"]
-    for i in range(2000):
+    for i in range(20000):
         chain.append(b"layout L%d of A = transpose(%s, 0, 1);\n" % (i, b"A" if i == 0 else b"L%d" % (i - 1)))
     out.append(("transpose-chain", b"".join(chain)))
     align = [b"array A0(8);\n"]
-    for i in range(1, 3000):
+    for i in range(1, 20000):
         align.append(b"array A%d(8);\nalign A%d(i) with A%d(i);\n" % (i, i, i - 1))
     out.append(("align-chain", b"".join(align)))
     cyc = [b"array A0(8);\n"]
-    for i in range(1, 3000):
+    for i in range(1, 20000):
         cyc.append(b"array A%d(8);\nalign A%d(i) with A%d(i);\n" % (i, i - 1, i))
     out.append(("align-cycle", b"".join(cyc)))
     out.append(("many-errors", b"array A(4);\n" + b"copy A to A;\n" * 50000))

@@ -22,6 +22,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
+#include "llvm/Support/thread.h"
 
 using namespace mapc;
 namespace cl = llvm::cl;
@@ -203,6 +204,8 @@ readBounded(const std::string &path, uint64_t limit, uint64_t &wholeSize) {
   return llvm::MemoryBuffer::getMemBufferCopy(data, isStdin ? "<stdin>" : path);
 }
 
+static int compile();
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(mapcCategory);
@@ -218,6 +221,19 @@ int main(int argc, char **argv) {
   if (!parsed)
     return 2; // a usage error, reported above
   Progress::setMode(progress);
+  // Sema follows align, layout and transform chains recursively; a chain
+  // is at most as long as the 2 MiB input allows (about 70,000 links), and
+  // a thread with a 1 GiB stack (reserved, touched only as deep as used)
+  // follows the longest one where the default 8 MiB stack overflowed.
+  int rc = 0;
+  llvm::thread compiler(std::optional<unsigned>(1u << 30),
+                        [&] { rc = compile(); });
+  compiler.join();
+  return rc;
+}
+
+/// Everything main does after the command line: read, check, emit or run.
+static int compile() {
 
   if (trace && !runProgram) {
     llvm::WithColor::error(llvm::errs(), "mapc") << "--trace needs --run\n";
