@@ -143,6 +143,20 @@ std::unique_ptr<llvm::ToolOutputFile> openOutput() {
   return nullptr;
 }
 
+/// Keeps the output if everything reached it; a write that failed (a full
+/// disk, /dev/full) is a file error, exit 2, not LLVM's fatal IO error.
+int finish(llvm::ToolOutputFile &out, int rc = 0) {
+  out.os().flush();
+  if (std::error_code ec = out.os().error()) {
+    out.os().clear_error();
+    llvm::WithColor::error(llvm::errs(), "mapc")
+        << "cannot write '" << outputFile << "': " << ec.message() << "\n";
+    return 2;
+  }
+  out.keep();
+  return rc;
+}
+
 /// Does -o name the input file? Compared by file identity (device and
 /// inode, through links and other spellings of the path), not by name:
 /// opening -o truncates it, and a failed run would then delete it.
@@ -235,6 +249,18 @@ int main(int argc, char **argv) {
 /// Everything main does after the command line: read, check, emit or run.
 static int compile() {
 
+  if (exchangeStart.getNumOccurrences() && exchangeStart < 0) {
+    llvm::WithColor::error(llvm::errs(), "mapc")
+        << "--exchange-start=" << exchangeStart.getValue()
+        << " is negative; give a PE dimension from 0 up\n";
+    return 2;
+  }
+  if (emit.getNumOccurrences() > 1) {
+    llvm::WithColor::error(llvm::errs(), "mapc")
+        << "--emit is given " << emit.getNumOccurrences()
+        << " times; give one output per run\n";
+    return 2;
+  }
   if (trace && !runProgram) {
     llvm::WithColor::error(llvm::errs(), "mapc") << "--trace needs --run\n";
     return 2;
@@ -289,8 +315,7 @@ static int compile() {
     if (!out)
       return 2;
     printAST(ast, srcMgr, out->os());
-    out->keep();
-    return 0;
+    return finish(*out);
   }
   Program program = analyze(ast, diags);
   if (diags.hadError()) {
@@ -347,17 +372,14 @@ static int compile() {
         emitSource(remaps, opts, out.os());
       else
         emitHeader(remaps, opts, out.os());
-      out.keep();
-      return 0;
+      return finish(out);
     }
     if (emit == Emit::Plan) {
       printPlans(plans, out.os());
-      out.keep();
-      return 0;
+      return finish(out);
     }
     bool good = runPlans(plans, trace, memoryDigest, out.os());
-    out.keep();
-    return good ? 0 : 1;
+    return finish(out, good ? 0 : 1);
   }
   if (emit == Emit::Butterfly) {
     ButterflyOutcome r = emitButterfly(program, diags, out.os());
@@ -372,8 +394,7 @@ static int compile() {
       diags.printSummary();
       return 1;
     }
-    out.keep();
-    return 0;
+    return finish(out);
   }
   if (emit == Emit::Cycles) {
     // Every statement that moves data: remap, redistribute, realign, copy.
@@ -468,6 +489,5 @@ static int compile() {
       cellsBefore += uint64_t(l.deviceSize());
     }
   }
-  out.keep();
-  return 0;
+  return finish(out);
 }
