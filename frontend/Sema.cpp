@@ -159,6 +159,30 @@ private:
 // Collection
 // ---------------------------------------------------------------------------
 
+/// The product of `v` in decimal, however large (a shape's element count
+/// is reported as it is, not as the saturated 2^63 - 1).
+static std::string exactProduct(const std::vector<int64_t> &v) {
+  std::vector<uint32_t> digits{1}; // base 10^9, least significant first
+  for (int64_t f : v) {
+    unsigned __int128 carry = 0;
+    for (uint32_t &d : digits) {
+      unsigned __int128 x = (unsigned __int128)d * uint64_t(f) + carry;
+      d = uint32_t(x % 1000000000u);
+      carry = x / 1000000000u;
+    }
+    while (carry) {
+      digits.push_back(uint32_t(carry % 1000000000u));
+      carry /= 1000000000u;
+    }
+  }
+  std::string out = std::to_string(digits.back());
+  for (size_t i = digits.size() - 1; i-- > 0;) {
+    std::string part = std::to_string(digits[i]);
+    out += std::string(9 - part.size(), '0') + part;
+  }
+  return out;
+}
+
 bool Sema::validShape(const std::vector<IntLit> &shape, llvm::SMLoc loc,
                       const std::string &what, std::vector<int64_t> &out) {
   bool ok = true;
@@ -182,7 +206,7 @@ bool Sema::validShape(const std::vector<IntLit> &shape, llvm::SMLoc loc,
     total = satMul(total, std::max<int64_t>(n.value, 1));
   }
   if (ok && total > (int64_t(1) << 40)) {
-    diags.error(loc, what + " has " + str(total) + " elements",
+    diags.error(loc, what + " has " + exactProduct(out) + " elements",
                 "mapc handles at most 2^40 elements per array");
     ok = false;
   }
@@ -745,8 +769,15 @@ const KTile *Sema::mappingOf(const std::string &name, llvm::SMLoc useLoc) {
 const Layout *Sema::layoutNamed(const std::string &name, llvm::SMLoc useLoc) {
   auto it = layouts.find(name);
   if (it == layouts.end()) {
+    const Entity *e = findEntity(name);
     diags.error(useLoc, "unknown layout '" + name + "'",
-                "declare it with 'layout " + name + " of ARRAY = ...;'");
+                e && e->kind == Entity::Array
+                    ? "'" + name +
+                          "' is an array, and its own mapping is not a "
+                          "layout: name a layout declared with 'layout NAME "
+                          "of " +
+                          name + " = ...;', or use redistribute or realign"
+                    : "declare it with 'layout " + name + " of ARRAY = ...;'");
     return nullptr;
   }
   LayoutEntry &entry = it->second;
@@ -999,9 +1030,18 @@ std::optional<KTile> Sema::ktileLayout(const LayoutExpr &e,
     size_t pos = 0;
     for (unsigned s : sizes) {
       std::vector<unsigned> g;
-      for (unsigned i = 0; i < s; ++i, ++pos)
-        g.push_back(flat[pos] > int64_t(1) << 20 ? (1u << 20)
-                                                 : unsigned(flat[pos]));
+      for (unsigned i = 0; i < s; ++i, ++pos) {
+        // Larger than any format's dims (which verify() names): report the
+        // number as written rather than clamped.
+        if (flat[pos] > int64_t(1) << 20) {
+          diags.error(locs[KField::M],
+                      "m names k-Tile dim " + str(flat[pos]) +
+                          ", but there are only " + str(t.kdims.size()),
+                      "k-Tile dims are numbered from 0 in the order of `k`");
+          return std::nullopt;
+        }
+        g.push_back(unsigned(flat[pos]));
+      }
       t.m.push_back(g);
     }
     // An empty group maps nothing to its device dim, which then has length
@@ -1120,7 +1160,11 @@ std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
           ok = false;
           continue;
         }
-        if (!item.base.valid || item.base.value < 2) {
+        if (!item.base.valid) { // the literal was reported at its token
+          ok = false;
+          continue;
+        }
+        if (item.base.value < 2) {
           diags.error(item.loc, "a digit base must be at least 2",
                       "drop digits of base 1");
           ok = false;
@@ -1515,11 +1559,20 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
       if (p->kind == PairStmt::Remap) {
         int to = indexOfNamed(p->second.name);
         if (to < 0) {
-          if (!layouts.count(p->second.name))
+          if (!layouts.count(p->second.name)) {
+            // Naming an array is the likely slip: its own mapping is not a
+            // layout, and a layout may not share an array's name.
+            const Entity *e = findEntity(p->second.name);
             diags.error(p->second.loc,
                         "unknown layout '" + p->second.name + "'",
-                        "declare it with 'layout " + p->second.name + " of " +
-                            a->name + " = ...;'");
+                        e && e->kind == Entity::Array
+                            ? "'" + p->second.name +
+                                  "' is an array, and its own mapping is not "
+                                  "a layout: declare one with 'layout L of " +
+                                  a->name + " = ...;' and remap to L"
+                            : "declare it with 'layout " + p->second.name +
+                                  " of " + a->name + " = ...;'");
+          }
           continue;
         }
         const Layout &l = out.layouts[to];
