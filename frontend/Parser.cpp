@@ -30,7 +30,13 @@ std::string friendlyTokens(std::string text) {
     size_t j = i;
     while (j < text.size() && text[j] >= 'A' && text[j] <= 'Z')
       ++j;
-    bool word = j > i && (i == 0 || !isalnum((unsigned char)text[i - 1])) &&
+    // A word in quotes is the user's own text ('DISTRIBUTE' as written),
+    // not a symbolic token name: it keeps its case and its one pair of
+    // quotes.
+    bool quoted =
+        i > 0 && text[i - 1] == '\'' && j < text.size() && text[j] == '\'';
+    bool word = j > i && !quoted &&
+                (i == 0 || !isalnum((unsigned char)text[i - 1])) &&
                 (j == text.size() || !isalnum((unsigned char)text[j]));
     if (word) {
       std::string w = text.substr(i, j - i);
