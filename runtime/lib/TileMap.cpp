@@ -20,12 +20,16 @@ unsigned TileMap::firstEmptyDim() const {
   return n;
 }
 
-int64_t TileMap::dataSize() const {
+/// The saturating product of a length field over a space's dims.
+static int64_t product(const std::vector<SpaceDim> &dims,
+                       int64_t SpaceDim::*length) {
   int64_t n = 1;
-  for (const SpaceDim &s : data)
-    n = satMul(n, s.len);
+  for (const SpaceDim &s : dims)
+    n = satMul(n, s.*length);
   return n;
 }
+
+int64_t TileMap::dataSize() const { return product(data, &SpaceDim::len); }
 
 std::vector<int64_t> TileMap::deviceShape() const {
   std::vector<int64_t> shape;
@@ -34,12 +38,7 @@ std::vector<int64_t> TileMap::deviceShape() const {
   return shape;
 }
 
-int64_t TileMap::deviceSize() const {
-  int64_t n = 1;
-  for (const SpaceDim &s : device)
-    n = satMul(n, s.tlen);
-  return n;
-}
+int64_t TileMap::deviceSize() const { return product(device, &SpaceDim::tlen); }
 
 static bool sameDims(const std::vector<SpaceDim> &a,
                      const std::vector<SpaceDim> &b) {
