@@ -22,9 +22,24 @@ private:
   std::string at(llvm::SMLoc loc) {
     if (!loc.isValid())
       return "<unknown>";
-    auto [line, col] = srcMgr.getLineAndColumn(loc);
-    return std::to_string(line) + ":" + std::to_string(col);
+    // SourceMgr finds a column by scanning back to the line's start, which
+    // is quadratic over many nodes on one long line: ask it once per line
+    // and count columns from the line's start after that.
+    const char *p = loc.getPointer();
+    if (!(p >= lineStart && p < lineEnd)) {
+      auto [line, col] = srcMgr.getLineAndColumn(loc);
+      llvm::StringRef buf =
+          srcMgr.getMemoryBuffer(srcMgr.FindBufferContainingLoc(loc))
+              ->getBuffer();
+      size_t end = buf.find_first_of("\n\r", size_t(p - buf.begin()));
+      cachedLine = line;
+      lineStart = p - (col - 1);
+      lineEnd = end == llvm::StringRef::npos ? buf.end() : buf.begin() + end;
+    }
+    return std::to_string(cachedLine) + ":" + std::to_string(p - lineStart + 1);
   }
+  unsigned cachedLine = 0;
+  const char *lineStart = nullptr, *lineEnd = nullptr;
   void ints(const std::vector<IntLit> &v) {
     os << "(";
     for (size_t i = 0; i < v.size(); ++i)
