@@ -472,6 +472,15 @@ std::variant<Plan, std::string> Planner::run(PlannerKind kind) {
     c = atomic(g);
     break;
   case PlannerKind::BruteForce:
+    // Brute force is priced by walking every device cell (its collisions
+    // depend on the data): refuse, before any work, what would take
+    // minutes or never end.
+    if (r.src.bits() > kMaxBruteForceBits)
+      return "the brute-force planner prices every element, and this remap "
+             "spans 2^" +
+             std::to_string(r.src.bits()) + " device cells, more than 2^" +
+             std::to_string(kMaxBruteForceBits) +
+             "; use the optimal planner (the default)";
     c = build({{StepKind::BruteForce, g}},
               {"every element sent with its address (003 6.3.3)"});
     break;

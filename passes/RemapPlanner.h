@@ -37,6 +37,10 @@ struct PlanRequest {
   rt::CostModel cost;
 };
 
+/// The largest remap, in device bits, the brute-force planner takes: it
+/// prices every element (2^22 cells plan in a few seconds).
+constexpr unsigned kMaxBruteForceBits = 22;
+
 std::variant<rt::Plan, std::string> planRemap(const PlanRequest &request,
                                               PlannerKind kind);
 
