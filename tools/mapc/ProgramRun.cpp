@@ -267,7 +267,9 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   // plans never touch it, and it halved the largest array --run accepts.
   out.scratchBase = base;
   out.memoryBytes = base;
-  bool simulating = std::string(what) == "--run";
+  // --run and the emitted C++ (which runs the same simulator) allocate the
+  // memory; --emit=plan only prices it.
+  bool simulating = std::string(what) != "--emit=plan";
   uint64_t nodes =
       out.onNetwork ? uint64_t(1) << pBits : uint64_t(out.shape.peCount());
   if (out.mBits > 30 ||
