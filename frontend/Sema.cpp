@@ -153,6 +153,25 @@ private:
   std::map<std::string, LayoutEntry> layouts;
   std::map<std::string, KTile> mappings;
   std::set<std::string> mappingInProgress, mappingFailed;
+  /// How deep mappingOf and layoutNamed are in each other: align and
+  /// layout chains resolve recursively. A 2 MiB source holds chains of at
+  /// most about 46,000 links, and the driver's thread has the stack for
+  /// them; the documented limit keeps any caller of Sema safe too.
+  unsigned chainDepth = 0;
+  static constexpr unsigned kMaxChainDepth = 50000;
+  /// Enters one more link of a chain, or reports at `loc` that it is too
+  /// deep. The caller leaves with --chainDepth.
+  bool enterChain(llvm::SMLoc loc) {
+    if (++chainDepth <= kMaxChainDepth)
+      return true;
+    --chainDepth;
+    diags.error(loc,
+                "this chain of alignments and layouts is more than " +
+                    std::to_string(kMaxChainDepth) + " links deep",
+                "define the array or layout from one that is distributed, "
+                "placed or declared directly");
+    return false;
+  }
 };
 
 // ---------------------------------------------------------------------------
@@ -727,7 +746,11 @@ const KTile *Sema::mappingOf(const std::string &name, llvm::SMLoc useLoc) {
   } else if (e->align) {
     const Alignment &a = e->align->align;
     Entity *target = expect(a.target, Entity::Array, "array or template");
-    const KTile *t = target ? mappingOf(target->name, a.target.loc) : nullptr;
+    const KTile *t = nullptr;
+    if (target && enterChain(a.target.loc)) {
+      t = mappingOf(target->name, a.target.loc);
+      --chainDepth;
+    }
     if (t)
       tile = lowerAlignment(a, *e, *t);
   } else if (e->place) {
@@ -786,8 +809,12 @@ const Layout *Sema::layoutNamed(const std::string &name, llvm::SMLoc useLoc) {
                 "break the cycle of layout definitions");
     return nullptr;
   }
-  if (entry.state == LayoutEntry::Unresolved)
+  if (entry.state == LayoutEntry::Unresolved) {
+    if (!enterChain(useLoc))
+      return nullptr;
     resolveLayout(entry);
+    --chainDepth;
+  }
   return entry.state == LayoutEntry::Done ? &entry.layout : nullptr;
 }
 
