@@ -110,6 +110,19 @@ cl::opt<PlannerKind> planner(
                           "baseline: send every element (003 6.3.3)")),
     cl::cat(mapcCategory));
 
+/// Where plans run (language.md "Targets"). Each target is a peer: it
+/// plans from the same rt::RemapSpec (passes/RemapSpec.h).
+enum class Target { Sim, Native, Mpi };
+cl::opt<Target> target(
+    "target", cl::desc("Where remaps run"), cl::init(Target::Sim),
+    cl::values(clEnumValN(Target::Sim, "sim",
+                          "the declared machine's simulator (default)"),
+               clEnumValN(Target::Native, "native",
+                          "the host CPU: one contiguous buffer per layout"),
+               clEnumValN(Target::Mpi, "mpi",
+                          "MPI ranks, each holding a block of PEs")),
+    cl::cat(mapcCategory));
+
 cl::opt<ProgressMode> progress(
     "progress",
     cl::desc("Show progress of long outputs and plans on stderr (default: "
@@ -273,6 +286,13 @@ static int compile() {
   if (runProgram && emit != Emit::None) {
     llvm::WithColor::error(llvm::errs(), "mapc")
         << "--run cannot be combined with --emit; run them separately\n";
+    return 2;
+  }
+
+  if (target != Target::Sim) {
+    llvm::WithColor::error(llvm::errs(), "mapc")
+        << "--target=" << (target == Target::Native ? "native" : "mpi")
+        << " is not built yet; use --target=sim\n";
     return 2;
   }
 
