@@ -82,8 +82,7 @@ void compiledAtRunTime() {
     return;
   }
   expect(program->statements().size() == 1 &&
-             program->statements()[0].label ==
-                 "redistribute A: A -> A@4:14",
+             program->statements()[0].label == "redistribute A: A -> A@4:14",
          "the statement list");
   auto remap = program->planNative(0);
   if (!remap) {
