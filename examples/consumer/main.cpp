@@ -5,6 +5,7 @@
 //  3. the C++ API on two layouts built in code as k-Tile index maps.
 // Prints "consumer: ok" and exits 0, or says what was wrong and exits 1.
 #include "image.h"
+#include "image_sim.h"
 
 #include "mapc/mapc.h"
 
@@ -130,6 +131,9 @@ void builtInCode() {
 } // namespace
 
 int main() {
+  // The simulator's functions are there too (not run: the native ones are
+  // the point here).
+  expect(mapc_program::remapCount() == 2, "the simulator's remap table");
   emittedFunctions();
   compiledAtRunTime();
   builtInCode();
