@@ -49,7 +49,7 @@ bool isEmittableNamespace(const std::string &name);
 ///   void F(const T *src, T *dst);
 ///   void F_inplace(T *buf, T *scratch);
 ///   const mapc::rt::RemapSpec &F_spec();
-/// and `kRemapCount`.
+/// and `kRemapCount` and `void setThreads(unsigned)`.
 void emitNativeHeader(const std::vector<NativeEmitted> &remaps,
                       const NativeEmitOptions &opts, llvm::raw_ostream &os);
 

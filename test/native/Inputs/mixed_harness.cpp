@@ -5,6 +5,7 @@
 
 int main() {
   using namespace mixed;
+  setThreads(2);
   bool good = true;
   good &= CHECK_REMAP(float, redistribute_A_1);
   good &= CHECK_REMAP(std::complex<double>, copy_B_2);
