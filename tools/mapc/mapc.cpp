@@ -6,15 +6,18 @@
 //===----------------------------------------------------------------------===//
 #include "ProgramRun.h"
 #include "Progress.h"
+#include "api/NativeProgram.h"
 #include "backend/Butterfly.h"
 #include "backend/CppEmitter.h"
 #include "backend/LayoutPrinter.h"
+#include "backend/NativeEmitter.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
 #include "ir/KTilePrinter.h"
 #include "passes/AffinePlanner.h"
 #include "passes/DigitCycles.h"
 #include "passes/RemapCycles.h"
+#include "passes/RemapSpec.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -122,6 +125,25 @@ cl::opt<Target> target(
                clEnumValN(Target::Mpi, "mpi",
                           "MPI ranks, each holding a block of PEs")),
     cl::cat(mapcCategory));
+
+/// --threads. The LLVM library registers an option of that name that the
+/// driver does not use; main() removes it and registers this one in its
+/// place (two options of one name are a fatal error at registration).
+std::unique_ptr<cl::opt<unsigned>> threads;
+void registerThreadsOption() {
+  if (cl::Option *other = cl::getRegisteredOptions().lookup("threads"))
+    other->removeArgument();
+  threads = std::make_unique<cl::opt<unsigned>>(
+      "threads",
+      cl::desc("With --target=native: worker threads for remaps and the "
+               "memcpy baseline (default 0: every core)"),
+      cl::value_desc("n"), cl::init(0), cl::cat(mapcCategory));
+}
+cl::opt<std::string> cppNamespace(
+    "cpp-namespace",
+    cl::desc("With --emit=cpp/header --target=native: the namespace of the "
+             "emitted functions (default mapc_program)"),
+    cl::init("mapc_program"), cl::cat(mapcCategory));
 
 cl::opt<ProgressMode> progress(
     "progress",
@@ -233,8 +255,108 @@ readBounded(const std::string &path, uint64_t limit, uint64_t &wholeSize) {
 
 static int compile();
 
+/// Options that mean nothing on the target chosen: usage errors (exit 2).
+static int checkNativeUsage() {
+  auto usage = [](const std::string &msg) {
+    llvm::WithColor::error(llvm::errs(), "mapc") << msg << "\n";
+    return 2;
+  };
+  if (target != Target::Native) {
+    if (threads->getNumOccurrences())
+      return usage("--threads applies to --target=native; the simulators "
+                   "run one thread");
+    if (cppNamespace.getNumOccurrences())
+      return usage("--cpp-namespace applies to --target=native; the "
+                   "simulator's emitted code uses namespace mapc_program");
+    return 0;
+  }
+  if (!isEmittableNamespace(cppNamespace))
+    return usage("--cpp-namespace='" + cppNamespace +
+                 "' is not a C++ namespace name; give identifiers joined by "
+                 "'::', e.g. image::remaps");
+  if (emit == Emit::Butterfly)
+    return usage("--emit=butterfly describes FFT steps on a simulated mesh "
+                 "or hypercube; drop --target=native");
+  if (trace)
+    return usage("--trace shows a simulated plan step by step; a native "
+                 "remap runs as one step: drop --target=native to trace "
+                 "the simulator, or use --emit=layout for the layouts");
+  if (memoryDigest)
+    return usage("--memory-digest digests a simulated machine's memory; "
+                 "drop --target=native");
+  if (planner.getNumOccurrences())
+    return usage("--planner chooses a simulator's planner; the native "
+                 "target plans its own kernels (--emit=plan shows them)");
+  if (exchangeStart.getNumOccurrences())
+    return usage("--exchange-start orders a simulator's exchanges; drop "
+                 "--target=native");
+  return 0;
+}
+
+/// --run, --emit=plan, --emit=cpp and --emit=header on the host CPU
+/// (language.md "Targets"; docs/native.md).
+static int compileNative(const Program &program, llvm::SourceMgr &srcMgr,
+                         Diagnostics &diags, llvm::ToolOutputFile &out) {
+  if (emit == Emit::Cpp || emit == Emit::Header) {
+    std::vector<NativeEmitted> remaps;
+    unsigned number = 0;
+    for (const Statement &st : program.statements) {
+      ++number;
+      if (st.from < 0 || st.to < 0)
+        continue;
+      auto lc = srcMgr.getLineAndColumn(st.loc);
+      NativeEmitted r;
+      r.spec = remapSpecOf(program, st);
+      r.function = statementFunction(st, number);
+      r.description = r.spec.label + " (" + inputFile + ":" +
+                      std::to_string(lc.first) + ":" +
+                      std::to_string(lc.second) + ")";
+      const ArrayInfo *arr = program.findArray(st.array);
+      r.elementType = arr ? arr->type : ElemType::U8;
+      remaps.push_back(std::move(r));
+    }
+    NativeEmitOptions opts;
+    opts.headerName = headerName;
+    opts.nameSpace = cppNamespace;
+    if (emit == Emit::Cpp)
+      emitNativeSource(remaps, opts, out.os());
+    else
+      emitNativeHeader(remaps, opts, out.os());
+    return finish(out);
+  }
+  api::NativeRunOptions options;
+  options.threads = *threads;
+  std::vector<NativeStatement> planned;
+  if (!planNativeProgram(program, options, diags, planned)) {
+    diags.printSummary();
+    return 1;
+  }
+  if (emit == Emit::Plan) {
+    for (const NativeStatement &ns : planned) {
+      out.os() << ns.spec.label << ": native, bytes=" << ns.remap->bytesMoved()
+               << "\n";
+      std::string described = ns.remap->describe();
+      llvm::StringRef rest(described);
+      while (!rest.empty()) {
+        auto [line, tail] = rest.split('\n');
+        out.os() << "  " << line << "\n";
+        rest = tail;
+      }
+    }
+    return finish(out);
+  }
+  bool good = true;
+  runNativeProgram(program, planned, options, [&](const api::NativeResult &r) {
+    out.os() << nativeResultLine(r) << "\n";
+    out.os().flush();
+    good &= r.verified;
+  });
+  return finish(out, good ? 0 : 1);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  registerThreadsOption();
   cl::HideUnrelatedOptions(mapcCategory);
   cl::SetVersionPrinter(printVersion);
   bool parsed = cl::ParseCommandLineOptions(
@@ -289,12 +411,13 @@ static int compile() {
     return 2;
   }
 
-  if (target != Target::Sim) {
+  if (target == Target::Mpi) {
     llvm::WithColor::error(llvm::errs(), "mapc")
-        << "--target=" << (target == Target::Native ? "native" : "mpi")
-        << " is not built yet; use --target=sim\n";
+        << "--target=mpi is not built yet; use --target=sim or native\n";
     return 2;
   }
+  if (int rc = checkNativeUsage())
+    return rc;
 
   if (outputNamesInput()) {
     llvm::WithColor::error(llvm::errs(), "mapc")
@@ -347,6 +470,9 @@ static int compile() {
   if (!output)
     return 2;
   llvm::ToolOutputFile &out = *output;
+  if (target == Target::Native && (runProgram || emit == Emit::Plan ||
+                                   emit == Emit::Cpp || emit == Emit::Header))
+    return compileNative(program, srcMgr, diags, out);
   if (emit == Emit::Plan || emit == Emit::Cpp || emit == Emit::Header ||
       runProgram) {
     ProgramPlans plans;
