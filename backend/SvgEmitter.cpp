@@ -128,6 +128,15 @@ Geometry geometryOf(const Layout &layout, const Program &program,
   return g;
 }
 
+std::string titleOf(const Layout &layout, const Program &program,
+                    llvm::ArrayRef<int64_t> shape) {
+  std::string t = "layout " + layout.name + " of " + layout.array + " (" +
+                  program.machine.kindName();
+  for (size_t i = 1; i < shape.size(); ++i)
+    t += (i > 1 ? " x " : ", PEs ") + std::to_string(shape[i]);
+  return t + ", memory " + std::to_string(shape[0]) + ")";
+}
+
 std::string peLabel(const Geometry &g, int64_t r) {
   if (g.grid) {
     std::string bits;
@@ -199,7 +208,9 @@ void mapc::writeSvgDefs(llvm::raw_ostream &os) {
 SvgSize mapc::measureLayoutSvg(const Layout &layout, const Program &program,
                                const SvgOptions &opts) {
   Geometry g = geometryOf(layout, program, opts);
-  return {g.width, g.height};
+  // The bold title is about 8 px a character.
+  int64_t title = int64_t(titleOf(layout, program, g.shape).size()) * 8;
+  return {std::max(g.width, title + 2 * kMargin), g.height};
 }
 
 void mapc::drawLayoutSvg(const Layout &layout, const Program &program,
@@ -217,14 +228,11 @@ void mapc::drawLayoutSvg(const Layout &layout, const Program &program,
       ++copies[data[size_t(a)]];
   }
   os << "<g class=\"mapc-layout\" data-layout=\"" << xmlEscape(layout.name)
-     << "\" data-array=\"" << xmlEscape(layout.array)
-     << "\" transform=\"translate(" << x << "," << y << ")\">\n";
-  os << "<text class=\"mapc-title\" x=\"" << kMargin << "\" y=\"15\">layout "
-     << xmlEscape(layout.name) << " of " << xmlEscape(layout.array) << " ("
-     << program.machine.kindName();
-  for (size_t i = 1; i < g.shape.size(); ++i)
-    os << (i > 1 ? " x " : ", PEs ") << g.shape[i];
-  os << ", memory " << g.rowLen << ")</text>\n";
+     << "\" data-array=\"" << xmlEscape(layout.array) << "\" data-pes=\""
+     << g.rows << "\" data-memory=\"" << g.rowLen << "\" transform=\"translate("
+     << x << "," << y << ")\">\n";
+  os << "<text class=\"mapc-title\" x=\"" << kMargin << "\" y=\"15\">"
+     << xmlEscape(titleOf(layout, program, g.shape)) << "</text>\n";
   if (!g.grid) {
     // Memory addresses above the columns.
     for (int64_t c = 0; c < g.rowLen; ++c)

@@ -110,7 +110,8 @@ const char *const mapc::kWorkbenchScript = R"JS(
         : 16 + labelW + dev.rowLen * cellW;
     var height = top(dev.rows - 1) + CELL_H + 8;
     var out = ['<svg xmlns="http://www.w3.org/2000/svg" width="', width,
-        '" height="', height, '">'];
+        '" height="', height, '" data-pes="', dev.rows, '" data-memory="',
+        dev.rowLen, '">'];
     if (!grid)
       for (var c = 0; c < dev.rowLen; ++c)
         out.push('<text fill="#666" x="', left(0) + c * cellW + 2, '" y="',
