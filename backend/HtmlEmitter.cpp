@@ -134,8 +134,8 @@ void mapc::emitHtml(const WorkbenchPage &page, llvm::raw_ostream &os) {
      << "</h1><p class=\"machine\">" << xmlEscape(page.machine)
      << "</p><p class=\"help\">Step through a statement's plan with its "
         "buttons, or click the statement and use the ArrowLeft and "
-        "ArrowRight keys. Cells that took an element in the step shown are "
-        "outlined in red; on heat maps the other cells fade.</p></header>\n";
+        "ArrowRight keys. Cells that took another element in the step shown "
+        "are outlined in red, and the other cells fade.</p></header>\n";
   // The hatch of empty cells, shared by every inline SVG.
   os << "<svg class=\"defs\" width=\"0\" height=\"0\" aria-hidden=\"true\">";
   writeSvgDefs(os);

@@ -136,7 +136,9 @@ const char *const mapc::kWorkbenchScript = R"JS(
         var c3 = v < 0 ? null : hsl(v, shape);
         var fill = v < 0 ? 'url(#mapc-hatch)'
             : 'hsl(' + c3[0] + ',' + c3[1] + '%,' + c3[2] + '%)';
+        // In a step, the cells that kept their element fade.
         out.push('<rect', hit ? ' class="moved"' : ' stroke="#fff"',
+            moved && !hit ? ' opacity="0.35"' : '',
             ' x="', x, '" y="', y, '" width="', cellW, '" height="', CELL_H,
             '" fill="', fill, '"/>');
         if (v >= 0)
