@@ -103,7 +103,10 @@ private:
 std::string machineText(const Machine &m) {
   std::string s = m.kindName();
   if (m.kind == Machine::Hypercube) {
-    s += ", " + std::to_string(m.pes.size()) + " dims (" +
+    unsigned dims = 0;
+    while ((int64_t(1) << dims) < m.peCount())
+      ++dims;
+    s += ", " + std::to_string(dims) + " dims (" +
          std::to_string(m.peCount()) + " nodes)";
   } else {
     s += ", PEs ";
