@@ -21,7 +21,7 @@ h4 { margin: 0.6em 0 0.2em; }
 .machine, .help, .note { color: #555; }
 .note { font-style: italic; }
 pre { background: #f6f6f6; padding: 0.4em 0.6em; margin: 0.2em 0;
-      overflow-x: auto; }
+      white-space: pre-wrap; }
 figure.layout { margin: 0.8em 0; overflow-x: auto; }
 svg.defs { position: absolute; }
 .statement { border: 1px solid #ddd; border-radius: 4px; padding: 0.6em 1em;
@@ -158,10 +158,9 @@ const char *const mapc::kWorkbenchScript = R"JS(
     canvas.className = 'heatmap';
     canvas.width = dev.rowLen;
     canvas.height = dev.rows;
-    var scale = Math.max(1, Math.min(8, Math.floor(1024 / dev.rowLen),
-        Math.floor(768 / dev.rows)));
-    canvas.style.width = dev.rowLen * scale + 'px';
-    canvas.style.height = dev.rows * scale + 'px';
+    // 8 px a cell and 16 a row, shrunk to at most 1100 x 600 px.
+    canvas.style.width = Math.min(1100, dev.rowLen * 8) + 'px';
+    canvas.style.height = Math.min(600, dev.rows * 16) + 'px';
     var ctx = canvas.getContext('2d');
     var img = ctx.createImageData(dev.rowLen, dev.rows);
     for (var i = 0; i < dev.cells.length; ++i) {
