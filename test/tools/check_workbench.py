@@ -10,6 +10,11 @@ cell's `<text data-pe data-m>`) and checks that the rows equal the rows
 and that exactly the cells whose value changed in the step are highlighted
 (`data-moved`). A screenshot of every state is kept in --out-dir.
 
+With --heat-example it also loads a second program's page, whose device is
+drawn as a heat map, steps once, and checks every pixel's colour against
+the data index `--run --trace` gives for that cell (faded where the cell
+kept its element).
+
 With --tamper the page's data is altered (two cells of state 1 swapped)
 before it is loaded: the check must then fail (CTest `browser-tamper`).
 Exits 1 on any difference, or when Chromium is missing.
@@ -82,6 +87,76 @@ def changed(before, after):
     return n
 
 
+READ_HEAT = r"""
+(function () {
+  var a = document.querySelector('article.statement[data-statement="0"]');
+  var c = a.querySelector('.device canvas.heatmap');
+  if (!c) return null;
+  var px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  return {state: a.dataset.state, width: c.width, height: c.height,
+          shape: JSON.parse(document.getElementById('mapc-data').textContent)
+              .statements[0].shape,
+          rgb: Array.from(px).filter(function (_, i) { return i % 4 !== 3; })};
+})()
+"""
+
+
+def heat_colour(v, shape, fade):
+    """WorkbenchAssets.cpp's hsl() and rgb(), and the fading of cells that
+    kept their element."""
+    if v < 0:
+        px = [225, 225, 225]
+    else:
+        len0 = max(shape[0] if shape else 1, 1)
+        rest = 1
+        for n in shape[1:]:
+            rest *= max(n, 1)
+        h = (v % len0) * 300 // len0
+        light = 86 - ((v // len0) % rest * 40 // rest if rest > 1 else 0)
+        s, l = 0.7, light / 100
+        a = s * min(l, 1 - l)
+
+        def f(n):
+            k = (n + h / 30) % 12
+            return round(255 * (l - a * max(-1, min(k - 3, min(9 - k, 1)))))
+        px = [f(0), f(8), f(4)]
+    if fade:
+        px = [round(x * 0.25 + 191) for x in px]
+    return px
+
+
+def check_heat(b, states, errors):
+    """Steps to state 1 of a page drawn as a heat map and checks every
+    pixel's colour against the trace's data index."""
+    b.key("ArrowRight")
+    got = b.evaluate(READ_HEAT)
+    if not got or got["state"] != "1":
+        errors.append("heat map: no canvas at state 1")
+        return
+    rows = [r.split() for r in states[1]]
+    before = [r.split() for r in states[0]]
+    if got["height"] != len(rows) or got["width"] != len(rows[0]):
+        errors.append("heat map: %d x %d pixels for %d x %d cells" %
+                      (got["width"], got["height"], len(rows[0]), len(rows)))
+        return
+    bad = 0
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            v = -1 if cell == "." else int(cell)
+            # A general plan's states may differ in shape (GeneralRun.cpp).
+            fade = cell == "." or (r < len(before) and c < len(before[r])
+                                   and before[r][c] == cell)
+            want = heat_colour(v, got["shape"], fade)
+            i = 3 * (r * len(row) + c)
+            if any(abs(x - y) > 1 for x, y in zip(got["rgb"][i:i + 3], want)):
+                bad += 1
+    if bad:
+        errors.append("heat map: %d of %d pixels have the wrong colour" %
+                      (bad, len(rows) * len(rows[0])))
+    print("heat map at state 1: %d x %d cells, %d wrong pixels" %
+          (len(rows[0]), len(rows), bad))
+
+
 def tamper(path):
     text = open(path).read()
     m = re.search(r'(<script type="application/json" id="mapc-data">)(.*?)'
@@ -99,6 +174,9 @@ def main():
     ap.add_argument("--example", required=True)
     ap.add_argument("--out-dir", required=True)
     ap.add_argument("--tamper", action="store_true")
+    ap.add_argument("--heat-example",
+                    help="also check the heat map of this program's first "
+                         "statement after its first step, pixel by pixel")
     args = ap.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
     stem = os.path.splitext(os.path.basename(args.example))[0]
@@ -159,6 +237,20 @@ def main():
                 b.evaluate("document.querySelector('article.statement "
                            ".prev').click()")
                 check(b, last - 2, "previous button")
+            if args.heat_example:
+                heat_page = os.path.abspath(os.path.join(
+                    args.out_dir, stem + "-heat.html"))
+                subprocess.run([args.mapc, args.heat_example, "--emit=html",
+                                "-o", heat_page], check=True)
+                heat_trace = subprocess.run(
+                    [args.mapc, args.heat_example, "--run", "--trace"],
+                    check=True, capture_output=True, text=True).stdout
+                b.open("file://" + heat_page)
+                check_heat(b, trace_states(heat_trace), errors)
+                box = b.evaluate(ARTICLE_BOX)
+                box["height"] = min(box["height"], 1600)
+                b.screenshot(os.path.join(args.out_dir,
+                                          stem + "-heat-state-1.png"), box)
     except BrowserError as e:
         print("FAIL:", e)
         return 1
