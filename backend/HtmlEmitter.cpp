@@ -72,7 +72,7 @@ void jsonData(const WorkbenchPage &page, llvm::raw_ostream &os) {
     os << (i ? ",\n" : "\n") << "{\"shape\":[";
     for (size_t k = 0; k < st.shape.size(); ++k)
       os << (k ? "," : "") << st.shape[k];
-    os << "],\"states\":[";
+    os << "],\"traced\":" << (st.traced ? "true" : "false") << ",\"states\":[";
     for (size_t k = 0; k < st.states.size(); ++k) {
       const WorkbenchStep &s = st.states[k];
       os << (k ? ",\n" : "\n") << "{\"text\":";

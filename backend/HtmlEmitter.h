@@ -60,6 +60,9 @@ struct WorkbenchStatement {
   int64_t predictedTicks = 0, lowerBound = 0;
   std::vector<int64_t> shape; ///< the array's shape (for colours)
   std::string traceNote;      ///< why some steps are not drawn
+  /// False: too large for --trace, the states are the layouts before and
+  /// after the statement, as heat maps.
+  bool traced = true;
   /// State 0 is the device before the first step.
   std::vector<WorkbenchStep> states;
 };

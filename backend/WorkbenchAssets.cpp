@@ -220,11 +220,17 @@ const char *const mapc::kWorkbenchScript = R"JS(
           ? movedCells(st.states[state - 1].device, s.device) : null;
       var count = 0;
       if (moved) moved.forEach(function (x) { count += x; });
-      view.querySelector('.stepname').textContent = 'state ' + state +
-          ' of ' + last + (state === 0 ? ': before the first step'
-          : ': after step ' + state + ', ' + count + ' cells changed');
+      var when = !st.traced
+          ? (state === 0 ? ': before the statement'
+                         : ': after the statement, ' + count +
+                           ' sampled cells changed')
+          : (state === 0 ? ': before the first step'
+                         : ': after step ' + state + ', ' + count +
+                           ' cells changed');
+      view.querySelector('.stepname').textContent =
+          'state ' + state + ' of ' + last + when;
       view.querySelector('.steptext').textContent =
-          state === 0 ? 'the array as it starts' : s.text;
+          s.text || 'the array as it starts';
       drawDevice(view.querySelector('.device'), s.device, st.shape, moved);
       art.dataset.state = String(state);
       art.dataset.changed = String(count);

@@ -59,6 +59,8 @@ def main():
         return 1
     data = json.loads(page.data)
     for label, st in zip(page.labels, data["statements"]):
+        if not st["traced"]:
+            continue  # too large for --trace: the layouts, not a trace
         array = label.split()[1].rstrip(":")
         for k, s in enumerate(st["states"]):
             print("trace %s step %d" % (array, k))

@@ -106,8 +106,8 @@ std::string machineText(const Machine &m) {
     unsigned dims = 0;
     while ((int64_t(1) << dims) < m.peCount())
       ++dims;
-    s += ", " + std::to_string(dims) + " dims (" +
-         std::to_string(m.peCount()) + " nodes)";
+    s += ", " + std::to_string(dims) + " dims (" + std::to_string(m.peCount()) +
+         " nodes)";
   } else {
     s += ", PEs ";
     for (size_t i = 0; i < m.pes.size(); ++i)
@@ -117,6 +117,37 @@ std::string machineText(const Machine &m) {
   if (m.kind == Machine::MasPar)
     s += ", cluster " + std::to_string(m.cluster);
   return s;
+}
+
+/// `l`'s device as a heat map, sampled down to kMaxHeatSide x kMaxHeatSide
+/// (the top left cell of each block); false, leaving `d` empty, when the
+/// page's cap is reached.
+bool heatOf(const Layout &l, int64_t &budget, WorkbenchDevice &d) {
+  std::vector<int64_t> shape = l.deviceShape();
+  int64_t rowLen = std::max<int64_t>(shape[0], 1), rows = 1;
+  for (size_t i = 1; i < shape.size(); ++i)
+    rows = std::min<int64_t>(rows * std::max<int64_t>(shape[i], 1), int64_t(1)
+                                                                        << 40);
+  d = WorkbenchDevice();
+  d.rows = std::min(rows, kMaxHeatSide);
+  d.rowLen = std::min(rowLen, kMaxHeatSide);
+  if (budget < d.rows * d.rowLen) {
+    d = WorkbenchDevice();
+    return false;
+  }
+  budget -= d.rows * d.rowLen;
+  d.fullRows = rows;
+  d.fullRowLen = rowLen;
+  d.sampled = d.rows < rows || d.rowLen < rowLen;
+  for (int64_t r = 0; r < d.rows; ++r) {
+    // The first row and cell of each block (r * rows < 2^48: no overflow).
+    int64_t fr = r * rows / d.rows;
+    for (int64_t c = 0; c < d.rowLen; ++c) {
+      int64_t fc = c * rowLen / d.rowLen;
+      d.cells.push_back(l.dataAt(fr * rowLen + fc));
+    }
+  }
+  return true;
 }
 
 /// A layout as an inline SVG when small, else as a (sampled) heat map.
@@ -138,28 +169,7 @@ WorkbenchLayout layoutPicture(const Layout &l, const Program &program,
     os << "</svg>\n";
     return out;
   }
-  std::vector<int64_t> shape = l.deviceShape();
-  int64_t rowLen = std::max<int64_t>(shape[0], 1), rows = 1;
-  for (size_t i = 1; i < shape.size(); ++i)
-    rows = std::min<int64_t>(rows * std::max<int64_t>(shape[i], 1), int64_t(1)
-                                                                        << 40);
-  WorkbenchDevice &d = out.heat;
-  d.rows = std::min(rows, kMaxHeatSide);
-  d.rowLen = std::min(rowLen, kMaxHeatSide);
-  if (budget < d.rows * d.rowLen)
-    return out; // neither: the page's cap is reached
-  budget -= d.rows * d.rowLen;
-  d.fullRows = rows;
-  d.fullRowLen = rowLen;
-  d.sampled = d.rows < rows || d.rowLen < rowLen;
-  for (int64_t r = 0; r < d.rows; ++r) {
-    // The first row and cell of each block (r * rows < 2^48: no overflow).
-    int64_t fr = r * rows / d.rows;
-    for (int64_t c = 0; c < d.rowLen; ++c) {
-      int64_t fc = c * rowLen / d.rowLen;
-      d.cells.push_back(l.dataAt(fr * rowLen + fc));
-    }
-  }
+  heatOf(l, budget, out.heat); // or neither: the page's cap is reached
   return out;
 }
 
@@ -237,6 +247,26 @@ bool mapc::buildWorkbench(const WorkbenchRequest &req, Diagnostics &diags,
     splitPlanSteps(st.plan, steps);
     for (size_t k = 1; k < st.states.size() && k <= steps.size(); ++k)
       st.states[k].text = steps[k - 1];
+  }
+  // Statements too large to trace: the layouts before and after, as heat
+  // maps, so that large devices are seen too.
+  for (size_t i = 0; i < page.statements.size(); ++i) {
+    WorkbenchStatement &st = page.statements[i];
+    const Statement &s = *plans.statements[i].statement;
+    if (!st.states.empty() || st.traceNote.empty())
+      continue;
+    st.traced = false;
+    const Layout &from = program.layouts[s.from], &to = program.layouts[s.to];
+    st.states.resize(2);
+    st.states[0].text = "layout " + from.name + " before the statement";
+    st.states[1].text = "layout " + to.name +
+                        " after the statement (the steps between are not "
+                        "traced: " +
+                        st.traceNote + ")";
+    for (int k = 0; k < 2; ++k) {
+      st.states[k].drawn = heatOf(k ? to : from, budget, st.states[k].device);
+      reader.overCap |= !st.states[k].drawn;
+    }
   }
   if (reader.overCap)
     page.notes.push_back("Some plan steps are not drawn: a page holds at most "
