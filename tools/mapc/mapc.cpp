@@ -11,6 +11,9 @@
 #include "backend/CppEmitter.h"
 #include "backend/LayoutPrinter.h"
 #include "backend/NativeEmitter.h"
+#include "StatementCycles.h"
+#include "Workbench.h"
+#include "backend/SvgEmitter.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
 #include "ir/KTilePrinter.h"
@@ -41,7 +44,9 @@ enum class Emit {
   Plan,
   Cpp,
   Header,
-  Butterfly
+  Butterfly,
+  Svg,
+  Html
 };
 
 cl::OptionCategory mapcCategory("mapc options");
@@ -53,26 +58,39 @@ cl::opt<std::string> outputFile("o", cl::desc("Write output to <file>"),
                                 cl::cat(mapcCategory));
 cl::opt<Emit> emit(
     "emit", cl::desc("What to print"), cl::init(Emit::None),
-    cl::values(clEnumValN(Emit::None, "none",
-                          "check the program only (default)"),
-               clEnumValN(Emit::AST, "ast", "the syntax tree with line:col"),
-               clEnumValN(Emit::KTile, "ktile",
-                          "every layout as a canonical k-Tile format"),
-               clEnumValN(Emit::Layout, "layout",
-                          "the device contents of every "
-                          "layout"),
-               clEnumValN(Emit::Cycles, "cycles",
-                          "radix-2 remaps in cycle notation (003 4.2.2)"),
-               clEnumValN(Emit::Plan, "plan",
-                          "remap plans: steps, predicted ticks, lower bound"),
-               clEnumValN(Emit::Cpp, "cpp",
-                          "C++ source: one function per remap statement"),
-               clEnumValN(Emit::Header, "header",
-                          "the C++ header for --emit=cpp's functions"),
-               clEnumValN(Emit::Butterfly, "butterfly",
-                          "FFT communication steps on a mesh or "
-                          "hypercube (002)")),
+    cl::values(
+        clEnumValN(Emit::None, "none", "check the program only (default)"),
+        clEnumValN(Emit::AST, "ast", "the syntax tree with line:col"),
+        clEnumValN(Emit::KTile, "ktile",
+                   "every layout as a canonical k-Tile format"),
+        clEnumValN(Emit::Layout, "layout",
+                   "the device contents of every "
+                   "layout"),
+        clEnumValN(Emit::Cycles, "cycles",
+                   "radix-2 remaps in cycle notation (003 4.2.2)"),
+        clEnumValN(Emit::Plan, "plan",
+                   "remap plans: steps, predicted ticks, lower bound"),
+        clEnumValN(Emit::Cpp, "cpp",
+                   "C++ source: one function per remap statement"),
+        clEnumValN(Emit::Header, "header",
+                   "the C++ header for --emit=cpp's functions"),
+        clEnumValN(Emit::Butterfly, "butterfly",
+                   "FFT communication steps on a mesh or "
+                   "hypercube (002)"),
+        clEnumValN(Emit::Svg, "svg", "every layout drawn as an SVG document"),
+        clEnumValN(Emit::Html, "html",
+                   "a self-contained HTML workbench: layouts, "
+                   "plans, the device after every step")),
     cl::cat(mapcCategory));
+enum class Label { Index, Coords };
+cl::opt<Label> label("label", cl::desc("What --emit=svg writes in a cell"),
+                     cl::init(Label::Index),
+                     cl::values(clEnumValN(Label::Index, "index",
+                                           "the linear data index "
+                                           "(default)"),
+                                clEnumValN(Label::Coords, "coords",
+                                           "the data coordinates (i0,i1,...)")),
+                     cl::cat(mapcCategory));
 cl::opt<bool> runProgram("run",
                          cl::desc("Run on the simulated machine, verify "
                                   "every element, report ticks"),
@@ -405,6 +423,11 @@ static int compile() {
         << "--memory-digest needs --run\n";
     return 2;
   }
+  if (label.getNumOccurrences() && emit != Emit::Svg) {
+    llvm::WithColor::error(llvm::errs(), "mapc")
+        << "--label needs --emit=svg\n";
+    return 2;
+  }
   if (runProgram && emit != Emit::None) {
     llvm::WithColor::error(llvm::errs(), "mapc")
         << "--run cannot be combined with --emit; run them separately\n";
@@ -527,6 +550,31 @@ static int compile() {
     bool good = runPlans(plans, trace, memoryDigest, out.os());
     return finish(out, good ? 0 : 1);
   }
+  if (emit == Emit::Svg) {
+    SvgOptions opts;
+    opts.coordLabels = label == Label::Coords;
+    if (!emitSvg(program, opts, diags, out.os())) {
+      diags.printSummary();
+      return 1;
+    }
+    return finish(out);
+  }
+  if (emit == Emit::Html) {
+    WorkbenchRequest req;
+    req.program = &program;
+    req.srcMgr = &srcMgr;
+    req.fileName = inputFile;
+    req.planner = planner;
+    req.exchangeStart = exchangeStartBit();
+    WorkbenchPage page;
+    bool verified = true;
+    if (!buildWorkbench(req, diags, page, verified)) {
+      diags.printSummary();
+      return 1;
+    }
+    emitHtml(page, out.os());
+    return finish(out, verified ? 0 : 1);
+  }
   if (emit == Emit::Butterfly) {
     ButterflyOutcome r = emitButterfly(program, diags, out.os());
     if (r == ButterflyOutcome::NoNetwork) {
@@ -547,32 +595,8 @@ static int compile() {
     for (const Statement &st : program.statements) {
       if (st.from < 0 || st.to < 0)
         continue;
-      auto maps = statementBitMaps(program, st);
-      std::string why, text;
-      const Layout &from = program.layouts[st.from],
-                   &to = program.layouts[st.to];
-      auto fromMap = from.tileMap(), toMap = to.tileMap();
-      if (std::holds_alternative<std::string>(maps) && fromMap && toMap) {
-        // Not radix 2: index digit maps (003 6.1), in the digit notation.
-        DigitCycleText d = digitRemapText(*fromMap, *toMap, from.name, to.name);
-        if (d.ok)
-          text = d.text;
-        else
-          why = std::get<std::string>(maps) +
-                "; nor is it an index digit map (" + d.why + ")";
-      } else if (auto *e = std::get_if<std::string>(&maps)) {
-        why = *e;
-      } else if (const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
-                 !m.src.isPermutation() || !m.dst.isPermutation()) {
-        // Gray codes and XOR maps: 001's exchanges, then the cycles.
-        text = affineRemapText(m.src, m.dst, exchangeStartBit(), why);
-      } else {
-        auto cycles = remapCycles(m.src, m.dst);
-        if (auto *e = std::get_if<std::string>(&cycles))
-          why = *e;
-        else
-          text = formatCycles(m.src, std::get<std::vector<Cycle>>(cycles));
-      }
+      std::string why;
+      std::string text = statementCycles(program, st, exchangeStartBit(), why);
       if (!why.empty()) {
         diags.error(st.loc, "cannot write this remap in cycle notation: " + why,
                     "--emit=cycles covers radix-2 layouts (003 4.2, 5.1), "
