@@ -295,6 +295,9 @@ static int checkNativeUsage() {
   if (emit == Emit::Butterfly)
     return usage("--emit=butterfly describes FFT steps on a simulated mesh "
                  "or hypercube; drop --target=native");
+  if (emit == Emit::Html)
+    return usage("--emit=html steps through a simulated plan; a native "
+                 "remap runs as one step: drop --target=native");
   if (trace)
     return usage("--trace shows a simulated plan step by step; a native "
                  "remap runs as one step: drop --target=native to trace "
