@@ -1,0 +1,274 @@
+//===- StrideKernel.cpp - loop nests over two k-Tile layouts --------------===//
+#include "StrideKernel.h"
+
+#include "DigitForm.h"
+#include "ElementCopy.h"
+#include "Parallel.h"
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+using namespace mapc;
+using namespace mapc::native;
+
+namespace {
+
+/// The data dim whose lowest digit has address step 1, or -1.
+int unitAxis(const DigitForm &f) {
+  for (size_t j = 0; j < f.axes.size(); ++j)
+    if (!f.axes[j].digits.empty() && f.axes[j].digits[0].stride == 1)
+      return int(j);
+  return -1;
+}
+
+class StrideKernel final : public Kernel {
+public:
+  DigitForm src, dst;
+  size_t elementBytes = 0;
+  int64_t dataSize = 0;
+  bool tiled = false;
+  unsigned inner = 0;          ///< run mode: the data dim of the runs
+  unsigned axisA = 0;          ///< tile mode: source-contiguous data dim
+  unsigned axisB = 0;          ///< tile mode: destination-contiguous data dim
+  int64_t chunk = 1 << 14;     ///< run mode: coordinates per work item
+  int64_t tileSize = 64;       ///< tile mode: coordinates per tile side
+  std::vector<unsigned> outer; ///< the other data dims, fastest first
+  std::vector<int64_t> replicaOff; ///< every destination copy's offset
+
+  int64_t innerItems() const {
+    if (!tiled) {
+      int64_t len = src.axes[inner].length;
+      return (len + chunk - 1) / chunk;
+    }
+    int64_t ta = (src.axes[axisA].length + tileSize - 1) / tileSize;
+    int64_t tb = (src.axes[axisB].length + tileSize - 1) / tileSize;
+    return ta * tb;
+  }
+
+  uint64_t items() const {
+    uint64_t n = uint64_t(innerItems());
+    for (unsigned j : outer)
+      n *= uint64_t(src.axes[j].length);
+    return n;
+  }
+
+  void run(const uint8_t *s, uint8_t *d,
+           const ThreadBudget &threads) const override {
+    if (dataSize == 0)
+      return;
+    withMover(elementBytes, [&](auto mv) { runWith(mv, s, d, threads); });
+  }
+
+  template <class Mover>
+  void runWith(Mover mv, const uint8_t *s, uint8_t *d,
+               const ThreadBudget &threads) const {
+    uint64_t bytes = uint64_t(dataSize) * elementBytes * 2;
+    int64_t perOuter = innerItems();
+    parallelRanges(threads, items(), bytes, [&](uint64_t b, uint64_t e) {
+      std::vector<int64_t> sA, dA, sB, dB;
+      for (uint64_t item = b; item < e; ++item) {
+        // Outer coordinates and their address parts.
+        uint64_t rest = item / uint64_t(perOuter);
+        int64_t inItem = int64_t(item % uint64_t(perOuter));
+        int64_t bs = src.base, bd = dst.base;
+        for (unsigned j : outer) {
+          int64_t len = src.axes[j].length;
+          int64_t c = int64_t(rest % uint64_t(len));
+          rest /= uint64_t(len);
+          bs += src.axes[j].addressOf(c);
+          bd += dst.axes[j].addressOf(c);
+        }
+        if (!tiled)
+          runItem(mv, s, d, bs, bd, inItem);
+        else
+          tileItem(mv, s, d, bs, bd, inItem, sA, dA, sB, dB);
+      }
+    });
+  }
+
+  template <class Mover>
+  void runItem(Mover mv, const uint8_t *s, uint8_t *d, int64_t bs, int64_t bd,
+               int64_t inItem) const {
+    const size_t sz = mv.size();
+    int64_t c = inItem * chunk;
+    int64_t end = std::min(c + chunk, src.axes[inner].length);
+    AxisCursor cs(src.axes[inner], c), cd(dst.axes[inner], c);
+    int64_t ss =
+        src.axes[inner].digits.empty() ? 0 : src.axes[inner].digits[0].stride;
+    int64_t ds =
+        dst.axes[inner].digits.empty() ? 0 : dst.axes[inner].digits[0].stride;
+    while (c < end) {
+      int64_t n = std::min({cs.run(), cd.run(), end - c});
+      const uint8_t *from = s + (bs + cs.address()) * int64_t(sz);
+      for (int64_t r : replicaOff) {
+        uint8_t *to = d + (bd + cd.address() + r) * int64_t(sz);
+        if (ss == 1 && ds == 1) {
+          std::memcpy(to, from, size_t(n) * sz);
+        } else {
+          for (int64_t i = 0; i < n; ++i)
+            mv.copy(to + i * ds * int64_t(sz), from + i * ss * int64_t(sz));
+        }
+      }
+      cs.advance(n);
+      cd.advance(n);
+      c += n;
+    }
+  }
+
+  /// Address parts of coordinates [c, c + n) of one axis.
+  static void fill(const AxisForm &axis, int64_t c, int64_t n,
+                   std::vector<int64_t> &out) {
+    out.resize(size_t(n));
+    AxisCursor cur(axis, c);
+    for (int64_t i = 0; i < n; ++i) {
+      out[size_t(i)] = cur.address();
+      if (i + 1 < n)
+        cur.advance(1);
+    }
+  }
+
+  template <class Mover>
+  void tileItem(Mover mv, const uint8_t *s, uint8_t *d, int64_t bs, int64_t bd,
+                int64_t inItem, std::vector<int64_t> &sA,
+                std::vector<int64_t> &dA, std::vector<int64_t> &sB,
+                std::vector<int64_t> &dB) const {
+    const int64_t sz = int64_t(mv.size());
+    int64_t lenA = src.axes[axisA].length, lenB = src.axes[axisB].length;
+    int64_t tb = (lenB + tileSize - 1) / tileSize;
+    int64_t a0 = (inItem / tb) * tileSize, b0 = (inItem % tb) * tileSize;
+    int64_t na = std::min(tileSize, lenA - a0);
+    int64_t nb = std::min(tileSize, lenB - b0);
+    fill(src.axes[axisA], a0, na, sA);
+    fill(dst.axes[axisA], a0, na, dA);
+    fill(src.axes[axisB], b0, nb, sB);
+    fill(dst.axes[axisB], b0, nb, dB);
+    for (int64_t r : replicaOff) {
+      // Rows of the destination (axis B contiguous) gather from na source
+      // rows that stay in L1 across the tile.
+      for (int64_t ia = 0; ia < na; ++ia) {
+        const uint8_t *from = s + (bs + sA[size_t(ia)]) * sz;
+        uint8_t *to = d + (bd + dA[size_t(ia)] + r) * sz;
+        for (int64_t ib = 0; ib < nb; ++ib)
+          mv.copy(to + dB[size_t(ib)] * sz, from + sB[size_t(ib)] * sz);
+      }
+    }
+  }
+
+  std::string describe() const override {
+    std::string s = "strided loop nest over " +
+                    std::to_string(src.axes.size()) + " data dims";
+    s += "\n";
+    if (replicaOff.size() > 1)
+      s += "  every element written to " + std::to_string(replicaOff.size()) +
+           " destination copies\n";
+    auto digits = [](const AxisForm &a) {
+      std::string t;
+      for (const Digit &d : a.digits)
+        t += (t.empty() ? "" : " ") + std::to_string(d.k) + "@" +
+             std::to_string(d.stride);
+      return t.empty() ? std::string("-") : t;
+    };
+    for (size_t j = 0; j < src.axes.size(); ++j)
+      s += "  data dim " + std::to_string(j) + " (" +
+           std::to_string(src.axes[j].length) + "): source digits " +
+           digits(src.axes[j]) + ", destination digits " + digits(dst.axes[j]) +
+           " (radix@address step)\n";
+    if (!tiled)
+      s += "  runs along data dim " + std::to_string(inner) +
+           ": stretches where both addresses step evenly, block copies where "
+           "both steps are 1; " +
+           std::to_string(items()) + " work items over the threads";
+    else
+      s += "  tiles of " + std::to_string(tileSize) + " x " +
+           std::to_string(tileSize) + " over data dims " +
+           std::to_string(axisA) + " (source contiguous) and " +
+           std::to_string(axisB) +
+           " (destination contiguous): both sides touch whole lines; " +
+           std::to_string(items()) + " tiles over the threads";
+    return s;
+  }
+};
+
+/// Does `form` give the addresses `layout` holds for sampled elements?
+bool agrees(const DigitForm &form, const rt::DeviceLayout &layout,
+            bool checkData) {
+  int64_t n = layout.dataSize();
+  std::mt19937_64 rng(uint64_t(n) * 31 + form.axes.size());
+  std::vector<int64_t> c(form.axes.size());
+  for (int trial = 0; trial < 160; ++trial) {
+    int64_t d = trial == 0   ? 0
+                : trial == 1 ? n - 1
+                             : int64_t(rng() % uint64_t(n));
+    int64_t rest = d;
+    for (size_t j = 0; j < form.axes.size(); ++j) {
+      c[j] = rest % form.axes[j].length;
+      rest /= form.axes[j].length;
+    }
+    int64_t a = form.addressOf(c.data());
+    if (a != layout.firstAddressOf(d))
+      return false;
+    if (checkData && (a < 0 || a >= layout.size() || layout.dataAt(a) != d))
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::unique_ptr<Kernel>
+mapc::native::planStrideKernel(const rt::RemapSpec &spec) {
+  const rt::DeviceLayout &S = spec.source, &D = spec.dest;
+  if (!S.tile() || !D.tile() || !spec.elementBytes)
+    return nullptr;
+  std::optional<DigitForm> sf = digitFormOf(*S.tile()),
+                           df = digitFormOf(*D.tile());
+  if (!sf || !df || sf->axes.size() != df->axes.size())
+    return nullptr;
+  for (size_t j = 0; j < sf->axes.size(); ++j)
+    if (sf->axes[j].length != df->axes[j].length)
+      return nullptr;
+  if (S.dataSize() > 0 && (!agrees(*sf, S, false) || !agrees(*df, D, true)))
+    return nullptr;
+
+  auto k = std::make_unique<StrideKernel>();
+  k->elementBytes = spec.elementBytes;
+  k->dataSize = S.dataSize();
+  // Every destination copy: the replicas' digits in mixed radix.
+  k->replicaOff = {0};
+  for (const Digit &r : df->replicas) {
+    std::vector<int64_t> next;
+    if (uint64_t(k->replicaOff.size()) * uint64_t(r.k) > (uint64_t(1) << 26))
+      return nullptr;
+    for (int64_t v = 0; v < r.k; ++v)
+      for (int64_t o : k->replicaOff)
+        next.push_back(o + v * r.stride);
+    k->replicaOff = std::move(next);
+  }
+  k->src = std::move(*sf);
+  k->dst = std::move(*df);
+  int js = unitAxis(k->src), jd = unitAxis(k->dst);
+  unsigned rank = unsigned(k->src.axes.size());
+  if (rank == 0) {
+    // A scalar: one data dim of length 1 does the same.
+    AxisForm one;
+    k->src.axes.push_back(one);
+    k->dst.axes.push_back(one);
+    rank = 1;
+  }
+  if (js >= 0 && jd >= 0 && js != jd && k->src.axes[js].length > 1 &&
+      k->src.axes[jd].length > 1) {
+    k->tiled = true;
+    k->axisA = unsigned(js);
+    k->axisB = unsigned(jd);
+    // Rows of at least 256 bytes, tiles that fit in L1 beside their source.
+    int64_t side = 256 / int64_t(spec.elementBytes);
+    k->tileSize = std::clamp<int64_t>(side, 8, 64);
+  } else {
+    k->inner = unsigned(jd >= 0 ? jd : js >= 0 ? js : 0);
+  }
+  for (unsigned j = 0; j < rank; ++j)
+    if (k->tiled ? (j != k->axisA && j != k->axisB) : j != k->inner)
+      k->outer.push_back(j);
+  return k;
+}
