@@ -47,6 +47,8 @@ void runAndCheck(const RemapSpec &spec, unsigned threads, bool inPlace,
   ++kernelsSeen[text.substr(0, text.find_first_of(":\n"))];
   if (text.find("  tiles of") != std::string::npos)
     ++kernelsSeen["strided tiles"];
+  if (text.find("  periods of") != std::string::npos)
+    ++kernelsSeen["strided periods"];
   const unsigned eb = spec.elementBytes;
   const DeviceLayout &S = spec.source, &D = spec.dest;
   size_t cells = size_t(inPlace ? std::max(S.size(), D.size()) : S.size());
@@ -343,6 +345,7 @@ TEST(NativeRemap, HpfBlockCyclic) {
   }
   EXPECT_EQ(kernelsSeen["gather"], 0u);
   EXPECT_GT(kernelsSeen["strided tiles"], 100u);
+  EXPECT_GT(kernelsSeen["strided periods"], 50u);
 }
 
 TEST(NativeRemap, MixedAffineAndTile) {

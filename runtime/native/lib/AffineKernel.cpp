@@ -3,8 +3,10 @@
 
 #include "ElementCopy.h"
 #include "Parallel.h"
+#include "StreamStore.h"
 
 #include <algorithm>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -79,9 +81,18 @@ public:
   std::vector<uint64_t> mCols, dCols;
   uint64_t s0 = 0, d0 = 0;
   uint64_t freeMask = 0; ///< x bits that number the tiles
-  std::vector<uint64_t> loS, loD, hiS, hiD;
+  // A tile is the coset c xor U. Phase 1 copies its source as 2^rowBits
+  // aligned blocks of 2^s cells (rowS: their offsets) into an L1 buffer;
+  // phase 2 writes its destination as runs of loD.size() cells (the low
+  // destination bits), one run per hiD entry, reading the buffer at
+  // bufHi xor bufLo xor (the source base's low bits).
+  unsigned s = 0;
+  std::vector<uint64_t> rowS, loD, hiD, bufLo, bufHi;
   bool contiguousLo = true, permutation = true;
+  /// Destination runs go around the caches (the output is large).
+  bool stream = false;
   unsigned sourceBits = 0, destBits = 0;
+  static constexpr size_t kMaxStage = 16384;
 
   void run(const uint8_t *src, uint8_t *dst,
            const ThreadBudget &threads) const override {
@@ -94,24 +105,58 @@ public:
     uint64_t tiles = uint64_t(1) << __builtin_popcountll(freeMask);
     uint64_t bytes = (uint64_t(2) * cell) << k;
     const size_t sz = mv.size();
+    const uint64_t low = (uint64_t(1) << s) - 1;
+    const size_t block = sz << s;
+    const size_t runBytes = loD.size() * sz;
+    const bool streamRuns = stream && contiguousLo && runBytes % 64 == 0;
     parallelRanges(threads, tiles, bytes, [&](uint64_t begin, uint64_t end) {
-      const size_t nLo = loS.size(), nHi = hiS.size();
+      std::vector<uint8_t> buffer((rowS.size() << s) * sz + 64);
+      uint8_t *buf = buffer.data();
+      alignas(64) uint8_t stage[kMaxStage];
+      const size_t nLo = loD.size(), nHi = hiD.size(), nRows = rowS.size();
+      bool streamed = false;
       for (uint64_t i = begin; i < end; ++i) {
         uint64_t c = deposit(i, freeMask);
         uint64_t bs = s0 ^ applyColumns(mCols, c);
         uint64_t bd = d0 ^ applyColumns(dCols, c);
+        if (nRows == 1 && s == 0) { // a single cell: no buffer
+          mv.copy(dst + bd * sz, src + bs * sz);
+          continue;
+        }
+        for (size_t r = 0; r < nRows; ++r)
+          std::memcpy(buf + r * block, src + ((bs ^ rowS[r]) & ~low) * sz,
+                      block);
+        if (i + 1 < end) {
+          // Ask for the next tile's source lines while this one is written:
+          // scattered runs get no help from the hardware prefetchers.
+          uint64_t next = s0 ^ applyColumns(mCols, deposit(i + 1, freeMask));
+          for (size_t r = 0; r < nRows; ++r) {
+            const uint8_t *p = src + ((next ^ rowS[r]) & ~low) * sz;
+            for (size_t b = 0; b < block; b += 64)
+              __builtin_prefetch(p + b, 0, 1);
+          }
+        }
+        uint64_t bl = bs & low;
         for (size_t h = 0; h < nHi; ++h) {
-          uint64_t sb = bs ^ hiS[h], db = bd ^ hiD[h];
+          uint64_t db = bd ^ hiD[h], bi = bufHi[h] ^ bl;
           if (contiguousLo) {
             uint8_t *out = dst + db * sz;
+            bool nt = streamRuns && (uintptr_t(out) & 15) == 0;
+            uint8_t *to = nt ? stage : out;
             for (size_t lo = 0; lo < nLo; ++lo)
-              mv.copy(out + lo * sz, src + (sb ^ loS[lo]) * sz);
+              mv.copy(to + lo * sz, buf + (bi ^ bufLo[lo]) * sz);
+            if (nt) {
+              streamOut(out, stage, runBytes);
+              streamed = true;
+            }
           } else {
             for (size_t lo = 0; lo < nLo; ++lo)
-              mv.copy(dst + (db ^ loD[lo]) * sz, src + (sb ^ loS[lo]) * sz);
+              mv.copy(dst + (db ^ loD[lo]) * sz, buf + (bi ^ bufLo[lo]) * sz);
           }
         }
       }
+      if (streamed)
+        streamFence();
     });
   }
 
@@ -126,11 +171,14 @@ public:
          " low bits stay in place on both "
          "sides: moved as blocks of " +
          std::to_string(cell) + " bytes\n";
-    s += "  tiles of " + std::to_string(loS.size()) + " x " +
-         std::to_string(hiS.size()) + " blocks: runs of " +
-         std::to_string(loS.size() * cell) + " destination bytes written " +
-         (contiguousLo ? "contiguously" : "in place of padding bits") +
-         ", every source line of the tile read whole while it is in L1; " +
+    s += "  tiles of " + std::to_string(loD.size()) + " x " +
+         std::to_string(hiD.size()) + " blocks: the source read as " +
+         std::to_string(rowS.size()) + " runs of " +
+         std::to_string(cell << this->s) +
+         " bytes into an L1 buffer, the destination written as " +
+         std::to_string(hiD.size()) + " runs of " +
+         std::to_string(loD.size() * cell) + " bytes" +
+         (contiguousLo ? "" : " (with padding bits)") + "; " +
          std::to_string(uint64_t(1) << __builtin_popcountll(freeMask)) +
          " tiles split over the threads";
     return s;
@@ -214,21 +262,34 @@ mapc::native::planAffineKernel(const rt::RemapSpec &spec) {
 
   // Runs of at least 256 bytes on both sides; tiles of at most 4096 cells.
   unsigned t = 0;
+  // (Measured: longer runs with an L2-sized buffer were slower.)
   while (t < 6 && t < kr && (cell << t) < 256)
     ++t;
   kernel->t = t;
+  // Past the last-level cache a write would first read its line; stream
+  // whole runs instead (runs of t bits fit the stage buffer).
+  kernel->stream = (uint64_t(spec.elementBytes) << k) >= (uint64_t(8) << 20) &&
+                   (cell << t) <= AffineKernel::kMaxStage;
   TaggedBasis basis;
   for (unsigned j = 0; j < kr; ++j)
     basis.insert(kernel->mCols[j], uint64_t(1) << j);
-  // The x that feed the low source bits, less the low destination bits
-  // the tile already holds, in reduced echelon form.
-  std::vector<uint64_t> hi, hiPivot;
-  uint64_t pivots = 0;
+  // xs[i]: the x whose source cell is the unit e_i, for the low source bits
+  // 0 .. s-1 (up to t of them, stopping at a disabled source bit).
+  std::vector<uint64_t> xs;
   unsigned sourceBits = sa.bits() > r ? sa.bits() - r : 0;
-  for (unsigned i = 0; i < sourceBits && hi.size() < t; ++i) {
+  for (unsigned i = 0; i < sourceBits && xs.size() < t; ++i) {
     uint64_t x;
     if (!basis.solve(uint64_t(1) << i, x))
-      continue; // a disabled source bit: padding inside the line
+      break;
+    xs.push_back(x);
+  }
+  unsigned s = unsigned(xs.size());
+  kernel->s = s;
+  // Phase 2's split U = span(low x bits) + span(hi): the xs less their low
+  // x bits, in reduced echelon form (pivots: hiPivot).
+  std::vector<uint64_t> hi, hiPivot;
+  uint64_t pivots = 0;
+  for (uint64_t x : xs) {
     x &= ~lowMask(t);
     for (size_t h = 0; h < hi.size(); ++h)
       if (x & hiPivot[h])
@@ -244,9 +305,42 @@ mapc::native::planAffineKernel(const rt::RemapSpec &spec) {
     pivots |= p;
   }
   kernel->freeMask = lowMask(kr) & ~lowMask(t) & ~pivots;
+  // Phase 1's split U = span(xs) + span(rows): each low x bit less the xs
+  // of its source's low bits has a source cell with low bits 0.
+  auto sourceOf = [&](uint64_t x) { return applyColumns(kernel->mCols, x); };
+  auto lessXs = [&](uint64_t x) {
+    uint64_t e = sourceOf(x) & lowMask(s);
+    for (unsigned i = 0; i < s; ++i)
+      if ((e >> i) & 1)
+        x ^= xs[i];
+    return x;
+  };
+  TaggedBasis rows;
+  std::vector<uint64_t> rowX;
+  for (unsigned j = 0; j < t; ++j) {
+    uint64_t v = lessXs(uint64_t(1) << j), tag;
+    if (!v || rows.solve(v, tag))
+      continue;
+    rows.insert(v, uint64_t(1) << rowX.size());
+    rowX.push_back(v);
+  }
+  for (uint64_t r = 0; r < (uint64_t(1) << rowX.size()); ++r) {
+    uint64_t x = 0;
+    for (unsigned b = 0; b < rowX.size(); ++b)
+      if ((r >> b) & 1)
+        x ^= rowX[b];
+    kernel->rowS.push_back(sourceOf(x));
+  }
+  // Where cell x of the tile waits in the buffer: row and low source bits.
+  auto bufferIndex = [&](uint64_t x) {
+    uint64_t row = 0;
+    bool ok = rows.solve(lessXs(x), row);
+    (void)ok; // x is in U, so its row part is in span(rows)
+    return (row << s) | (sourceOf(x) & lowMask(s));
+  };
   for (uint64_t lo = 0; lo < (uint64_t(1) << t); ++lo) {
-    kernel->loS.push_back(applyColumns(kernel->mCols, lo));
     kernel->loD.push_back(applyColumns(kernel->dCols, lo));
+    kernel->bufLo.push_back(bufferIndex(lo));
     kernel->contiguousLo &= kernel->loD.back() == lo;
   }
   for (uint64_t h = 0; h < (uint64_t(1) << hi.size()); ++h) {
@@ -254,8 +348,8 @@ mapc::native::planAffineKernel(const rt::RemapSpec &spec) {
     for (unsigned b = 0; b < hi.size(); ++b)
       if ((h >> b) & 1)
         x ^= hi[b];
-    kernel->hiS.push_back(applyColumns(kernel->mCols, x));
     kernel->hiD.push_back(applyColumns(kernel->dCols, x));
+    kernel->bufHi.push_back(bufferIndex(x));
   }
   return kernel;
 }

@@ -152,3 +152,18 @@ void AxisCursor::advance(int64_t n) {
     }
   }
 }
+
+int64_t AxisCursor::digitAt(unsigned i) const {
+  return i < axis->digits.size() ? digit[i] : 0;
+}
+
+void AxisCursor::stepDigit(unsigned g) {
+  const std::vector<Digit> &ds = axis->digits;
+  for (size_t i = g; i < ds.size(); ++i) {
+    addr += ds[i].stride;
+    if (++digit[i] < ds[i].k)
+      return;
+    digit[i] = 0;
+    addr -= ds[i].k * ds[i].stride;
+  }
+}

@@ -64,6 +64,11 @@ public:
   int64_t run() const;
   /// Moves on by n <= run() coordinates.
   void advance(int64_t n);
+  /// The value of digit i (0 past the last digit).
+  int64_t digitAt(unsigned i) const;
+  /// Moves on by the product of digits 0 .. g-1's radices, which must all
+  /// be 0 now: one step of digit g, with carries above it.
+  void stepDigit(unsigned g);
 
 private:
   const AxisForm *axis;

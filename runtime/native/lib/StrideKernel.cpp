@@ -35,6 +35,13 @@ public:
   int64_t tileSize = 64;       ///< tile mode: coordinates per tile side
   std::vector<unsigned> outer; ///< the other data dims, fastest first
   std::vector<int64_t> replicaOff; ///< every destination copy's offset
+  /// Run mode with short runs on one side (cyclic(k) with small k): that
+  /// side's lowest `periodDigits` digits, `period` coordinates in all, are
+  /// a table of offsets; the other side advances evenly across a period.
+  bool periodic = false, periodOnDest = true;
+  unsigned periodDigits = 0;
+  int64_t period = 0;
+  std::vector<int64_t> periodOff;
 
   int64_t innerItems() const {
     if (!tiled) {
@@ -98,13 +105,47 @@ public:
         src.axes[inner].digits.empty() ? 0 : src.axes[inner].digits[0].stride;
     int64_t ds =
         dst.axes[inner].digits.empty() ? 0 : dst.axes[inner].digits[0].stride;
+    AxisCursor &shortSide = periodOnDest ? cd : cs;
+    AxisCursor &longSide = periodOnDest ? cs : cd;
+    const int64_t longStride = periodOnDest ? ss : ds;
     while (c < end) {
+      if (periodic && end - c >= period && longSide.run() >= period) {
+        bool aligned = true;
+        for (unsigned g = 0; g < periodDigits && aligned; ++g)
+          aligned = shortSide.digitAt(g) == 0;
+        if (aligned) {
+          // One period: a table on the short side, even steps on the other.
+          const int64_t *off = periodOff.data();
+          for (int64_t r : replicaOff) {
+            if (periodOnDest) {
+              const uint8_t *from = s + (bs + cs.address()) * int64_t(sz);
+              uint8_t *to = d + (bd + cd.address() + r) * int64_t(sz);
+              for (int64_t j = 0; j < period; ++j)
+                mv.copy(to + off[j] * int64_t(sz),
+                        from + j * longStride * int64_t(sz));
+            } else {
+              const uint8_t *from = s + (bs + cs.address()) * int64_t(sz);
+              uint8_t *to = d + (bd + cd.address() + r) * int64_t(sz);
+              for (int64_t j = 0; j < period; ++j)
+                mv.copy(to + j * longStride * int64_t(sz),
+                        from + off[j] * int64_t(sz));
+            }
+          }
+          shortSide.stepDigit(periodDigits);
+          longSide.advance(period);
+          c += period;
+          continue;
+        }
+      }
       int64_t n = std::min({cs.run(), cd.run(), end - c});
       const uint8_t *from = s + (bs + cs.address()) * int64_t(sz);
       for (int64_t r : replicaOff) {
         uint8_t *to = d + (bd + cd.address() + r) * int64_t(sz);
-        if (ss == 1 && ds == 1) {
+        if (ss == 1 && ds == 1 && size_t(n) * sz >= 64) {
           std::memcpy(to, from, size_t(n) * sz);
+        } else if (ss == 1 && ds == 1) { // short runs: no call
+          for (int64_t i = 0; i < n; ++i)
+            mv.copy(to + i * int64_t(sz), from + i * int64_t(sz));
         } else {
           for (int64_t i = 0; i < n; ++i)
             mv.copy(to + i * ds * int64_t(sz), from + i * ss * int64_t(sz));
@@ -174,6 +215,11 @@ public:
            std::to_string(src.axes[j].length) + "): source digits " +
            digits(src.axes[j]) + ", destination digits " + digits(dst.axes[j]) +
            " (radix@address step)\n";
+    if (!tiled && periodic)
+      s += "  periods of " + std::to_string(period) +
+           " coordinates along data dim " + std::to_string(inner) +
+           ": a table of " + (periodOnDest ? "destination" : "source") +
+           " offsets against even steps on the other side\n";
     if (!tiled)
       s += "  runs along data dim " + std::to_string(inner) +
            ": stretches where both addresses step evenly, block copies where "
@@ -270,5 +316,36 @@ mapc::native::planStrideKernel(const rt::RemapSpec &spec) {
   for (unsigned j = 0; j < rank; ++j)
     if (k->tiled ? (j != k->axisA && j != k->axisB) : j != k->inner)
       k->outer.push_back(j);
+  if (!k->tiled) {
+    // Short runs on one side, long on the other: move whole periods of the
+    // short side's low digits through a table.
+    const AxisForm &as = k->src.axes[k->inner], &ad = k->dst.axes[k->inner];
+    auto lowRun = [](const AxisForm &a) {
+      return a.digits.empty() ? int64_t(1) << 62 : a.digits[0].k;
+    };
+    constexpr int64_t kShort = 16, kMaxPeriod = 1024;
+    bool destShort = lowRun(ad) < kShort && lowRun(as) >= 4 * kShort;
+    bool srcShort = lowRun(as) < kShort && lowRun(ad) >= 4 * kShort;
+    if (destShort || srcShort) {
+      const AxisForm &sh = destShort ? ad : as;
+      int64_t period = 1;
+      unsigned g = 0;
+      while (g + 1 < sh.digits.size() && period < 4 * kShort &&
+             period * sh.digits[g].k <= kMaxPeriod)
+        period *= sh.digits[g++].k;
+      if (period >= kShort && g < sh.digits.size()) {
+        k->periodic = true;
+        k->periodOnDest = destShort;
+        k->periodDigits = g;
+        k->period = period;
+        AxisCursor cur(sh, -sh.offset);
+        for (int64_t j = 0; j < period; ++j) {
+          k->periodOff.push_back(cur.address());
+          if (j + 1 < period)
+            cur.advance(1);
+        }
+      }
+    }
+  }
   return k;
 }
