@@ -386,6 +386,30 @@ TEST(NativeRemap, BitReversalIsOnePassOfTiles) {
   EXPECT_EQ(remap.bytesMoved(), uint64_t(2) * 4 << 16);
 }
 
+TEST(NativeRemap, LargeRemapsStreamTheirRuns) {
+  // 8 MiB and more of output: destination runs go out as streaming stores.
+  std::mt19937_64 rng(1207);
+  for (unsigned eb : {4u, 8u, 12u}) {
+    unsigned bits = eb == 4 ? 21 : 20;
+    std::vector<unsigned> perm(bits);
+    for (unsigned i = 0; i < bits; ++i)
+      perm[i] = i;
+    std::shuffle(perm.begin(), perm.end(), rng);
+    AffineLayout a, b;
+    a.mBits = b.mBits = bits;
+    a.dataBits = b.dataBits = bits;
+    a.row.assign(bits, 0);
+    b.row.assign(bits, 0);
+    for (unsigned i = 0; i < bits; ++i) {
+      a.row[i] = uint64_t(1) << i;
+      b.row[i] = uint64_t(1) << perm[i];
+    }
+    runAndCheck(
+        specOf(DeviceLayout::fromAffine(a), DeviceLayout::fromAffine(b), eb), 2,
+        eb == 8, rng, "large permutation of " + std::to_string(eb));
+  }
+}
+
 TEST(NativeRemap, BadSpecsAreErrors) {
   RemapSpec spec = specOf(DeviceLayout::fromTile(hpf1d(10, 2, false, 1)),
                           DeviceLayout::fromTile(hpf1d(11, 2, false, 1)), 4);

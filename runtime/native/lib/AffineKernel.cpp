@@ -7,6 +7,10 @@
 
 #include <algorithm>
 #include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <random>
 #include <vector>
 
@@ -71,6 +75,49 @@ private:
   uint64_t vec[64] = {}, tags[64] = {};
 };
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MAPC_NATIVE_AVX2 1
+/// Phase 2 of a tile for 4-byte cells on AVX2: eight buffer cells per
+/// gather, written with (streaming, when `nt`) 32-byte stores.
+__attribute__((target("avx2"))) void
+gatherRun4(uint8_t *out, const uint8_t *buf, const uint32_t *idx, uint32_t bi,
+           size_t n, bool nt) {
+  const __m256i base = _mm256_set1_epi32(int(bi));
+  for (size_t lo = 0; lo < n; lo += 8) {
+    __m256i v = _mm256_xor_si256(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i *>(idx + lo)), base);
+    __m256i g =
+        _mm256_i32gather_epi32(reinterpret_cast<const int *>(buf), v, 4);
+    if (nt)
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(out + lo * 4), g);
+    else
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + lo * 4), g);
+  }
+}
+
+/// The same for 8-byte cells: four per gather.
+__attribute__((target("avx2"))) void
+gatherRun8(uint8_t *out, const uint8_t *buf, const uint32_t *idx, uint32_t bi,
+           size_t n, bool nt) {
+  const __m128i base = _mm_set1_epi32(int(bi));
+  for (size_t lo = 0; lo < n; lo += 4) {
+    __m128i v = _mm_xor_si128(
+        _mm_loadu_si128(reinterpret_cast<const __m128i *>(idx + lo)), base);
+    __m256i g =
+        _mm256_i32gather_epi64(reinterpret_cast<const long long *>(buf), v, 8);
+    if (nt)
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(out + lo * 8), g);
+    else
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + lo * 8), g);
+  }
+}
+
+bool hostHasAvx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+#endif
+
 class AffineKernel final : public Kernel {
 public:
   // The remap after fusing r low bits into super-elements of `cell` bytes:
@@ -81,6 +128,11 @@ public:
   std::vector<uint64_t> mCols, dCols;
   uint64_t s0 = 0, d0 = 0;
   uint64_t freeMask = 0; ///< x bits that number the tiles
+  /// Tile i is c = XOR of the free x bits selected by i's bits, in this
+  /// order: free bits that move a low address bit on either side come
+  /// first, so that neighbouring tiles share pages and DRAM rows on both
+  /// sides. mFree/dFree: their source and destination images.
+  std::vector<uint64_t> mFree, dFree;
   // A tile is the coset c xor U. Phase 1 copies its source as 2^rowBits
   // aligned blocks of 2^s cells (rowS: their offsets) into an L1 buffer;
   // phase 2 writes its destination as runs of loD.size() cells (the low
@@ -88,6 +140,7 @@ public:
   // bufHi xor bufLo xor (the source base's low bits).
   unsigned s = 0;
   std::vector<uint64_t> rowS, loD, hiD, bufLo, bufHi;
+  std::vector<uint32_t> bufLo32; ///< bufLo for the AVX2 gathers
   bool contiguousLo = true, permutation = true;
   /// Destination runs go around the caches (the output is large).
   bool stream = false;
@@ -115,10 +168,13 @@ public:
       alignas(64) uint8_t stage[kMaxStage];
       const size_t nLo = loD.size(), nHi = hiD.size(), nRows = rowS.size();
       bool streamed = false;
+#ifdef MAPC_NATIVE_AVX2
+      const bool avx2 = (sz == 4 || sz == 8) && contiguousLo && nLo % 8 == 0 &&
+                        !bufLo32.empty() && hostHasAvx2();
+#endif
       for (uint64_t i = begin; i < end; ++i) {
-        uint64_t c = deposit(i, freeMask);
-        uint64_t bs = s0 ^ applyColumns(mCols, c);
-        uint64_t bd = d0 ^ applyColumns(dCols, c);
+        uint64_t bs = s0 ^ applyColumns(mFree, i);
+        uint64_t bd = d0 ^ applyColumns(dFree, i);
         if (nRows == 1 && s == 0) { // a single cell: no buffer
           mv.copy(dst + bd * sz, src + bs * sz);
           continue;
@@ -129,7 +185,7 @@ public:
         if (i + 1 < end) {
           // Ask for the next tile's source lines while this one is written:
           // scattered runs get no help from the hardware prefetchers.
-          uint64_t next = s0 ^ applyColumns(mCols, deposit(i + 1, freeMask));
+          uint64_t next = s0 ^ applyColumns(mFree, i + 1);
           for (size_t r = 0; r < nRows; ++r) {
             const uint8_t *p = src + ((next ^ rowS[r]) & ~low) * sz;
             for (size_t b = 0; b < block; b += 64)
@@ -139,6 +195,18 @@ public:
         uint64_t bl = bs & low;
         for (size_t h = 0; h < nHi; ++h) {
           uint64_t db = bd ^ hiD[h], bi = bufHi[h] ^ bl;
+#ifdef MAPC_NATIVE_AVX2
+          if (avx2) {
+            uint8_t *out = dst + db * sz;
+            bool nt = streamRuns && (uintptr_t(out) & 31) == 0;
+            if (sz == 4)
+              gatherRun4(out, buf, bufLo32.data(), uint32_t(bi), nLo, nt);
+            else
+              gatherRun8(out, buf, bufLo32.data(), uint32_t(bi), nLo, nt);
+            streamed |= nt;
+            continue;
+          }
+#endif
           if (contiguousLo) {
             uint8_t *out = dst + db * sz;
             bool nt = streamRuns && (uintptr_t(out) & 15) == 0;
@@ -305,6 +373,20 @@ mapc::native::planAffineKernel(const rt::RemapSpec &spec) {
     pivots |= p;
   }
   kernel->freeMask = lowMask(kr) & ~lowMask(t) & ~pivots;
+  {
+    auto top = [](uint64_t v) { return v ? 63 - __builtin_clzll(v) : 0; };
+    std::vector<std::pair<int, unsigned>> order;
+    for (uint64_t f = kernel->freeMask; f; f &= f - 1) {
+      unsigned j = unsigned(__builtin_ctzll(f));
+      order.push_back(
+          {std::min(top(kernel->mCols[j]), top(kernel->dCols[j])), j});
+    }
+    std::stable_sort(order.begin(), order.end());
+    for (auto [key, j] : order) {
+      kernel->mFree.push_back(kernel->mCols[j]);
+      kernel->dFree.push_back(kernel->dCols[j]);
+    }
+  }
   // Phase 1's split U = span(xs) + span(rows): each low x bit less the xs
   // of its source's low bits has a source cell with low bits 0.
   auto sourceOf = [&](uint64_t x) { return applyColumns(kernel->mCols, x); };
@@ -341,6 +423,7 @@ mapc::native::planAffineKernel(const rt::RemapSpec &spec) {
   for (uint64_t lo = 0; lo < (uint64_t(1) << t); ++lo) {
     kernel->loD.push_back(applyColumns(kernel->dCols, lo));
     kernel->bufLo.push_back(bufferIndex(lo));
+    kernel->bufLo32.push_back(uint32_t(kernel->bufLo.back()));
     kernel->contiguousLo &= kernel->loD.back() == lo;
   }
   for (uint64_t h = 0; h < (uint64_t(1) << hi.size()); ++h) {
