@@ -410,6 +410,30 @@ TEST(NativeRemap, LargeRemapsStreamTheirRuns) {
   }
 }
 
+TEST(NativeRemap, LargeTransposes) {
+  // Whole 64 x 64 tiles of f32 (the buffered path) and ragged edges, in
+  // 2-d HPF layouts whose memory dims hold the two data dims in opposite
+  // orders; the largest streams its rows.
+  std::mt19937_64 rng(1208);
+  struct Case {
+    int64_t n0, n1, p0, p1;
+  };
+  for (Case c :
+       {Case{200, 150, 1, 1}, Case{129, 300, 2, 3}, Case{1500, 1400, 1, 1}})
+    for (unsigned eb : {4u, 2u}) {
+      if (c.n0 > 1000 && eb != 4)
+        continue;
+      RemapSpec spec = specOf(
+          DeviceLayout::fromTile(hpf2d(c.n0, c.n1, c.p0, c.p1, 0, 0, false)),
+          DeviceLayout::fromTile(hpf2d(c.n0, c.n1, c.p0, c.p1, 0, 0, true)),
+          eb);
+      runAndCheck(spec, 2, false, rng,
+                  "transpose " + std::to_string(c.n0) + " x " +
+                      std::to_string(c.n1));
+    }
+  EXPECT_GT(kernelsSeen["strided tiles"], 0u);
+}
+
 TEST(NativeRemap, BadSpecsAreErrors) {
   RemapSpec spec = specOf(DeviceLayout::fromTile(hpf1d(10, 2, false, 1)),
                           DeviceLayout::fromTile(hpf1d(11, 2, false, 1)), 4);

@@ -4,15 +4,53 @@
 #include "DigitForm.h"
 #include "ElementCopy.h"
 #include "Parallel.h"
+#include "StreamStore.h"
 
 #include <algorithm>
 #include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <random>
 
 using namespace mapc;
 using namespace mapc::native;
 
 namespace {
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MAPC_NATIVE_AVX2 1
+/// Writes n (a multiple of 8) 4-byte cells to `out` from a column of the
+/// tile buffer: cell i is at base + i * stride cells.
+__attribute__((target("avx2"))) void gatherColumn4(uint8_t *out,
+                                                   const uint8_t *base,
+                                                   int stride, int64_t n,
+                                                   bool nt) {
+  const __m256i idx = _mm256_mullo_epi32(
+      _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(stride));
+  for (int64_t i = 0; i < n; i += 8) {
+    __m256i g = _mm256_i32gather_epi32(
+        reinterpret_cast<const int *>(base + i * stride * 4), idx, 4);
+    if (nt)
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(out + i * 4), g);
+    else
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + i * 4), g);
+  }
+}
+
+bool hostHasAvx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+#endif
+
+bool contiguous(const std::vector<int64_t> &v) {
+  for (size_t i = 1; i < v.size(); ++i)
+    if (v[i] != v[0] + int64_t(i))
+      return false;
+  return true;
+}
 
 /// The data dim whose lowest digit has address step 1, or -1.
 int unitAxis(const DigitForm &f) {
@@ -35,6 +73,9 @@ public:
   int64_t tileSize = 64;       ///< tile mode: coordinates per tile side
   std::vector<unsigned> outer; ///< the other data dims, fastest first
   std::vector<int64_t> replicaOff; ///< every destination copy's offset
+  /// Tile rows go out as streaming stores (the output is large).
+  bool stream = false;
+  int64_t sourceCells = 0;
   /// Run mode with short runs on one side (cyclic(k) with small k): that
   /// side's lowest `periodDigits` digits, `period` coordinates in all, are
   /// a table of offsets; the other side advances evenly across a period.
@@ -74,6 +115,14 @@ public:
     int64_t perOuter = innerItems();
     parallelRanges(threads, items(), bytes, [&](uint64_t b, uint64_t e) {
       std::vector<int64_t> sA, dA, sB, dB;
+      std::vector<uint8_t> tile(tiled ? size_t(tileSize * tileSize) * 4 : 0);
+      struct Fence {
+        bool on;
+        ~Fence() {
+          if (on)
+            streamFence();
+        }
+      } fence{stream && tiled};
       for (uint64_t item = b; item < e; ++item) {
         // Outer coordinates and their address parts.
         uint64_t rest = item / uint64_t(perOuter);
@@ -89,7 +138,7 @@ public:
         if (!tiled)
           runItem(mv, s, d, bs, bd, inItem);
         else
-          tileItem(mv, s, d, bs, bd, inItem, sA, dA, sB, dB);
+          tileItem(mv, s, d, bs, bd, inItem, sA, dA, sB, dB, tile.data());
       }
     });
   }
@@ -173,7 +222,7 @@ public:
   void tileItem(Mover mv, const uint8_t *s, uint8_t *d, int64_t bs, int64_t bd,
                 int64_t inItem, std::vector<int64_t> &sA,
                 std::vector<int64_t> &dA, std::vector<int64_t> &sB,
-                std::vector<int64_t> &dB) const {
+                std::vector<int64_t> &dB, uint8_t *buf) const {
     const int64_t sz = int64_t(mv.size());
     int64_t lenA = src.axes[axisA].length, lenB = src.axes[axisB].length;
     int64_t tb = (lenB + tileSize - 1) / tileSize;
@@ -184,6 +233,34 @@ public:
     fill(dst.axes[axisA], a0, na, dA);
     fill(src.axes[axisB], b0, nb, sB);
     fill(dst.axes[axisB], b0, nb, dB);
+#ifdef MAPC_NATIVE_AVX2
+    if (sz == 4 && na == tileSize && nb == tileSize && na % 8 == 0 &&
+        nb % 8 == 0 && contiguous(sA) && contiguous(dB) && hostHasAvx2()) {
+      // COBRA's two phases: na-cell source rows into the buffer, then each
+      // destination row gathered from a buffer column.
+      for (int64_t ib = 0; ib < nb; ++ib)
+        std::memcpy(buf + ib * na * 4, s + (bs + sB[size_t(ib)] + sA[0]) * 4,
+                    size_t(na) * 4);
+      // The next tile along B most likely continues these rows' stride:
+      // ask for its source lines now.
+      int64_t step = sB[1] - sB[0];
+      if (sB[size_t(nb - 1)] - sB[0] == step * (nb - 1))
+        for (int64_t ib = 0; ib < nb; ++ib) {
+          int64_t at = bs + sA[0] + sB[size_t(nb - 1)] + step * (ib + 1);
+          if (at >= 0 && at + na <= sourceCells)
+            for (int64_t b = 0; b < na * 4; b += 64)
+              __builtin_prefetch(s + at * 4 + b, 0, 1);
+        }
+      for (int64_t r : replicaOff)
+        for (int64_t ia = 0; ia < na; ++ia) {
+          uint8_t *out = d + (bd + dA[size_t(ia)] + dB[0] + r) * 4;
+          gatherColumn4(out, buf + ia * 4, int(na), nb,
+                        stream && (uintptr_t(out) & 31) == 0);
+        }
+      return;
+    }
+#endif
+    (void)buf;
     for (int64_t r : replicaOff) {
       // Rows of the destination (axis B contiguous) gather from na source
       // rows that stay in L1 across the tile.
@@ -280,6 +357,7 @@ mapc::native::planStrideKernel(const rt::RemapSpec &spec) {
   auto k = std::make_unique<StrideKernel>();
   k->elementBytes = spec.elementBytes;
   k->dataSize = S.dataSize();
+  k->sourceCells = S.size();
   // Every destination copy: the replicas' digits in mixed radix.
   k->replicaOff = {0};
   for (const Digit &r : df->replicas) {
@@ -310,6 +388,7 @@ mapc::native::planStrideKernel(const rt::RemapSpec &spec) {
     // Rows of at least 256 bytes, tiles that fit in L1 beside their source.
     int64_t side = 256 / int64_t(spec.elementBytes);
     k->tileSize = std::clamp<int64_t>(side, 8, 64);
+    k->stream = uint64_t(D.size()) * spec.elementBytes >= (uint64_t(8) << 20);
   } else {
     k->inner = unsigned(jd >= 0 ? jd : js >= 0 ? js : 0);
   }
