@@ -76,7 +76,9 @@ double memcpySeconds(size_t bytes) {
     if (b == bytes)
       return s;
   Buffer a(bytes), b(bytes);
-  unsigned n = gThreads;
+  // The thread rule mapc's kernels follow: a quarter MiB per thread.
+  unsigned n = unsigned(std::min<uint64_t>(
+      gThreads, std::max<uint64_t>(1, 2 * bytes / (uint64_t(1) << 18))));
   double s = bestOf(gRuns, [&] {
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < n; ++t)

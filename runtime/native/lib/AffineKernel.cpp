@@ -246,7 +246,8 @@ public:
          " bytes into an L1 buffer, the destination written as " +
          std::to_string(hiD.size()) + " runs of " +
          std::to_string(loD.size() * cell) + " bytes" +
-         (contiguousLo ? "" : " (with padding bits)") + "; " +
+         (contiguousLo ? "" : " (with padding bits)") +
+         (stream ? ", streamed past the caches" : "") + "; " +
          std::to_string(uint64_t(1) << __builtin_popcountll(freeMask)) +
          " tiles split over the threads";
     return s;
@@ -357,21 +358,36 @@ mapc::native::planAffineKernel(const rt::RemapSpec &spec) {
   // x bits, in reduced echelon form (pivots: hiPivot).
   std::vector<uint64_t> hi, hiPivot;
   uint64_t pivots = 0;
-  for (uint64_t x : xs) {
-    x &= ~lowMask(t);
-    for (size_t h = 0; h < hi.size(); ++h)
-      if (x & hiPivot[h])
-        x ^= hi[h];
-    if (!x)
-      continue;
-    uint64_t p = x & -x; // x holds no pivot bit, so p is new
-    for (uint64_t &h : hi)
-      if (h & p)
-        h ^= x;
-    hi.push_back(x);
-    hiPivot.push_back(p);
-    pivots |= p;
+  auto splitHi = [&] {
+    hi.clear();
+    hiPivot.clear();
+    pivots = 0;
+    for (uint64_t x : xs) {
+      x &= ~lowMask(t);
+      for (size_t h = 0; h < hi.size(); ++h)
+        if (x & hiPivot[h])
+          x ^= hi[h];
+      if (!x)
+        continue;
+      uint64_t p = x & -x; // x holds no pivot bit, so p is new
+      for (uint64_t &h : hi)
+        if (h & p)
+          h ^= x;
+      hi.push_back(x);
+      hiPivot.push_back(p);
+      pivots |= p;
+    }
+  };
+  splitHi();
+  // When the source's low bits come mostly from the low x bits (Gray
+  // codes, near-identities) the tile is thin: lengthen the destination
+  // runs until it holds 4096 cells.
+  while (t < kr && t + hi.size() < 12 &&
+         (cell << (t + 1)) <= AffineKernel::kMaxStage) {
+    ++t;
+    splitHi();
   }
+  kernel->t = t;
   kernel->freeMask = lowMask(kr) & ~lowMask(t) & ~pivots;
   {
     auto top = [](uint64_t v) { return v ? 63 - __builtin_clzll(v) : 0; };
