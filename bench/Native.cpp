@@ -123,12 +123,15 @@ Row measure(const std::string &name, const rt::RemapSpec &spec,
             bool runNaive = true) {
   native::NativeOptions opt;
   opt.threads = gThreads;
+  auto t0 = Clock::now();
   auto planned = native::NativeRemap::plan(spec, opt);
+  double planSeconds = secondsSince(t0);
   if (!std::holds_alternative<native::NativeRemap>(planned))
     die(kDriver, name + ": " + std::get<std::string>(planned));
   const auto &remap = std::get<native::NativeRemap>(planned);
   if (gDescribe)
-    std::printf("# %s\n%s\n", name.c_str(), remap.describe().c_str());
+    std::printf("# %s (planned in %.3f ms)\n%s\n", name.c_str(),
+                planSeconds * 1e3, remap.describe().c_str());
   size_t eb = spec.elementBytes;
   Buffer src(size_t(spec.source.size()) * eb),
       dst(size_t(spec.dest.size()) * eb);

@@ -362,7 +362,7 @@ mapc::native::planStrideKernel(const rt::RemapSpec &spec) {
   k->replicaOff = {0};
   for (const Digit &r : df->replicas) {
     std::vector<int64_t> next;
-    if (uint64_t(k->replicaOff.size()) * uint64_t(r.k) > (uint64_t(1) << 26))
+    if (uint64_t(k->replicaOff.size()) * uint64_t(r.k) > (uint64_t(1) << 20))
       return nullptr;
     for (int64_t v = 0; v < r.k; ++v)
       for (int64_t o : k->replicaOff)
