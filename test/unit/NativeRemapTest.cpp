@@ -49,6 +49,8 @@ void runAndCheck(const RemapSpec &spec, unsigned threads, bool inPlace,
     ++kernelsSeen["strided tiles"];
   if (text.find("  periods of") != std::string::npos)
     ++kernelsSeen["strided periods"];
+  if (text.find("written in destination order") != std::string::npos)
+    ++kernelsSeen["batched periods"];
   const unsigned eb = spec.elementBytes;
   const DeviceLayout &S = spec.source, &D = spec.dest;
   size_t cells = size_t(inPlace ? std::max(S.size(), D.size()) : S.size());
@@ -346,6 +348,7 @@ TEST(NativeRemap, HpfBlockCyclic) {
   EXPECT_EQ(kernelsSeen["gather"], 0u);
   EXPECT_GT(kernelsSeen["strided tiles"], 100u);
   EXPECT_GT(kernelsSeen["strided periods"], 50u);
+  EXPECT_GT(kernelsSeen["batched periods"], 25u);
 }
 
 TEST(NativeRemap, MixedAffineAndTile) {

@@ -80,6 +80,9 @@ public:
   /// side's lowest `periodDigits` digits, `period` coordinates in all, are
   /// a table of offsets; the other side advances evenly across a period.
   bool periodic = false, periodOnDest = true;
+  /// The destination's low digit has step 1 and the digit above the
+  /// period continues it: many periods go out in destination order.
+  bool batchPeriods = false;
   unsigned periodDigits = 0;
   int64_t period = 0;
   std::vector<int64_t> periodOff;
@@ -162,6 +165,37 @@ public:
         bool aligned = true;
         for (unsigned g = 0; g < periodDigits && aligned; ++g)
           aligned = shortSide.digitAt(g) == 0;
+        if (aligned && periodOnDest && batchPeriods) {
+          // Several periods at once, written in destination order: for
+          // each value of the middle digits (the PE of cyclic(k)), the low
+          // digit and the digit above the period are one contiguous run.
+          const AxisForm &ax = dst.axes[inner];
+          const int64_t k0 = ax.digits[0].k;
+          int64_t q = std::min(
+              {int64_t(64),
+               ax.digits[periodDigits].k - shortSide.digitAt(periodDigits),
+               (end - c) / period, longSide.run() / period});
+          if (q >= 2) {
+            const int64_t *off = periodOff.data();
+            const int64_t step = longStride * int64_t(sz);
+            for (int64_t r : replicaOff)
+              for (int64_t jm = 0; jm < period / k0; ++jm) {
+                uint8_t *to =
+                    d + (bd + cd.address() + r + off[jm * k0]) * int64_t(sz);
+                const uint8_t *from =
+                    s + (bs + cs.address()) * int64_t(sz) + jm * k0 * step;
+                for (int64_t m = 0; m < q; ++m)
+                  for (int64_t w = 0; w < k0; ++w)
+                    mv.copy(to + (m * k0 + w) * int64_t(sz),
+                            from + (m * period + w) * step);
+              }
+            for (int64_t m = 0; m < q; ++m)
+              shortSide.stepDigit(periodDigits);
+            longSide.advance(q * period);
+            c += q * period;
+            continue;
+          }
+        }
         if (aligned) {
           // One period: a table on the short side, even steps on the other.
           const int64_t *off = periodOff.data();
@@ -296,7 +330,10 @@ public:
       s += "  periods of " + std::to_string(period) +
            " coordinates along data dim " + std::to_string(inner) +
            ": a table of " + (periodOnDest ? "destination" : "source") +
-           " offsets against even steps on the other side\n";
+           " offsets against even steps on the other side" +
+           (batchPeriods ? ", up to 64 periods written in destination order"
+                         : "") +
+           "\n";
     if (!tiled)
       s += "  runs along data dim " + std::to_string(inner) +
            ": stretches where both addresses step evenly, block copies where "
@@ -417,6 +454,8 @@ mapc::native::planStrideKernel(const rt::RemapSpec &spec) {
         k->periodOnDest = destShort;
         k->periodDigits = g;
         k->period = period;
+        k->batchPeriods = destShort && sh.digits[0].stride == 1 &&
+                          sh.digits[g].stride == sh.digits[0].k;
         AxisCursor cur(sh, -sh.offset);
         for (int64_t j = 0; j < period; ++j) {
           k->periodOff.push_back(cur.address());
