@@ -86,8 +86,11 @@ void NativeRemap::executeInPlace(void *buffer, void *scratch) const {
 }
 
 std::string NativeRemap::describe() const {
-  return impl->kernel->describe() +
-         "\n  threads: " + std::to_string(impl->threads.threads);
+  // The host's core count stays out of the text, so that it reads the same
+  // on every machine (--emit=plan output is pinned by tests).
+  return impl->kernel->describe() + "\n  threads: " +
+         (impl->options.threads ? std::to_string(impl->options.threads)
+                                : std::string("every core"));
 }
 
 uint64_t NativeRemap::bytesMoved() const {
