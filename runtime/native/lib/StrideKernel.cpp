@@ -165,10 +165,10 @@ public:
         bool aligned = true;
         for (unsigned g = 0; g < periodDigits && aligned; ++g)
           aligned = shortSide.digitAt(g) == 0;
-        if (aligned && periodOnDest && batchPeriods) {
-          // Several periods at once, written in destination order: for
-          // each value of the middle digits (the PE of cyclic(k)), the low
-          // digit and the digit above the period are one contiguous run.
+        if (aligned && batchPeriods) {
+          // Several periods at once, in destination order: for each value
+          // of its middle digits (the PE of cyclic(k)), its low digit and
+          // the digit above the period are one contiguous run.
           const AxisForm &ax = dst.axes[inner];
           const int64_t k0 = ax.digits[0].k;
           int64_t q = std::min(
@@ -454,6 +454,8 @@ mapc::native::planStrideKernel(const rt::RemapSpec &spec) {
         k->periodOnDest = destShort;
         k->periodDigits = g;
         k->period = period;
+        // (Measured: batching on the source side, which writes runs of k at
+        // a stride of k * PEs, was slower than the table of source offsets.)
         k->batchPeriods = destShort && sh.digits[0].stride == 1 &&
                           sh.digits[g].stride == sh.digits[0].k;
         AxisCursor cur(sh, -sh.offset);
