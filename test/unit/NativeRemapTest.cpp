@@ -51,6 +51,8 @@ void runAndCheck(const RemapSpec &spec, unsigned threads, bool inPlace,
     ++kernelsSeen["strided periods"];
   if (text.find("written in destination order") != std::string::npos)
     ++kernelsSeen["batched periods"];
+  if (text.find("a table of source offsets") != std::string::npos)
+    ++kernelsSeen["source periods"];
   const unsigned eb = spec.elementBytes;
   const DeviceLayout &S = spec.source, &D = spec.dest;
   size_t cells = size_t(inPlace ? std::max(S.size(), D.size()) : S.size());
@@ -349,6 +351,7 @@ TEST(NativeRemap, HpfBlockCyclic) {
   EXPECT_GT(kernelsSeen["strided tiles"], 100u);
   EXPECT_GT(kernelsSeen["strided periods"], 50u);
   EXPECT_GT(kernelsSeen["batched periods"], 25u);
+  EXPECT_GT(kernelsSeen["source periods"], 25u);
 }
 
 TEST(NativeRemap, MixedAffineAndTile) {

@@ -196,6 +196,34 @@ public:
             continue;
           }
         }
+        if (aligned && !periodOnDest) {
+          // Several periods in destination order: the source's digit above
+          // the period steps evenly across them (no carry before q).
+          const AxisForm &ax = src.axes[inner];
+          const int64_t stepS = ax.digits[periodDigits].stride;
+          int64_t q = std::min(
+              {int64_t(64),
+               ax.digits[periodDigits].k - shortSide.digitAt(periodDigits),
+               (end - c) / period, longSide.run() / period});
+          if (q >= 2) {
+            const int64_t *off = periodOff.data();
+            const int64_t step = longStride * int64_t(sz);
+            for (int64_t r : replicaOff)
+              for (int64_t m = 0; m < q; ++m) {
+                const uint8_t *from =
+                    s + (bs + cs.address() + m * stepS) * int64_t(sz);
+                uint8_t *to = d + (bd + cd.address() + r) * int64_t(sz) +
+                              m * period * step;
+                for (int64_t j = 0; j < period; ++j)
+                  mv.copy(to + j * step, from + off[j] * int64_t(sz));
+              }
+            for (int64_t m = 0; m < q; ++m)
+              shortSide.stepDigit(periodDigits);
+            longSide.advance(q * period);
+            c += q * period;
+            continue;
+          }
+        }
         if (aligned) {
           // One period: a table on the short side, even steps on the other.
           const int64_t *off = periodOff.data();
@@ -331,8 +359,9 @@ public:
            " coordinates along data dim " + std::to_string(inner) +
            ": a table of " + (periodOnDest ? "destination" : "source") +
            " offsets against even steps on the other side" +
-           (batchPeriods ? ", up to 64 periods written in destination order"
-                         : "") +
+           (batchPeriods || !periodOnDest
+                ? ", up to 64 periods written in destination order"
+                : "") +
            "\n";
     if (!tiled)
       s += "  runs along data dim " + std::to_string(inner) +
