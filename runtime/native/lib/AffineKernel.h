@@ -6,11 +6,12 @@
 // address bits) is affine too: s(x) = M x xor c, a BMMC permutation (Cormen
 // et al.). The kernel moves it in one pass of tiles: a tile is a coset of a
 // subspace U of x that holds the low destination bits (so writes fill whole
-// runs of 2^t cells) and the x that feed the low source bits (so every
-// source line the tile touches is read whole), in the spirit of COBRA
-// (Carter and Gatlin, FOCS 1998): the tile's lines stay in L1 between the
-// reads of their first and last element. Low bits that both sides keep in
-// place become one wider "super-element" moved as a block.
+// runs of 2^t cells) and the x that feed the low source bits (so reads take
+// whole runs of 2^s cells). As in COBRA (Carter and Gatlin, FOCS 1998) the
+// source runs go into a buffer that stays in L1 and the destination runs
+// are gathered from it (AVX2 for 4- and 8-byte cells), streamed past the
+// caches when the output is large. Low bits that both sides keep in place
+// become one wider "super-element" moved as a block. docs/native.md.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAPC_NATIVE_AFFINEKERNEL_H

@@ -5,7 +5,9 @@
 // 7.1) the kernel walks the data space with one odometer per layout and
 // data dim. When the unit-stride digits of both layouts lie in the same data
 // dim it moves runs: stretches where both addresses advance by fixed steps
-// (contiguous runs are block copies). When they lie in different data dims
+// (contiguous runs are block copies); when one side's runs are short
+// (cyclic(k)) its low digits become a table and whole periods move at once.
+// When they lie in different data dims
 // (a transpose, in any number of dims) it moves 2-d tiles whose source rows
 // and destination rows are both contiguous, as HPTT's macro-kernels do.
 //
