@@ -10,6 +10,7 @@ packages=(
   libgtest-dev
   clang-19 libclang-rt-19-dev  # libFuzzer target (scripts/fuzz.sh)
   chromium                     # the browser test of --emit=html (test/tools/browser.py)
+  libopenblas-dev  # cblas_somatcopy baseline of mapc-bench-native (bench only)
 )
 
 missing=()

@@ -1,14 +1,21 @@
 //===- Remap.cpp - the native target's planner and executor ---------------===//
 //
-// Reference implementation: a gather over the destination addresses through
-// the two index maps, element by element. Correct for every layout; the
-// fast kernels replace it case by case.
+// plan() tries the kernels from the most structured down and keeps the
+// first that applies: the affine tile kernel for two GF(2)-affine layouts
+// (AffineKernel.h), the strided loop nest for two separable k-Tile layouts
+// (StrideKernel.h), and the element-by-element gather for the rest.
 //
 //===----------------------------------------------------------------------===//
 #include "mapc/native/Remap.h"
 
+#include "AffineKernel.h"
+#include "GatherKernel.h"
+#include "Kernel.h"
+#include "Parallel.h"
+#include "StrideKernel.h"
+
 #include <cstring>
-#include <vector>
+#include <limits>
 
 using namespace mapc;
 using namespace mapc::native;
@@ -16,7 +23,9 @@ using namespace mapc::native;
 struct NativeRemap::Impl {
   rt::RemapSpec spec;
   NativeOptions options;
+  ThreadBudget threads;
   uint64_t held = 0; ///< destination cells that hold data
+  std::unique_ptr<Kernel> kernel;
 };
 
 NativeRemap::NativeRemap(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
@@ -24,31 +33,50 @@ NativeRemap::NativeRemap(NativeRemap &&) noexcept = default;
 NativeRemap &NativeRemap::operator=(NativeRemap &&) noexcept = default;
 NativeRemap::~NativeRemap() = default;
 
+/// Destination cells holding data: every element times its copies.
+static uint64_t heldCells(const rt::DeviceLayout &l) {
+  uint64_t n = uint64_t(l.dataSize());
+  if (l.tile())
+    for (const rt::KDim &kd : l.tile()->kdims)
+      if (kd.ok == rt::kReplicated)
+        n *= uint64_t(kd.k);
+  return n;
+}
+
 std::variant<NativeRemap, std::string>
 NativeRemap::plan(const rt::RemapSpec &spec, const NativeOptions &options) {
   if (spec.source.dataSize() != spec.dest.dataSize())
     return std::string("the two layouts map different data spaces (" +
                        std::to_string(spec.source.dataSize()) + " and " +
                        std::to_string(spec.dest.dataSize()) + " elements)");
+  if (spec.elementBytes == 0)
+    return std::string("elements of 0 bytes cannot be moved");
+  int64_t cells = std::max(spec.source.size(), spec.dest.size());
+  if (cells == std::numeric_limits<int64_t>::max() ||
+      uint64_t(cells) >
+          std::numeric_limits<uint64_t>::max() / 2 / spec.elementBytes)
+    return std::string("the layouts' buffers exceed the host's address space");
   auto impl = std::make_unique<Impl>();
   impl->spec = spec;
   impl->options = options;
-  for (int64_t a = 0; a < spec.dest.size(); ++a)
-    impl->held += spec.dest.dataAt(a) >= 0;
+  impl->threads.threads = resolveThreads(options.threads);
+  impl->threads.minBytesPerThread = options.minBytesPerThread;
+  impl->held = heldCells(spec.dest);
+  if (!impl->kernel)
+    impl->kernel = planAffineKernel(spec);
+  if (!impl->kernel)
+    impl->kernel = planStrideKernel(spec);
+  if (!impl->kernel)
+    impl->kernel = planGatherKernel(
+        spec, spec.source.tile() && spec.dest.tile()
+                  ? "a layout has wrap-around offsets or Gray dims"
+                  : "one layout is an XOR bit map, the other not affine");
   return NativeRemap(std::move(impl));
 }
 
 void NativeRemap::execute(const void *src, void *dst) const {
-  const rt::RemapSpec &s = impl->spec;
-  size_t bytes = s.elementBytes;
-  const auto *in = static_cast<const uint8_t *>(src);
-  auto *out = static_cast<uint8_t *>(dst);
-  for (int64_t a = 0; a < s.dest.size(); ++a) {
-    int64_t d = s.dest.dataAt(a);
-    if (d >= 0)
-      std::memcpy(out + a * bytes, in + s.source.firstAddressOf(d) * bytes,
-                  bytes);
-  }
+  impl->kernel->run(static_cast<const uint8_t *>(src),
+                    static_cast<uint8_t *>(dst), impl->threads);
 }
 
 void NativeRemap::executeInPlace(void *buffer, void *scratch) const {
@@ -58,8 +86,11 @@ void NativeRemap::executeInPlace(void *buffer, void *scratch) const {
 }
 
 std::string NativeRemap::describe() const {
-  return "gather: every destination cell reads its source through the two "
-         "index maps";
+  // The host's core count stays out of the text, so that it reads the same
+  // on every machine (--emit=plan output is pinned by tests).
+  return impl->kernel->describe() + "\n  threads: " +
+         (impl->options.threads ? std::to_string(impl->options.threads)
+                                : std::string("every core"));
 }
 
 uint64_t NativeRemap::bytesMoved() const {

@@ -33,6 +33,10 @@ namespace mapc::native {
 struct NativeOptions {
   /// Worker threads; 0 means every core of the host.
   unsigned threads = 0;
+  /// Bytes (read plus written) each thread beyond the first must have to
+  /// move before it is started; smaller remaps use fewer threads. 0 always
+  /// uses `threads` (tests use it to run threads on tiny arrays).
+  uint64_t minBytesPerThread = uint64_t(1) << 18;
 };
 
 class NativeRemap {

@@ -1,0 +1,454 @@
+//===- AffineKernel.cpp - cache-blocked BMMC remaps -----------------------===//
+#include "AffineKernel.h"
+
+#include "ElementCopy.h"
+#include "Parallel.h"
+#include "StreamStore.h"
+
+#include <algorithm>
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+#include <random>
+#include <vector>
+
+using namespace mapc;
+using namespace mapc::native;
+
+namespace {
+
+uint64_t lowMask(unsigned bits) {
+  return bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+}
+
+/// Scatters the low bits of `v` to the set bits of `mask`, lowest first.
+uint64_t deposit(uint64_t v, uint64_t mask) {
+  uint64_t out = 0;
+  for (uint64_t bit = 1; mask; mask &= mask - 1, bit <<= 1)
+    if (v & bit)
+      out |= mask & -mask;
+  return out;
+}
+
+/// A linear map given by its columns: apply(x) = XOR of cols[j], x_j = 1.
+uint64_t applyColumns(const std::vector<uint64_t> &cols, uint64_t x) {
+  uint64_t out = 0;
+  for (; x; x &= x - 1)
+    out ^= cols[__builtin_ctzll(x)];
+  return out;
+}
+
+/// A GF(2) basis kept by leading bit, each vector tagged with the
+/// combination of inputs that made it (to solve M x = w).
+class TaggedBasis {
+public:
+  void insert(uint64_t v, uint64_t tag) {
+    for (int b = 63; b >= 0 && v; --b) {
+      if (!((v >> b) & 1))
+        continue;
+      if (!vec[b]) {
+        vec[b] = v;
+        tags[b] = tag;
+        return;
+      }
+      v ^= vec[b];
+      tag ^= tags[b];
+    }
+  }
+  /// A tag whose vector is w, if w is in the span.
+  bool solve(uint64_t w, uint64_t &tag) const {
+    tag = 0;
+    for (int b = 63; b >= 0 && w; --b) {
+      if (!((w >> b) & 1))
+        continue;
+      if (!vec[b])
+        return false;
+      w ^= vec[b];
+      tag ^= tags[b];
+    }
+    return true;
+  }
+
+private:
+  uint64_t vec[64] = {}, tags[64] = {};
+};
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MAPC_NATIVE_AVX2 1
+/// Phase 2 of a tile for 4-byte cells on AVX2: eight buffer cells per
+/// gather, written with (streaming, when `nt`) 32-byte stores.
+__attribute__((target("avx2"))) void
+gatherRun4(uint8_t *out, const uint8_t *buf, const uint32_t *idx, uint32_t bi,
+           size_t n, bool nt) {
+  const __m256i base = _mm256_set1_epi32(int(bi));
+  for (size_t lo = 0; lo < n; lo += 8) {
+    __m256i v = _mm256_xor_si256(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i *>(idx + lo)), base);
+    __m256i g =
+        _mm256_i32gather_epi32(reinterpret_cast<const int *>(buf), v, 4);
+    if (nt)
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(out + lo * 4), g);
+    else
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + lo * 4), g);
+  }
+}
+
+/// The same for 8-byte cells: four per gather.
+__attribute__((target("avx2"))) void
+gatherRun8(uint8_t *out, const uint8_t *buf, const uint32_t *idx, uint32_t bi,
+           size_t n, bool nt) {
+  const __m128i base = _mm_set1_epi32(int(bi));
+  for (size_t lo = 0; lo < n; lo += 4) {
+    __m128i v = _mm_xor_si128(
+        _mm_loadu_si128(reinterpret_cast<const __m128i *>(idx + lo)), base);
+    __m256i g =
+        _mm256_i32gather_epi64(reinterpret_cast<const long long *>(buf), v, 8);
+    if (nt)
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(out + lo * 8), g);
+    else
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + lo * 8), g);
+  }
+}
+
+bool hostHasAvx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+#endif
+
+class AffineKernel final : public Kernel {
+public:
+  // The remap after fusing r low bits into super-elements of `cell` bytes:
+  // cell x (k bits) of the destination is at D x xor d0 and reads the
+  // source cell M x xor s0.
+  unsigned k = 0, fused = 0, t = 0;
+  size_t elementBytes = 0, cell = 0;
+  std::vector<uint64_t> mCols, dCols;
+  uint64_t s0 = 0, d0 = 0;
+  uint64_t freeMask = 0; ///< x bits that number the tiles
+  /// Tile i is c = XOR of the free x bits selected by i's bits, in this
+  /// order: free bits that move a low address bit on either side come
+  /// first, so that neighbouring tiles share pages and DRAM rows on both
+  /// sides. mFree/dFree: their source and destination images.
+  std::vector<uint64_t> mFree, dFree;
+  // A tile is the coset c xor U. Phase 1 copies its source as 2^rowBits
+  // aligned blocks of 2^s cells (rowS: their offsets) into an L1 buffer;
+  // phase 2 writes its destination as runs of loD.size() cells (the low
+  // destination bits), one run per hiD entry, reading the buffer at
+  // bufHi xor bufLo xor (the source base's low bits).
+  unsigned s = 0;
+  std::vector<uint64_t> rowS, loD, hiD, bufLo, bufHi;
+  std::vector<uint32_t> bufLo32; ///< bufLo for the AVX2 gathers
+  bool contiguousLo = true, permutation = true;
+  /// Destination runs go around the caches (the output is large).
+  bool stream = false;
+  unsigned sourceBits = 0, destBits = 0;
+  static constexpr size_t kMaxStage = 16384;
+
+  void run(const uint8_t *src, uint8_t *dst,
+           const ThreadBudget &threads) const override {
+    withMover(cell, [&](auto mover) { runWith(mover, src, dst, threads); });
+  }
+
+  template <class Mover>
+  void runWith(Mover mv, const uint8_t *src, uint8_t *dst,
+               const ThreadBudget &threads) const {
+    uint64_t tiles = uint64_t(1) << __builtin_popcountll(freeMask);
+    uint64_t bytes = (uint64_t(2) * cell) << k;
+    const size_t sz = mv.size();
+    const uint64_t low = (uint64_t(1) << s) - 1;
+    const size_t block = sz << s;
+    const size_t runBytes = loD.size() * sz;
+    const bool streamRuns = stream && contiguousLo && runBytes % 64 == 0;
+    parallelRanges(threads, tiles, bytes, [&](uint64_t begin, uint64_t end) {
+      std::vector<uint8_t> buffer((rowS.size() << s) * sz + 64);
+      uint8_t *buf = buffer.data();
+      alignas(64) uint8_t stage[kMaxStage];
+      const size_t nLo = loD.size(), nHi = hiD.size(), nRows = rowS.size();
+      bool streamed = false;
+#ifdef MAPC_NATIVE_AVX2
+      const bool avx2 = (sz == 4 || sz == 8) && contiguousLo && nLo % 8 == 0 &&
+                        !bufLo32.empty() && hostHasAvx2();
+#endif
+      for (uint64_t i = begin; i < end; ++i) {
+        uint64_t bs = s0 ^ applyColumns(mFree, i);
+        uint64_t bd = d0 ^ applyColumns(dFree, i);
+        if (nRows == 1 && s == 0) { // a single cell: no buffer
+          mv.copy(dst + bd * sz, src + bs * sz);
+          continue;
+        }
+        for (size_t r = 0; r < nRows; ++r)
+          std::memcpy(buf + r * block, src + ((bs ^ rowS[r]) & ~low) * sz,
+                      block);
+        if (i + 1 < end) {
+          // Ask for the next tile's source lines while this one is written:
+          // scattered runs get no help from the hardware prefetchers.
+          uint64_t next = s0 ^ applyColumns(mFree, i + 1);
+          for (size_t r = 0; r < nRows; ++r) {
+            const uint8_t *p = src + ((next ^ rowS[r]) & ~low) * sz;
+            for (size_t b = 0; b < block; b += 64)
+              __builtin_prefetch(p + b, 0, 1);
+          }
+        }
+        uint64_t bl = bs & low;
+        for (size_t h = 0; h < nHi; ++h) {
+          uint64_t db = bd ^ hiD[h], bi = bufHi[h] ^ bl;
+#ifdef MAPC_NATIVE_AVX2
+          if (avx2) {
+            uint8_t *out = dst + db * sz;
+            bool nt = streamRuns && (uintptr_t(out) & 31) == 0;
+            if (sz == 4)
+              gatherRun4(out, buf, bufLo32.data(), uint32_t(bi), nLo, nt);
+            else
+              gatherRun8(out, buf, bufLo32.data(), uint32_t(bi), nLo, nt);
+            streamed |= nt;
+            continue;
+          }
+#endif
+          if (contiguousLo) {
+            uint8_t *out = dst + db * sz;
+            bool nt = streamRuns && (uintptr_t(out) & 15) == 0;
+            uint8_t *to = nt ? stage : out;
+            for (size_t lo = 0; lo < nLo; ++lo)
+              mv.copy(to + lo * sz, buf + (bi ^ bufLo[lo]) * sz);
+            if (nt) {
+              streamOut(out, stage, runBytes);
+              streamed = true;
+            }
+          } else {
+            for (size_t lo = 0; lo < nLo; ++lo)
+              mv.copy(dst + (db ^ loD[lo]) * sz, buf + (bi ^ bufLo[lo]) * sz);
+          }
+        }
+      }
+      if (streamed)
+        streamFence();
+    });
+  }
+
+  std::string describe() const override {
+    std::string s = "affine tiles: the source cell of destination cell x is "
+                    "M x xor c over " +
+                    std::to_string(k + fused) + " data bits (" +
+                    (permutation ? "a bit permutation" : "a GF(2)-affine map") +
+                    ", " + std::to_string(sourceBits) + " -> " +
+                    std::to_string(destBits) + " address bits)\n";
+    s += "  " + std::to_string(fused) +
+         " low bits stay in place on both "
+         "sides: moved as blocks of " +
+         std::to_string(cell) + " bytes\n";
+    s += "  tiles of " + std::to_string(loD.size()) + " x " +
+         std::to_string(hiD.size()) + " blocks: the source read as " +
+         std::to_string(rowS.size()) + " runs of " +
+         std::to_string(cell << this->s) +
+         " bytes into an L1 buffer, the destination written as " +
+         std::to_string(hiD.size()) + " runs of " +
+         std::to_string(loD.size() * cell) + " bytes" +
+         (contiguousLo ? "" : " (with padding bits)") +
+         (stream ? ", streamed past the caches" : "") + "; " +
+         std::to_string(uint64_t(1) << __builtin_popcountll(freeMask)) +
+         " tiles split over the threads";
+    return s;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Kernel>
+mapc::native::planAffineKernel(const rt::RemapSpec &spec) {
+  const rt::DeviceLayout &S = spec.source, &D = spec.dest;
+  if (!S.affine() || !D.affine() || !spec.elementBytes)
+    return nullptr;
+  const rt::AffineLayout &da = *D.affine(), &sa = *S.affine();
+  unsigned k = da.dataBits;
+  if (sa.dataBits != k || k >= 63 || da.bits() >= 63 || sa.bits() >= 63)
+    return nullptr;
+  uint64_t enabled = lowMask(da.bits()) & ~da.disabled;
+  if (unsigned(__builtin_popcountll(enabled)) != k)
+    return nullptr;
+  uint64_t dconst = da.constant & da.disabled;
+
+  // The composite map, from k + 1 evaluations of the two index maps.
+  auto destAddr = [&](uint64_t x) { return deposit(x, enabled) | dconst; };
+  auto srcOf = [&](uint64_t x) -> int64_t {
+    int64_t d = D.dataAt(int64_t(destAddr(x)));
+    return d < 0 ? -1 : S.firstAddressOf(d);
+  };
+  int64_t c0 = srcOf(0);
+  if (c0 < 0)
+    return nullptr;
+  std::vector<uint64_t> mFull(k), dFull(k);
+  for (unsigned j = 0; j < k; ++j) {
+    int64_t s = srcOf(uint64_t(1) << j);
+    if (s < 0)
+      return nullptr;
+    mFull[j] = uint64_t(s) ^ uint64_t(c0);
+    dFull[j] = deposit(uint64_t(1) << j, enabled);
+  }
+  // Both layouts are affine, so the composite is; check a few cells anyway.
+  std::mt19937_64 rng(k * 7919u + 17u);
+  for (int trial = 0; trial < 64; ++trial) {
+    uint64_t x = rng() & lowMask(k);
+    if (srcOf(x) != int64_t(applyColumns(mFull, x) ^ uint64_t(c0)))
+      return nullptr;
+  }
+
+  auto kernel = std::make_unique<AffineKernel>();
+  kernel->elementBytes = spec.elementBytes;
+  kernel->sourceBits = sa.bits();
+  kernel->destBits = da.bits();
+  for (uint64_t col : mFull)
+    kernel->permutation &= __builtin_popcountll(col) == 1;
+
+  // Fuse the low bits that both sides keep in place into one block.
+  unsigned r = 0;
+  auto fusable = [&](unsigned r) {
+    uint64_t low = lowMask(r);
+    if ((enabled & low) != low || (uint64_t(c0) & low))
+      return false;
+    for (unsigned j = 0; j < k; ++j)
+      if (j < r ? mFull[j] != (uint64_t(1) << j) : (mFull[j] & low) != 0)
+        return false;
+    return true;
+  };
+  // Blocks beyond 4 KiB gain nothing more.
+  while (r < k && fusable(r + 1) &&
+         (uint64_t(spec.elementBytes) << (r + 1)) <= 4096)
+    ++r;
+  unsigned kr = k - r;
+  size_t cell = size_t(spec.elementBytes) << r;
+  kernel->k = kr;
+  kernel->fused = r;
+  kernel->cell = cell;
+  kernel->s0 = uint64_t(c0) >> r;
+  kernel->d0 = dconst >> r;
+  for (unsigned j = r; j < k; ++j) {
+    kernel->mCols.push_back(mFull[j] >> r);
+    kernel->dCols.push_back(dFull[j] >> r);
+  }
+
+  // Runs of at least 256 bytes on both sides; tiles of at most 4096 cells.
+  unsigned t = 0;
+  // (Measured: longer runs with an L2-sized buffer were slower.)
+  while (t < 6 && t < kr && (cell << t) < 256)
+    ++t;
+  kernel->t = t;
+  // Past the last-level cache a write would first read its line; stream
+  // whole runs instead (runs of t bits fit the stage buffer).
+  kernel->stream = (uint64_t(spec.elementBytes) << k) >= (uint64_t(8) << 20) &&
+                   (cell << t) <= AffineKernel::kMaxStage;
+  TaggedBasis basis;
+  for (unsigned j = 0; j < kr; ++j)
+    basis.insert(kernel->mCols[j], uint64_t(1) << j);
+  // xs[i]: the x whose source cell is the unit e_i, for the low source bits
+  // 0 .. s-1 (up to t of them, stopping at a disabled source bit).
+  std::vector<uint64_t> xs;
+  unsigned sourceBits = sa.bits() > r ? sa.bits() - r : 0;
+  for (unsigned i = 0; i < sourceBits && xs.size() < t; ++i) {
+    uint64_t x;
+    if (!basis.solve(uint64_t(1) << i, x))
+      break;
+    xs.push_back(x);
+  }
+  unsigned s = unsigned(xs.size());
+  kernel->s = s;
+  // Phase 2's split U = span(low x bits) + span(hi): the xs less their low
+  // x bits, in reduced echelon form (pivots: hiPivot).
+  std::vector<uint64_t> hi, hiPivot;
+  uint64_t pivots = 0;
+  auto splitHi = [&] {
+    hi.clear();
+    hiPivot.clear();
+    pivots = 0;
+    for (uint64_t x : xs) {
+      x &= ~lowMask(t);
+      for (size_t h = 0; h < hi.size(); ++h)
+        if (x & hiPivot[h])
+          x ^= hi[h];
+      if (!x)
+        continue;
+      uint64_t p = x & -x; // x holds no pivot bit, so p is new
+      for (uint64_t &h : hi)
+        if (h & p)
+          h ^= x;
+      hi.push_back(x);
+      hiPivot.push_back(p);
+      pivots |= p;
+    }
+  };
+  splitHi();
+  // When the source's low bits come mostly from the low x bits (Gray
+  // codes, near-identities) the tile is thin: lengthen the destination
+  // runs until it holds 4096 cells.
+  while (t < kr && t + hi.size() < 12 &&
+         (cell << (t + 1)) <= AffineKernel::kMaxStage) {
+    ++t;
+    splitHi();
+  }
+  kernel->t = t;
+  kernel->freeMask = lowMask(kr) & ~lowMask(t) & ~pivots;
+  {
+    auto top = [](uint64_t v) { return v ? 63 - __builtin_clzll(v) : 0; };
+    std::vector<std::pair<int, unsigned>> order;
+    for (uint64_t f = kernel->freeMask; f; f &= f - 1) {
+      unsigned j = unsigned(__builtin_ctzll(f));
+      order.push_back(
+          {std::min(top(kernel->mCols[j]), top(kernel->dCols[j])), j});
+    }
+    std::stable_sort(order.begin(), order.end());
+    for (auto [key, j] : order) {
+      kernel->mFree.push_back(kernel->mCols[j]);
+      kernel->dFree.push_back(kernel->dCols[j]);
+    }
+  }
+  // Phase 1's split U = span(xs) + span(rows): each low x bit less the xs
+  // of its source's low bits has a source cell with low bits 0.
+  auto sourceOf = [&](uint64_t x) { return applyColumns(kernel->mCols, x); };
+  auto lessXs = [&](uint64_t x) {
+    uint64_t e = sourceOf(x) & lowMask(s);
+    for (unsigned i = 0; i < s; ++i)
+      if ((e >> i) & 1)
+        x ^= xs[i];
+    return x;
+  };
+  TaggedBasis rows;
+  std::vector<uint64_t> rowX;
+  for (unsigned j = 0; j < t; ++j) {
+    uint64_t v = lessXs(uint64_t(1) << j), tag;
+    if (!v || rows.solve(v, tag))
+      continue;
+    rows.insert(v, uint64_t(1) << rowX.size());
+    rowX.push_back(v);
+  }
+  for (uint64_t r = 0; r < (uint64_t(1) << rowX.size()); ++r) {
+    uint64_t x = 0;
+    for (unsigned b = 0; b < rowX.size(); ++b)
+      if ((r >> b) & 1)
+        x ^= rowX[b];
+    kernel->rowS.push_back(sourceOf(x));
+  }
+  // Where cell x of the tile waits in the buffer: row and low source bits.
+  auto bufferIndex = [&](uint64_t x) {
+    uint64_t row = 0;
+    bool ok = rows.solve(lessXs(x), row);
+    (void)ok; // x is in U, so its row part is in span(rows)
+    return (row << s) | (sourceOf(x) & lowMask(s));
+  };
+  for (uint64_t lo = 0; lo < (uint64_t(1) << t); ++lo) {
+    kernel->loD.push_back(applyColumns(kernel->dCols, lo));
+    kernel->bufLo.push_back(bufferIndex(lo));
+    kernel->bufLo32.push_back(uint32_t(kernel->bufLo.back()));
+    kernel->contiguousLo &= kernel->loD.back() == lo;
+  }
+  for (uint64_t h = 0; h < (uint64_t(1) << hi.size()); ++h) {
+    uint64_t x = 0;
+    for (unsigned b = 0; b < hi.size(); ++b)
+      if ((h >> b) & 1)
+        x ^= hi[b];
+    kernel->hiD.push_back(applyColumns(kernel->dCols, x));
+    kernel->bufHi.push_back(bufferIndex(x));
+  }
+  return kernel;
+}
