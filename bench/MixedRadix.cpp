@@ -503,12 +503,16 @@ double median(std::vector<double> v) {
 
 int main(int argc, char **argv) {
   bool quick = false;
+  std::string only; // --only=GROUP: one group of problems (for profiling)
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick")
       quick = true;
+    else if (a.rfind("--only=", 0) == 0)
+      only = a.substr(7);
     else {
-      std::fprintf(stderr, "usage: mapc-bench-mixed-radix [--quick]\n");
+      std::fprintf(stderr, "usage: mapc-bench-mixed-radix [--quick] "
+                           "[--only=6.2.1|swap|random|hpf]\n");
       return 2;
     }
   }
@@ -538,7 +542,8 @@ int main(int argc, char **argv) {
 
   std::vector<Row> rows;
   for (const Problem &pb : problems)
-    for (Row &r : runProblem(pb))
+    for (Row &r :
+         only.empty() || only == pb.group ? runProblem(pb) : std::vector<Row>{})
       rows.push_back(std::move(r));
 
   // The goals of issue 11.
