@@ -349,6 +349,8 @@ const char *generalKindEnumerator(rt::GeneralStepKind k) {
     return "Exchange";
   case rt::GeneralStepKind::BruteForce:
     return "BruteForce";
+  case rt::GeneralStepKind::Route:
+    return "Route";
   }
   return "BruteForce";
 }

@@ -27,6 +27,9 @@
 //               element (6.3.8); senders that collide on a PE go in
 //               successive sends; every round computes destinations with
 //               mixed-radix division (CostModel::divmod).
+//   Route       on a hypercube or mesh (runtime/NetworkExecute.h), not the
+//               MasPar: every element to its destination node by
+//               dimension-order routing, store and forward.
 //
 // A step reads one region and writes another, or the same one when it runs
 // in place (a local step whose slot map is one-to-one and the same in every
@@ -61,7 +64,10 @@ inline int64_t slotsOf(const TileMap &l) {
 /// PEs a layout spans: the product of its PE dims' template lengths.
 inline int64_t pesOf(const TileMap &l) { return l.deviceSize() / slotsOf(l); }
 
-enum class GeneralStepKind { Local, Slotwise, Exchange, BruteForce };
+/// Route is the one method of a hypercube or mesh machine
+/// (NetworkExecute.h): every element goes to its cell by dimension-order
+/// routing; the MasPar refuses it.
+enum class GeneralStepKind { Local, Slotwise, Exchange, BruteForce, Route };
 const char *generalStepKindName(GeneralStepKind k);
 
 struct GeneralStep {

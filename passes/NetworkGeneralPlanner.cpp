@@ -1,0 +1,55 @@
+//===- NetworkGeneralPlanner.cpp - general remaps on a cube or mesh -------===//
+#include "passes/NetworkGeneralPlanner.h"
+
+#include "passes/GeneralPlanner.h"
+
+using namespace mapc;
+
+std::variant<rt::GeneralPlan, std::string>
+mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
+  const uint64_t nodes = req.shape.nodeCount();
+  for (const rt::TileMap *l : {&req.src, &req.dst}) {
+    if (l->deviceSize() > kMaxGeneralCells)
+      return "a layout spans " + std::to_string(l->deviceSize()) +
+             " device cells; general remaps are planned element by element, "
+             "up to 2^28 cells";
+    if (uint64_t(rt::pesOf(*l)) > nodes)
+      return "a layout spans " + std::to_string(rt::pesOf(*l)) +
+             " nodes but the machine has " + std::to_string(nodes);
+  }
+  if (req.src.dataSize() != req.dst.dataSize())
+    return "the layouts hold different numbers of elements";
+
+  rt::GeneralPlan plan;
+  plan.source = req.src;
+  plan.dest = req.dst;
+  plan.elemBytes = req.elemBytes;
+  plan.copy = req.copy;
+  plan.planner = "general";
+  const std::vector<uint32_t> sources = rt::sourcesOf(req.src, req.dst);
+  plan.lowerBound =
+      rt::networkGeneralLowerBound(req.shape, req.src, req.dst, &sources);
+  const rt::MoveShape shape = rt::analyseMove(req.src, req.dst, sources);
+  if (shape.identity && !req.copy)
+    return plan; // every element is already where it belongs
+
+  rt::GeneralStep step;
+  step.kind = rt::GeneralStepKind::Route;
+  step.to = req.dst;
+  // Every source is read before any destination is written
+  // (NetworkMachine::run), so the step works in place.
+  step.inPlace = !req.copy;
+  step.why = shape.local
+                 ? "no element changes node: a memory permutation, free in "
+                   "001's model"
+                 : "every element from its nearest copy to its cell by "
+                   "dimension-order routing, store and forward (001 sec. 2)";
+  plan.steps.push_back(step);
+  std::string why;
+  int64_t t = rt::predictNetworkGeneralStep(req.shape, plan, 0, &sources, &why);
+  if (t < 0)
+    return "the route cannot run: " + why;
+  plan.steps[0].predictedTicks = t;
+  plan.predictedTicks = t;
+  return plan;
+}
