@@ -37,7 +37,7 @@ int64_t nearestCopy(const NetworkShape &shape, const TileMap &from, int64_t d,
 std::vector<Transfer> mapc::rt::generalRouteTransfers(
     const NetworkShape &shape, const TileMap &from, const TileMap &to,
     const std::vector<uint32_t> &sources, unsigned elemBytes, uint64_t readBase,
-    uint64_t writeBase) {
+    uint64_t writeBase, unsigned routeOrder) {
   const int64_t fromSlots = slotsOf(from), toSlots = slotsOf(to);
   const bool replicated = from.replicates() && !(from == to);
   std::vector<int64_t> scratch;
@@ -57,6 +57,13 @@ std::vector<Transfer> mapc::rt::generalRouteTransfers(
     if (t.node == t.destNode && t.byteAddr == t.destByteAddr)
       continue; // the element is already in its cell
     t.path = dimensionOrderPath(shape, t.node, t.destNode);
+    if (routeOrder & kRouteDimsDown)
+      std::reverse(t.path.begin(), t.path.end());
+    if (routeOrder & kRouteFarthestFirst) {
+      uint32_t rank = uint32_t(shape.diameter() - pathLength(t.path));
+      for (Hop &h : t.path)
+        h.priority = rank;
+    }
     out.push_back(std::move(t));
   }
   return out;
@@ -81,7 +88,7 @@ int64_t mapc::rt::predictNetworkGeneralStep(
   // Only the timing matters: elements that stay on their node cost no
   // cycle (as simulateNetworkStep leaves them out).
   std::vector<Transfer> moving = generalRouteTransfers(
-      shape, from, step.to, *sources, plan.elemBytes, 0, 0);
+      shape, from, step.to, *sources, plan.elemBytes, 0, 0, step.routeOrder);
   moving.erase(std::remove_if(moving.begin(), moving.end(),
                               [](const Transfer &t) { return t.path.empty(); }),
                moving.end());
@@ -182,7 +189,7 @@ bool mapc::rt::executeGeneralPlan(
     const TileMap &from = plan.layoutAfter(int(i) - 1);
     std::vector<Transfer> transfers = generalRouteTransfers(
         machine.shape(), from, step.to, sourcesOf(from, step.to),
-        plan.elemBytes, read, write);
+        plan.elemBytes, read, write, step.routeOrder);
     std::string reason;
     if (machine.run(transfers, plan.elemBytes, &reason) < 0)
       return fail("step " + std::to_string(i + 1) + ": " + reason);

@@ -55,12 +55,14 @@ bool executeNetworkPlan(NetworkMachine &machine, const Plan &plan,
 
 /// The transfers of a route from `from` to `to`: one per held cell of `to`
 /// whose element comes from another node or cell, reading at `readBase` and
-/// writing at `writeBase`. `sources` is sourcesOf(from, to).
+/// writing at `writeBase`. `sources` is sourcesOf(from, to); `routeOrder`
+/// is GeneralStep::routeOrder (dims ascending or descending; at a contended
+/// link the first transfer, or the one with the longest path, first).
 std::vector<Transfer>
 generalRouteTransfers(const NetworkShape &shape, const TileMap &from,
                       const TileMap &to, const std::vector<uint32_t> &sources,
-                      unsigned elemBytes, uint64_t readBase,
-                      uint64_t writeBase);
+                      unsigned elemBytes, uint64_t readBase, uint64_t writeBase,
+                      unsigned routeOrder = 0);
 
 /// The cycles step i of `plan` takes on `shape` (it must be a Route step),
 /// or -1 with `why` when it cannot run there.
