@@ -117,6 +117,17 @@ mapc::rt::networkGeneralLowerBound(const NetworkShape &shape,
   std::vector<uint8_t> sent(replicated ? 0 : size_t(src.deviceSize()), 0);
   std::vector<int64_t> scratch;
   unsigned farthest = 0;
+  // Cuts (as networkLowerBound's): the links of dim i between coordinates
+  // c and c + 1 carry nodes / P_i elements each way per cycle. Crossings
+  // are counted as differences: +1 where an element's span starts, -1
+  // where it ends, per dim and direction.
+  const size_t dims = shape.dims.size();
+  const bool fanOut = dst.replicates();
+  std::vector<std::vector<int64_t>> up(dims), down(dims);
+  for (size_t i = 0; i < dims; ++i) {
+    up[i].assign(shape.dims[i] + 1, 0);
+    down[i].assign(shape.dims[i] + 1, 0);
+  }
   for (int64_t b = 0; b < int64_t(sources->size()); ++b) {
     if ((*sources)[size_t(b)] == kNoSource)
       continue;
@@ -133,12 +144,33 @@ mapc::rt::networkGeneralLowerBound(const NetworkShape &shape,
       sent[size_t(a)] = 1;
       ++out[from];
     }
+    // Another copy could cross elsewhere, or one crossing feed several
+    // destination copies.
+    if (replicated || fanOut)
+      continue;
+    for (size_t i = 0; i < dims; ++i) {
+      unsigned x = shape.coord(from, unsigned(i));
+      unsigned y = shape.coord(node, unsigned(i));
+      auto &d = x < y ? up[i] : down[i];
+      ++d[std::min(x, y)];
+      --d[std::max(x, y)];
+    }
   }
   std::sort(needs.begin(), needs.end());
   needs.erase(std::unique(needs.begin(), needs.end()), needs.end());
   for (const auto &n : needs)
     ++in[n.first];
   uint64_t bound = farthest;
+  for (size_t i = 0; i < dims; ++i) {
+    const uint64_t perCut = std::max<uint64_t>(1, nodes / shape.dims[i]);
+    int64_t u = 0, w = 0;
+    for (unsigned c = 0; c + 1 < shape.dims[i]; ++c) {
+      u += up[i][c];
+      w += down[i][c];
+      bound = std::max({bound, (uint64_t(u) + perCut - 1) / perCut,
+                        (uint64_t(w) + perCut - 1) / perCut});
+    }
+  }
   for (uint32_t n = 0; n < nodes; ++n) {
     uint64_t links = std::max(1u, shape.degree(n));
     bound = std::max(

@@ -71,10 +71,11 @@ int64_t predictNetworkGeneralStep(
     const std::vector<uint32_t> *sources = nullptr, std::string *why = nullptr);
 
 /// The least cycles any schedule of element transfers can take (001's
-/// model): the longest distance an element must travel to its nearest copy,
-/// and for every node the distinct elements it must receive (and, when the
+/// model): the longest distance an element must travel to its nearest copy;
+/// for every node the distinct elements it must receive (and, when the
 /// source has one copy of each element, send) over its links, one per link
-/// and cycle.
+/// and cycle; and, when neither layout replicates, for every cut of a dim
+/// the elements crossing it each way over its nodes / P_i links.
 int64_t
 networkGeneralLowerBound(const NetworkShape &shape, const TileMap &src,
                          const TileMap &dst,
