@@ -17,12 +17,14 @@ def main():
     ap.add_argument("--seeds", type=int, required=True)
     ap.add_argument("--statements", type=int, required=True)
     ap.add_argument("--dir", required=True)
+    ap.add_argument("--machine", default="maspar")
     args = ap.parse_args()
     verified = failures = 0
     for seed in range(1, args.seeds + 1):
         path = os.path.join(args.dir, "random%d.map" % seed)
         subprocess.run([sys.executable, GEN, "--seed", str(seed),
-                        "--statements", str(args.statements), "-o", path],
+                        "--statements", str(args.statements),
+                        "--machine", args.machine, "-o", path],
                        check=True)
         run = subprocess.run([args.mapc, path, "--run"], capture_output=True,
                              text=True, timeout=120)
