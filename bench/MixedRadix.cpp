@@ -30,6 +30,7 @@
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
 #include "passes/GeneralPlanner.h"
+#include "passes/NetworkGeneralPlanner.h"
 
 #include "BenchSupport.h"
 
@@ -193,20 +194,23 @@ int64_t bruteTicks(const rt::GeneralPlan &chosen,
 /// least of a few calls (one when a call takes more than 0.2 s). `cpuMs`
 /// gets the process CPU time of the same call, which a loaded host
 /// inflates less.
-double planningMs(const rt::GeneralPlan &plan, const rt::MachineShape &shape,
+double planningMs(const rt::GeneralPlan &plan, const ProgramPlans &plans,
                   double &cpuMs) {
   GeneralPlanRequest req;
   req.src = plan.source;
   req.dst = plan.dest;
   req.elemBytes = plan.elemBytes;
   req.copy = plan.copy;
-  req.shape = shape;
+  req.shape = plans.shape;
+  NetworkGeneralPlanRequest nreq{plan.source, plan.dest, plan.elemBytes,
+                                 plan.copy, plans.network};
   double best = 1e30;
   cpuMs = 1e30;
   for (int rep = 0; rep < 5; ++rep) {
     auto t = Clock::now();
     std::clock_t c0 = std::clock();
-    auto planned = planGeneralRemap(req);
+    auto planned =
+        plans.onNetwork ? planNetworkGeneralRemap(nreq) : planGeneralRemap(req);
     double ms = secondsSince(t) * 1e3;
     cpuMs = std::min(cpuMs, double(std::clock() - c0) * 1e3 / CLOCKS_PER_SEC);
     if (planned.index() != 0)
@@ -249,11 +253,11 @@ void printHead() {
 
 void printRow(const Row &r) {
   std::printf(
-      "%-10s %-34s %11lld %11lld %6s %11lld %6s %10s %6s %8.1f %8.1f  %s\n",
+      "%-10s %-34s %11lld %11lld %6s %11s %6s %10s %6s %8.1f %8.1f  %s\n",
       r.group.c_str(), r.name.c_str(), (long long)r.plan, (long long)r.bound,
       r.plan ? ratio(double(r.bound) / double(r.plan)).c_str() : "-",
-      (long long)r.brute,
-      r.brute ? ratio(double(r.plan) / double(r.brute)).c_str() : "-",
+      r.brute >= 0 ? std::to_string(r.brute).c_str() : "-",
+      r.brute > 0 ? ratio(double(r.plan) / double(r.brute)).c_str() : "-",
       r.r2 >= 0 ? std::to_string(r.r2).c_str() : "-",
       r.r2 >= 0 ? ratio(r.r2Ratio).c_str() : "-", r.ms, r.cpuMs,
       r.method.c_str());
@@ -303,8 +307,11 @@ std::vector<Row> runProblem(const Problem &pb) {
     r.method = methodOf(g);
     r.plan = ticks[i];
     r.bound = g.lowerBound;
-    r.brute = g.steps.empty() ? 0 : bruteTicks(g, c.plans.shape);
-    r.ms = planningMs(g, c.plans.shape, r.cpuMs);
+    // A network has one method (Route): no brute-force baseline.
+    r.brute = c.plans.onNetwork ? -1
+              : g.steps.empty() ? 0
+                                : bruteTicks(g, c.plans.shape);
+    r.ms = planningMs(g, c.plans, r.cpuMs);
     if (i < r2Ticks.size()) {
       const StatementPlan &tp = twin.plans.statements[i];
       r.r2 = r2Ticks[i];
@@ -500,6 +507,47 @@ std::vector<Problem> hpfProblems(bool quick) {
   return out;
 }
 
+/// HPF redistributions on meshes whose sides are not powers of two and on
+/// a hypercube: general plans of one Route step (NetworkExecute.h), ticks
+/// in element transfers in sequence (001's model), no brute force.
+std::vector<Problem> networkProblems(bool quick) {
+  struct Spec {
+    const char *name, *machine, *procs, *array, *from, *to;
+  };
+  const Spec full[] = {
+      {"1e5 on mesh 7: block<->cyclic(3)", "mesh(pes = [7]", "7", "100000",
+       "block", "cyclic(3)"},
+      {"1e5 on mesh 3x5: bb<->c,c(3)", "mesh(pes = [3, 5]", "3, 5", "316, 316",
+       "block, block", "cyclic, cyclic(3)"},
+      {"1e5 on mesh 31x33: bb<->c(2),c", "mesh(pes = [31, 33]", "31, 33",
+       "316, 316", "block, block", "cyclic(2), cyclic"},
+      {"1e5 on 10-cube: bb<->c(2),c", "hypercube(dims = 10", "31, 33",
+       "316, 316", "block, block", "cyclic(2), cyclic"},
+  };
+  const Spec small[] = {
+      {"1e3 on mesh 3x5: bb<->c,c(3)", "mesh(pes = [3, 5]", "3, 5", "40, 25",
+       "block, block", "cyclic, cyclic(3)"},
+      {"1e3 on 5-cube: bb<->c(2),c", "hypercube(dims = 5", "5, 6", "40, 25",
+       "block, block", "cyclic(2), cyclic"},
+  };
+  std::vector<Problem> out;
+  auto add = [&](const Spec &s) {
+    std::string src = std::string("machine ") + s.machine +
+                      ", memory = 65536);\nprocessors P(" + s.procs +
+                      ");\narray A(" + s.array + ") : f32;\ndistribute A(" +
+                      s.from + ") onto P;\nredistribute A(" + s.to +
+                      ") onto P;\nredistribute A(" + s.from + ") onto P;\n";
+    out.push_back({"network", s.name, src, ""});
+  };
+  if (quick)
+    for (const Spec &x : small)
+      add(x);
+  else
+    for (const Spec &x : full)
+      add(x);
+  return out;
+}
+
 double median(std::vector<double> v) {
   if (v.empty())
     return 0;
@@ -520,7 +568,7 @@ int main(int argc, char **argv) {
       only = a.substr(7);
     else {
       std::fprintf(stderr, "usage: mapc-bench-mixed-radix [--quick] "
-                           "[--only=6.2.1|swap|random|hpf]\n");
+                           "[--only=6.2.1|swap|random|hpf|network]\n");
       return 2;
     }
   }
@@ -548,6 +596,8 @@ int main(int argc, char **argv) {
     problems.push_back(std::move(p));
   for (Problem &p : hpfProblems(quick))
     problems.push_back(std::move(p));
+  for (Problem &p : networkProblems(quick))
+    problems.push_back(std::move(p));
 
   std::vector<Row> rows;
   for (const Problem &pb : problems)
@@ -565,7 +615,7 @@ int main(int argc, char **argv) {
     if (r.plan == 0)
       continue;
     ++moved;
-    slower += r.plan > r.brute;
+    slower += r.brute >= 0 && r.plan > r.brute;
     msAll.push_back(r.ms);
     cpuAll.push_back(r.cpuMs);
     worstMs = std::max(worstMs, r.ms);
