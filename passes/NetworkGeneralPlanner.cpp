@@ -45,14 +45,19 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
                  : "every element from its nearest copy to its cell by "
                    "dimension-order routing, store and forward (001 sec. 2)";
   // The orders of the route, each timed by simulation; the fastest wins
-  // (the first of equals). Reversing the dims matters only on more than
-  // one dim.
-  const char *names[] = {"dims up", "dims down", "dims up, farthest first",
-                         "dims down, farthest first"};
+  // (the first of equals). Reversing or rotating the dims matters only on
+  // more than one dim. An order that meets the lower bound cannot be beaten:
+  // the rest are not simulated (as NetworkPlanner prunes schedules).
+  auto name = [](unsigned order) {
+    return std::string(order & rt::kRouteDimsDown ? "dims down" : "dims up") +
+           (order & rt::kRouteRotated ? ", rotated" : "") +
+           (order & rt::kRouteFarthestFirst ? ", farthest first" : "");
+  };
   std::string prices;
   int64_t best = -1;
-  for (unsigned order = 0; order < 4; ++order) {
-    if ((order & rt::kRouteDimsDown) && req.shape.dims.size() < 2)
+  for (unsigned order = 0; order < 8; ++order) {
+    if ((order & (rt::kRouteDimsDown | rt::kRouteRotated)) &&
+        req.shape.dims.size() < 2)
       continue;
     plan.steps = {step};
     plan.steps[0].routeOrder = order;
@@ -61,16 +66,20 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
         rt::predictNetworkGeneralStep(req.shape, plan, 0, &sources, &why);
     if (t < 0)
       return "the route cannot run: " + why;
-    prices += std::string(prices.empty() ? "" : ", ") + names[order] + " " +
+    prices += std::string(prices.empty() ? "" : ", ") + name(order) + " " +
               std::to_string(t);
     if (best < 0 || t < best) {
       best = t;
       step.routeOrder = order;
     }
+    if (best <= plan.lowerBound) {
+      if (order + 1 < 8 && req.shape.dims.size() > 1)
+        prices += ", the rest pruned (the bound is met)";
+      break;
+    }
   }
   step.predictedTicks = best;
-  step.why +=
-      "; " + std::string(names[step.routeOrder]) + " is fastest: " + prices;
+  step.why += "; " + name(step.routeOrder) + " is fastest: " + prices;
   plan.steps = {step};
   plan.predictedTicks = best;
   return plan;

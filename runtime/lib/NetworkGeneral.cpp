@@ -59,6 +59,16 @@ std::vector<Transfer> mapc::rt::generalRouteTransfers(
     t.path = dimensionOrderPath(shape, t.node, t.destNode);
     if (routeOrder & kRouteDimsDown)
       std::reverse(t.path.begin(), t.path.end());
+    if ((routeOrder & kRouteRotated) && !t.path.empty()) {
+      // Start in the first run at or after dim (node mod dims), in the
+      // path's own direction, so that sources spread over the dims.
+      const unsigned first = t.node % unsigned(shape.dims.size());
+      const bool down = routeOrder & kRouteDimsDown;
+      auto it = std::find_if(t.path.begin(), t.path.end(), [&](const Hop &h) {
+        return down ? h.dim <= first : h.dim >= first;
+      });
+      std::rotate(t.path.begin(), it, t.path.end());
+    }
     if (routeOrder & kRouteFarthestFirst) {
       uint32_t rank = uint32_t(shape.diameter() - pathLength(t.path));
       for (Hop &h : t.path)

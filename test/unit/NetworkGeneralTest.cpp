@@ -16,11 +16,17 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
+#include <iterator>
 #include <random>
 
 using namespace mapc;
 
 namespace {
+
+/// How often each route order won, so the random test can show that the
+/// orders other than the plain one are exercised.
+unsigned ordersSeen[8];
 
 /// Plans `src -> dst` on `shape`, runs it, and checks every element, the
 /// prediction and the bound. Returns the plan's ticks.
@@ -39,6 +45,8 @@ int64_t runAndCheck(const rt::TileMap &src, const rt::TileMap &dst,
     return -1;
   }
   const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+  if (!plan.steps.empty())
+    ++ordersSeen[plan.steps[0].routeOrder & 7];
   const uint64_t region =
       uint64_t(std::max(rt::slotsOf(src), rt::slotsOf(dst))) * elemBytes;
   rt::NetworkMachine m(shape, 2 * region);
@@ -166,6 +174,7 @@ TEST(NetworkGeneral, MachinesRefuseForeignSteps) {
 TEST(NetworkGeneral, RandomTilesOnAnyMesh) {
   std::mt19937 rng(20261125);
   unsigned runs = 0, cubes = 0, odd = 0, moved = 0;
+  std::fill(std::begin(ordersSeen), std::end(ordersSeen), 0u);
   while (runs < 2000) {
     std::vector<int64_t> shape = randomShape(rng);
     test::RandomTileSpec spec;
@@ -193,4 +202,7 @@ TEST(NetworkGeneral, RandomTilesOnAnyMesh) {
   EXPECT_GT(cubes, 200u);
   EXPECT_GT(odd, 500u);
   EXPECT_GT(moved, 500u);
+  for (unsigned order :
+       {0u, rt::kRouteDimsDown, rt::kRouteFarthestFirst, rt::kRouteRotated})
+    EXPECT_GT(ordersSeen[order], 10u) << "route order " << order;
 }

@@ -68,7 +68,8 @@ inline int64_t pesOf(const TileMap &l) { return l.deviceSize() / slotsOf(l); }
 /// (NetworkExecute.h): every element goes to its cell by dimension-order
 /// routing; the MasPar refuses it.
 enum class GeneralStepKind { Local, Slotwise, Exchange, BruteForce, Route };
-constexpr unsigned kRouteDimsDown = 1, kRouteFarthestFirst = 2;
+constexpr unsigned kRouteDimsDown = 1, kRouteFarthestFirst = 2,
+                   kRouteRotated = 4;
 const char *generalStepKindName(GeneralStepKind k);
 
 struct GeneralStep {
@@ -76,8 +77,9 @@ struct GeneralStep {
   TileMap to;           ///< the layout after this step
   bool inPlace = false; ///< reads and writes the same region
   /// A Route step's order (NetworkExecute.h): kRouteDimsDown routes the
-  /// dims from the last down, kRouteFarthestFirst lets the elements with
-  /// the longest paths win contended links.
+  /// dims from the last down, kRouteRotated starts each element's route in
+  /// dim (source node mod dims) and wraps around, kRouteFarthestFirst lets
+  /// the elements with the longest paths win contended links.
   unsigned routeOrder = 0;
   int64_t predictedTicks = 0;
   std::string why; ///< the planner's reason, shown by --emit=plan
