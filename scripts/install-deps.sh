@@ -9,6 +9,7 @@ packages=(
   antlr4 libantlr4-runtime-dev default-jre-headless
   libgtest-dev
   clang-19 libclang-rt-19-dev  # libFuzzer target (scripts/fuzz.sh)
+  chromium                     # the browser test of --emit=html (test/tools/browser.py)
 )
 
 missing=()

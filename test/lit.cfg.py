@@ -26,6 +26,19 @@ config.substitutions.append(
      + (" --cxxflag=-fsanitize=address,undefined"
         if config.sanitize.upper() in ("ON", "1", "TRUE", "YES") else "")))
 
+# Compiling --emit=cpp --target=native output: the native target's headers
+# and library before the runtime's (test/native/emitted-*.test).
+config.substitutions.append(
+    ("%compile_native",
+     "%s %s/test/tools/compile_emitted.py --cxx %s --runtime-include "
+     "%s/runtime/include --cxxflag=-I%s/runtime/native/include "
+     "--cxxflag=-pthread --runtime-lib %s --lib %s"
+     % (config.python_executable, config.mapc_src_root, config.cxx,
+        config.mapc_src_root, config.mapc_src_root, config.native_lib,
+        config.runtime_lib)
+     + (" --cxxflag=-fsanitize=address,undefined"
+        if config.sanitize.upper() in ("ON", "1", "TRUE", "YES") else "")))
+
 # Per-input timeout for the fuzz drivers: they look for hangs, not speed,
 # and a Debug build under ASan/UBSan runs the largest pathological input
 # (120000 arrays, 250 MB of --emit=layout) about ten times slower.

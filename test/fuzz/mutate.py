@@ -8,7 +8,8 @@ case of keywords, repeat lines, splice two files), adds a few pathological
 inputs, and runs the driver on every input with --emit=ktile and
 --emit=layout, a quarter of the light mutants with --run, a quarter with
 --emit=cycles and, of those on a mesh or hypercube, a quarter with
---emit=butterfly.
+--emit=butterfly; an eighth of the light mutants with --emit=svg and an
+eighth with --emit=html.
 
 A run FAILS when the driver
   * dies by a signal or exits with a code other than 0 or 1,
@@ -252,6 +253,10 @@ def main():
                 emits += ("cycles",)  # cycle notation and 001's exchanges
             if n % 4 == 2 and re.search(rb"(?i)machine\s+(mesh|hypercube)", mutant):
                 emits += ("butterfly",)  # 002 (exit 2 on a maspar machine)
+            if src not in heavy and n % 8 == 3:
+                emits += ("svg",)  # the pictures (docs/pictures.md)
+            if src not in heavy and n % 8 == 7:
+                emits += ("html",)  # plans, runs and traces, like --run
             inputs.append(("m%05d-%s" % (n, os.path.basename(src)),
                            mutant, emits))
     if args.pathological != "none":

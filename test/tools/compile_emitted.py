@@ -24,6 +24,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--cxxflag", action="append", default=[],
                     help="extra compiler flag (repeatable)")
+    ap.add_argument("--lib", action="append", default=[],
+                    help="a library linked after --runtime-lib (repeatable)")
     args = ap.parse_args()
 
     # The header's directory first, so that both the source's and the
@@ -32,7 +34,8 @@ def main():
            *args.cxxflag,
            "-I", os.path.dirname(os.path.abspath(args.header)),
            "-I", args.runtime_include,
-           args.source, args.harness, args.runtime_lib, "-o", args.out]
+           args.source, args.harness, args.runtime_lib, *args.lib, "-o",
+           args.out]
     built = subprocess.run(cmd, capture_output=True, text=True)
     if built.returncode != 0:
         sys.stderr.write(" ".join(cmd) + "\n" + built.stdout + built.stderr)

@@ -10,6 +10,7 @@
 #include "passes/NetworkGeneralPlanner.h"
 #include "passes/NetworkPlanner.h"
 #include "passes/RemapCycles.h"
+#include "passes/RemapSpec.h"
 
 #include "llvm/Support/Format.h"
 
@@ -25,22 +26,6 @@ unsigned log2Exact(int64_t v) {
   while ((int64_t(1) << l) < v)
     ++l;
   return (int64_t(1) << l) == v ? l : ~0u;
-}
-
-const char *kindWord(Statement::Kind k) {
-  switch (k) {
-  case Statement::Remap:
-    return "remap";
-  case Statement::Copy:
-    return "copy";
-  case Statement::Redistribute:
-    return "redistribute";
-  case Statement::Realign:
-    return "realign";
-  case Statement::Reshape:
-    return "reshape";
-  }
-  return "?";
 }
 
 } // namespace
@@ -325,13 +310,8 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     bool copy = st.kind == Statement::Copy;
     StatementPlan sp;
     sp.statement = &st;
-    const Layout &from = program.layouts[st.from];
-    const Layout &to = program.layouts[st.to];
-    sp.label = std::string(kindWord(st.kind)) + " " + st.array +
-               (copy ? " to " + st.target : "") + ": " + from.name + " -> " +
-               to.name;
-    sp.function = std::string(kindWord(st.kind)) + "_" + st.array + "_" +
-                  std::to_string(++counter);
+    sp.label = statementLabel(program, st);
+    sp.function = statementFunction(st, ++counter);
     planning.update(counter - 1, sp.label);
     std::string why;
     if (p.generalSrc && out.onNetwork) {

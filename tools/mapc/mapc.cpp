@@ -6,15 +6,21 @@
 //===----------------------------------------------------------------------===//
 #include "ProgramRun.h"
 #include "Progress.h"
+#include "api/NativeProgram.h"
 #include "backend/Butterfly.h"
 #include "backend/CppEmitter.h"
 #include "backend/LayoutPrinter.h"
+#include "backend/NativeEmitter.h"
+#include "StatementCycles.h"
+#include "Workbench.h"
+#include "backend/SvgEmitter.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
 #include "ir/KTilePrinter.h"
 #include "passes/AffinePlanner.h"
 #include "passes/DigitCycles.h"
 #include "passes/RemapCycles.h"
+#include "passes/RemapSpec.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -38,7 +44,9 @@ enum class Emit {
   Plan,
   Cpp,
   Header,
-  Butterfly
+  Butterfly,
+  Svg,
+  Html
 };
 
 cl::OptionCategory mapcCategory("mapc options");
@@ -50,26 +58,39 @@ cl::opt<std::string> outputFile("o", cl::desc("Write output to <file>"),
                                 cl::cat(mapcCategory));
 cl::opt<Emit> emit(
     "emit", cl::desc("What to print"), cl::init(Emit::None),
-    cl::values(clEnumValN(Emit::None, "none",
-                          "check the program only (default)"),
-               clEnumValN(Emit::AST, "ast", "the syntax tree with line:col"),
-               clEnumValN(Emit::KTile, "ktile",
-                          "every layout as a canonical k-Tile format"),
-               clEnumValN(Emit::Layout, "layout",
-                          "the device contents of every "
-                          "layout"),
-               clEnumValN(Emit::Cycles, "cycles",
-                          "radix-2 remaps in cycle notation (003 4.2.2)"),
-               clEnumValN(Emit::Plan, "plan",
-                          "remap plans: steps, predicted ticks, lower bound"),
-               clEnumValN(Emit::Cpp, "cpp",
-                          "C++ source: one function per remap statement"),
-               clEnumValN(Emit::Header, "header",
-                          "the C++ header for --emit=cpp's functions"),
-               clEnumValN(Emit::Butterfly, "butterfly",
-                          "FFT communication steps on a mesh or "
-                          "hypercube (002)")),
+    cl::values(
+        clEnumValN(Emit::None, "none", "check the program only (default)"),
+        clEnumValN(Emit::AST, "ast", "the syntax tree with line:col"),
+        clEnumValN(Emit::KTile, "ktile",
+                   "every layout as a canonical k-Tile format"),
+        clEnumValN(Emit::Layout, "layout",
+                   "the device contents of every "
+                   "layout"),
+        clEnumValN(Emit::Cycles, "cycles",
+                   "radix-2 remaps in cycle notation (003 4.2.2)"),
+        clEnumValN(Emit::Plan, "plan",
+                   "remap plans: steps, predicted ticks, lower bound"),
+        clEnumValN(Emit::Cpp, "cpp",
+                   "C++ source: one function per remap statement"),
+        clEnumValN(Emit::Header, "header",
+                   "the C++ header for --emit=cpp's functions"),
+        clEnumValN(Emit::Butterfly, "butterfly",
+                   "FFT communication steps on a mesh or "
+                   "hypercube (002)"),
+        clEnumValN(Emit::Svg, "svg", "every layout drawn as an SVG document"),
+        clEnumValN(Emit::Html, "html",
+                   "a self-contained HTML workbench: layouts, "
+                   "plans, the device after every step")),
     cl::cat(mapcCategory));
+enum class Label { Index, Coords };
+cl::opt<Label> label("label", cl::desc("What --emit=svg writes in a cell"),
+                     cl::init(Label::Index),
+                     cl::values(clEnumValN(Label::Index, "index",
+                                           "the linear data index "
+                                           "(default)"),
+                                clEnumValN(Label::Coords, "coords",
+                                           "the data coordinates (i0,i1,...)")),
+                     cl::cat(mapcCategory));
 cl::opt<bool> runProgram("run",
                          cl::desc("Run on the simulated machine, verify "
                                   "every element, report ticks"),
@@ -109,6 +130,38 @@ cl::opt<PlannerKind> planner(
                clEnumValN(PlannerKind::BruteForce, "brute-force",
                           "baseline: send every element (003 6.3.3)")),
     cl::cat(mapcCategory));
+
+/// Where plans run (language.md "Targets"). Each target is a peer: it
+/// plans from the same rt::RemapSpec (passes/RemapSpec.h).
+enum class Target { Sim, Native, Mpi };
+cl::opt<Target> target(
+    "target", cl::desc("Where remaps run"), cl::init(Target::Sim),
+    cl::values(clEnumValN(Target::Sim, "sim",
+                          "the declared machine's simulator (default)"),
+               clEnumValN(Target::Native, "native",
+                          "the host CPU: one contiguous buffer per layout"),
+               clEnumValN(Target::Mpi, "mpi",
+                          "MPI ranks, each holding a block of PEs")),
+    cl::cat(mapcCategory));
+
+/// --threads. The LLVM library registers an option of that name that the
+/// driver does not use; main() removes it and registers this one in its
+/// place (two options of one name are a fatal error at registration).
+std::unique_ptr<cl::opt<unsigned>> threads;
+void registerThreadsOption() {
+  if (cl::Option *other = cl::getRegisteredOptions().lookup("threads"))
+    other->removeArgument();
+  threads = std::make_unique<cl::opt<unsigned>>(
+      "threads",
+      cl::desc("With --target=native: worker threads for remaps and the "
+               "memcpy baseline (default 0: every core)"),
+      cl::value_desc("n"), cl::init(0), cl::cat(mapcCategory));
+}
+cl::opt<std::string> cppNamespace(
+    "cpp-namespace",
+    cl::desc("With --emit=cpp/header --target=native: the namespace of the "
+             "emitted functions (default mapc_program)"),
+    cl::init("mapc_program"), cl::cat(mapcCategory));
 
 cl::opt<ProgressMode> progress(
     "progress",
@@ -220,8 +273,111 @@ readBounded(const std::string &path, uint64_t limit, uint64_t &wholeSize) {
 
 static int compile();
 
+/// Options that mean nothing on the target chosen: usage errors (exit 2).
+static int checkNativeUsage() {
+  auto usage = [](const std::string &msg) {
+    llvm::WithColor::error(llvm::errs(), "mapc") << msg << "\n";
+    return 2;
+  };
+  if (target != Target::Native) {
+    if (threads->getNumOccurrences())
+      return usage("--threads applies to --target=native; the simulators "
+                   "run one thread");
+    if (cppNamespace.getNumOccurrences())
+      return usage("--cpp-namespace applies to --target=native; the "
+                   "simulator's emitted code uses namespace mapc_program");
+    return 0;
+  }
+  if (!isEmittableNamespace(cppNamespace))
+    return usage("--cpp-namespace='" + cppNamespace +
+                 "' is not a C++ namespace name; give identifiers joined by "
+                 "'::', e.g. image::remaps");
+  if (emit == Emit::Butterfly)
+    return usage("--emit=butterfly describes FFT steps on a simulated mesh "
+                 "or hypercube; drop --target=native");
+  if (emit == Emit::Html)
+    return usage("--emit=html steps through a simulated plan; a native "
+                 "remap runs as one step: drop --target=native");
+  if (trace)
+    return usage("--trace shows a simulated plan step by step; a native "
+                 "remap runs as one step: drop --target=native to trace "
+                 "the simulator, or use --emit=layout for the layouts");
+  if (memoryDigest)
+    return usage("--memory-digest digests a simulated machine's memory; "
+                 "drop --target=native");
+  if (planner.getNumOccurrences())
+    return usage("--planner chooses a simulator's planner; the native "
+                 "target plans its own kernels (--emit=plan shows them)");
+  if (exchangeStart.getNumOccurrences())
+    return usage("--exchange-start orders a simulator's exchanges; drop "
+                 "--target=native");
+  return 0;
+}
+
+/// --run, --emit=plan, --emit=cpp and --emit=header on the host CPU
+/// (language.md "Targets"; docs/native.md).
+static int compileNative(const Program &program, llvm::SourceMgr &srcMgr,
+                         Diagnostics &diags, llvm::ToolOutputFile &out) {
+  if (emit == Emit::Cpp || emit == Emit::Header) {
+    std::vector<NativeEmitted> remaps;
+    unsigned number = 0;
+    for (const Statement &st : program.statements) {
+      ++number;
+      if (st.from < 0 || st.to < 0)
+        continue;
+      auto lc = srcMgr.getLineAndColumn(st.loc);
+      NativeEmitted r;
+      r.spec = remapSpecOf(program, st);
+      r.function = statementFunction(st, number);
+      r.description = r.spec.label + " (" + inputFile + ":" +
+                      std::to_string(lc.first) + ":" +
+                      std::to_string(lc.second) + ")";
+      const ArrayInfo *arr = program.findArray(st.array);
+      r.elementType = arr ? arr->type : ElemType::U8;
+      remaps.push_back(std::move(r));
+    }
+    NativeEmitOptions opts;
+    opts.headerName = headerName;
+    opts.nameSpace = cppNamespace;
+    if (emit == Emit::Cpp)
+      emitNativeSource(remaps, opts, out.os());
+    else
+      emitNativeHeader(remaps, opts, out.os());
+    return finish(out);
+  }
+  api::NativeRunOptions options;
+  options.threads = *threads;
+  std::vector<NativeStatement> planned;
+  if (!planNativeProgram(program, options, diags, planned)) {
+    diags.printSummary();
+    return 1;
+  }
+  if (emit == Emit::Plan) {
+    for (const NativeStatement &ns : planned) {
+      out.os() << ns.spec.label << ": native, bytes=" << ns.remap->bytesMoved()
+               << "\n";
+      std::string described = ns.remap->describe();
+      llvm::StringRef rest(described);
+      while (!rest.empty()) {
+        auto [line, tail] = rest.split('\n');
+        out.os() << "  " << line << "\n";
+        rest = tail;
+      }
+    }
+    return finish(out);
+  }
+  bool good = true;
+  runNativeProgram(program, planned, options, [&](const api::NativeResult &r) {
+    out.os() << nativeResultLine(r) << "\n";
+    out.os().flush();
+    good &= r.verified;
+  });
+  return finish(out, good ? 0 : 1);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  registerThreadsOption();
   cl::HideUnrelatedOptions(mapcCategory);
   cl::SetVersionPrinter(printVersion);
   bool parsed = cl::ParseCommandLineOptions(
@@ -270,11 +426,24 @@ static int compile() {
         << "--memory-digest needs --run\n";
     return 2;
   }
+  if (label.getNumOccurrences() && emit != Emit::Svg) {
+    llvm::WithColor::error(llvm::errs(), "mapc")
+        << "--label needs --emit=svg\n";
+    return 2;
+  }
   if (runProgram && emit != Emit::None) {
     llvm::WithColor::error(llvm::errs(), "mapc")
         << "--run cannot be combined with --emit; run them separately\n";
     return 2;
   }
+
+  if (target == Target::Mpi) {
+    llvm::WithColor::error(llvm::errs(), "mapc")
+        << "--target=mpi is not built yet; use --target=sim or native\n";
+    return 2;
+  }
+  if (int rc = checkNativeUsage())
+    return rc;
 
   if (outputNamesInput()) {
     llvm::WithColor::error(llvm::errs(), "mapc")
@@ -327,6 +496,9 @@ static int compile() {
   if (!output)
     return 2;
   llvm::ToolOutputFile &out = *output;
+  if (target == Target::Native && (runProgram || emit == Emit::Plan ||
+                                   emit == Emit::Cpp || emit == Emit::Header))
+    return compileNative(program, srcMgr, diags, out);
   if (emit == Emit::Plan || emit == Emit::Cpp || emit == Emit::Header ||
       runProgram) {
     ProgramPlans plans;
@@ -381,6 +553,31 @@ static int compile() {
     bool good = runPlans(plans, trace, memoryDigest, out.os());
     return finish(out, good ? 0 : 1);
   }
+  if (emit == Emit::Svg) {
+    SvgOptions opts;
+    opts.coordLabels = label == Label::Coords;
+    if (!emitSvg(program, opts, diags, out.os())) {
+      diags.printSummary();
+      return 1;
+    }
+    return finish(out);
+  }
+  if (emit == Emit::Html) {
+    WorkbenchRequest req;
+    req.program = &program;
+    req.srcMgr = &srcMgr;
+    req.fileName = inputFile;
+    req.planner = planner;
+    req.exchangeStart = exchangeStartBit();
+    WorkbenchPage page;
+    bool verified = true;
+    if (!buildWorkbench(req, diags, page, verified)) {
+      diags.printSummary();
+      return 1;
+    }
+    emitHtml(page, out.os());
+    return finish(out, verified ? 0 : 1);
+  }
   if (emit == Emit::Butterfly) {
     ButterflyOutcome r = emitButterfly(program, diags, out.os());
     if (r == ButterflyOutcome::NoNetwork) {
@@ -401,32 +598,8 @@ static int compile() {
     for (const Statement &st : program.statements) {
       if (st.from < 0 || st.to < 0)
         continue;
-      auto maps = statementBitMaps(program, st);
-      std::string why, text;
-      const Layout &from = program.layouts[st.from],
-                   &to = program.layouts[st.to];
-      auto fromMap = from.tileMap(), toMap = to.tileMap();
-      if (std::holds_alternative<std::string>(maps) && fromMap && toMap) {
-        // Not radix 2: index digit maps (003 6.1), in the digit notation.
-        DigitCycleText d = digitRemapText(*fromMap, *toMap, from.name, to.name);
-        if (d.ok)
-          text = d.text;
-        else
-          why = std::get<std::string>(maps) +
-                "; nor is it an index digit map (" + d.why + ")";
-      } else if (auto *e = std::get_if<std::string>(&maps)) {
-        why = *e;
-      } else if (const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
-                 !m.src.isPermutation() || !m.dst.isPermutation()) {
-        // Gray codes and XOR maps: 001's exchanges, then the cycles.
-        text = affineRemapText(m.src, m.dst, exchangeStartBit(), why);
-      } else {
-        auto cycles = remapCycles(m.src, m.dst);
-        if (auto *e = std::get_if<std::string>(&cycles))
-          why = *e;
-        else
-          text = formatCycles(m.src, std::get<std::vector<Cycle>>(cycles));
-      }
+      std::string why;
+      std::string text = statementCycles(program, st, exchangeStartBit(), why);
       if (!why.empty()) {
         diags.error(st.loc, "cannot write this remap in cycle notation: " + why,
                     "--emit=cycles covers radix-2 layouts (003 4.2, 5.1), "

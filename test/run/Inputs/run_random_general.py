@@ -18,6 +18,9 @@ def main():
     ap.add_argument("--statements", type=int, required=True)
     ap.add_argument("--dir", required=True)
     ap.add_argument("--machine", default="maspar")
+    ap.add_argument("--mapc-arg", action="append", default=[],
+                    help="an extra mapc argument (repeatable), e.g. "
+                    "--target=native")
     args = ap.parse_args()
     verified = failures = 0
     for seed in range(1, args.seeds + 1):
@@ -26,7 +29,7 @@ def main():
                         "--statements", str(args.statements),
                         "--machine", args.machine, "-o", path],
                        check=True)
-        run = subprocess.run([args.mapc, path, "--run"], capture_output=True,
+        run = subprocess.run([args.mapc, path, "--run", *args.mapc_arg], capture_output=True,
                              text=True, timeout=120)
         ok = run.stdout.count(": verified, ")
         verified += ok
