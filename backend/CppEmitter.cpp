@@ -349,6 +349,8 @@ const char *generalKindEnumerator(rt::GeneralStepKind k) {
     return "Exchange";
   case rt::GeneralStepKind::BruteForce:
     return "BruteForce";
+  case rt::GeneralStepKind::Route:
+    return "Route";
   }
   return "BruteForce";
 }
@@ -383,7 +385,8 @@ std::string generalStepRow(const rt::GeneralStep &s) {
   return "generalStep(mapc::rt::GeneralStepKind::" +
          std::string(generalKindEnumerator(s.kind)) + ", " +
          (s.inPlace ? "true" : "false") + ", " + tileMapRow(s.to) + ", " +
-         i64(s.predictedTicks) + ", " + quoted(s.why) + ")";
+         i64(s.predictedTicks) + ", " + quoted(s.why) +
+         (s.routeOrder ? ", " + u64(s.routeOrder) : std::string()) + ")";
 }
 
 /// The `///` lines above a general remap's function.
@@ -681,9 +684,11 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
             "kind, bool inPlace,\n"
          << "                                  mapc::rt::TileMap to, int64_t "
             "predictedTicks,\n"
-         << "                                  const char *why) {\n"
+         << "                                  const char *why, unsigned "
+            "routeOrder = 0) {\n"
          << "  mapc::rt::GeneralStep s;\n"
          << "  s.kind = kind;\n"
+         << "  s.routeOrder = routeOrder;\n"
          << "  s.inPlace = inPlace;\n"
          << "  s.to = std::move(to);\n"
          << "  s.predictedTicks = predictedTicks;\n"

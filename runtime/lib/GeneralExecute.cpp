@@ -27,6 +27,8 @@ const char *mapc::rt::generalStepKindName(GeneralStepKind k) {
     return "exchange";
   case GeneralStepKind::BruteForce:
     return "brute-force";
+  case GeneralStepKind::Route:
+    return "route";
   }
   return "?";
 }
@@ -188,6 +190,8 @@ bool GeneralStepRunner::run(std::string *why) {
     return runBruteForce();
   case GeneralStepKind::Exchange:
     return runExchange(why);
+  case GeneralStepKind::Route:
+    return fail("a route step needs a hypercube or mesh machine");
   }
   return fail("unknown step kind");
 }

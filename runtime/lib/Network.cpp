@@ -24,7 +24,12 @@ NetworkShape NetworkShape::mesh(std::vector<unsigned> dims) {
   return NetworkShape{std::move(dims), false};
 }
 
-uint32_t NetworkShape::nodeCount() const { return uint32_t(1) << nodeBits(); }
+uint32_t NetworkShape::nodeCount() const {
+  uint64_t n = 1;
+  for (unsigned d : dims)
+    n = std::min<uint64_t>(n * d, uint64_t(1) << 32);
+  return uint32_t(std::min<uint64_t>(n, ~uint32_t(0)));
+}
 
 unsigned NetworkShape::nodeBits() const {
   unsigned bits = 0;
@@ -33,20 +38,47 @@ unsigned NetworkShape::nodeBits() const {
   return bits;
 }
 
+bool NetworkShape::powerOfTwo() const {
+  for (unsigned d : dims)
+    if (d == 0 || (d & (d - 1)))
+      return false;
+  return true;
+}
+
+// Power-of-two sides keep the bit arithmetic the radix-2 schedules were
+// written against (a coordinate is a field of the node's bits); any other
+// side is a mixed-radix digit of the node number (003 6.1).
 unsigned NetworkShape::coord(uint32_t node, unsigned dim) const {
   unsigned shift = 0;
+  uint32_t stride = 1;
+  bool bits = true;
+  for (unsigned i = 0; i <= dim; ++i)
+    bits &= (dims[i] & (dims[i] - 1)) == 0;
+  if (bits) {
+    for (unsigned i = 0; i < dim; ++i)
+      shift += log2Exact(dims[i]);
+    return (node >> shift) & (dims[dim] - 1);
+  }
   for (unsigned i = 0; i < dim; ++i)
-    shift += log2Exact(dims[i]);
-  return (node >> shift) & (dims[dim] - 1);
+    stride *= dims[i];
+  return (node / stride) % dims[dim];
 }
 
 uint32_t NetworkShape::withCoord(uint32_t node, unsigned dim,
                                  unsigned x) const {
   unsigned shift = 0;
-  for (unsigned i = 0; i < dim; ++i)
+  uint32_t stride = 1;
+  bool bits = true;
+  for (unsigned i = 0; i < dim; ++i) {
+    bits &= (dims[i] & (dims[i] - 1)) == 0;
     shift += log2Exact(dims[i]);
-  uint32_t mask = uint32_t(dims[dim] - 1) << shift;
-  return (node & ~mask) | (uint32_t(x) << shift);
+    stride *= dims[i];
+  }
+  if (bits && (dims[dim] & (dims[dim] - 1)) == 0) {
+    uint32_t mask = uint32_t(dims[dim] - 1) << shift;
+    return (node & ~mask) | (uint32_t(x) << shift);
+  }
+  return node - coord(node, dim) * stride + x * stride;
 }
 
 unsigned NetworkShape::nodeBitDim(unsigned j, unsigned *bitInDim) const {
@@ -99,14 +131,16 @@ bool NetworkShape::valid(std::string *why) const {
   };
   if (dims.size() > 255)
     return fail("too many dims");
+  uint64_t nodes = 1;
   for (unsigned d : dims) {
-    if (d == 0 || (d & (d - 1)))
-      return fail("dim size " + std::to_string(d) + " is not a power of two");
+    if (d == 0)
+      return fail("a dim of size 0");
     if (cube && d != 2)
       return fail("a cube has dims of size 2");
+    nodes *= d;
+    if (nodes > (uint64_t(1) << 31))
+      return fail("too many nodes");
   }
-  if (nodeBits() > 31)
-    return fail("too many nodes");
   return true;
 }
 

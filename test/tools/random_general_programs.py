@@ -2,7 +2,8 @@
 """Writes a random .map program of general remaps (003 ch. 6), from a seed.
 
 The machine is a maspar whose PE grid sides are not powers of two (7, 10,
-3 x 5, 6 x 2, 5 x 5, ...). Arrays of random shapes (1-d to 3-d, sides that
+3 x 5, 6 x 2, 5 x 5, ...), or with --machine=mesh a mesh of those sides
+(general plans route every element there, docs/mixed-radix.md). Arrays of random shapes (1-d to 3-d, sides that
 are rarely powers of two) and element types are distributed with random HPF
 formats (block, block(n), cyclic, cyclic(k), '*') over random processor
 arrangements, then redistributed, remapped to random index digit maps (the
@@ -36,7 +37,8 @@ def factorize(n):
 
 
 class Gen:
-    def __init__(self, rng, statements):
+    def __init__(self, rng, statements, machine="maspar"):
+        self.machine = machine
         self.rng = rng
         self.want = statements
         self.lines = []
@@ -115,8 +117,8 @@ class Gen:
         self.pes = 1
         for g in grid:
             self.pes *= g
-        self.emit("machine maspar(pes = [%s], memory = %d);" %
-                  (", ".join(map(str, grid)), MEMORY))
+        self.emit("machine %s(pes = [%s], memory = %d);" %
+                  (self.machine, ", ".join(map(str, grid)), MEMORY))
         self.procs.append(("L", [self.pes]))
         self.emit("processors L(%d);" % self.pes)
         small = rng.randint(2, self.pes - 1) if self.pes > 2 else self.pes
@@ -190,11 +192,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--statements", type=int, default=30)
+    ap.add_argument("--machine", choices=["maspar", "mesh"], default="maspar")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args()
-    text = Gen(random.Random(args.seed), args.statements).run()
+    text = Gen(random.Random(args.seed), args.statements, args.machine).run()
     header = ("// Written by test/tools/random_general_programs.py --seed %d "
-              "--statements %d\n" % (args.seed, args.statements))
+              "--statements %d%s\n" % (args.seed, args.statements,
+                                       "" if args.machine == "maspar" else
+                                       " --machine " + args.machine))
     if args.output == "-":
         sys.stdout.write(header + text)
     else:

@@ -107,6 +107,68 @@ inline KTile randomTile(std::mt19937 &rng, const TileOptions &opt = {}) {
   return t;
 }
 
+struct RandomTileSpec {
+  bool templates = true, senses = true, gray = true, empties = true;
+};
+
+/// A random verified k-Tile format holding data of `shape` (the general
+/// remap property tests: GeneralRemapTest, NetworkGeneralTest).
+inline KTile randomTileFor(std::mt19937 &rng, const std::vector<int64_t> &shape,
+                           const RandomTileSpec &spec) {
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  KTile t;
+  for (int64_t len : shape) {
+    // One or two k-Tile dims whose product covers the dim (a data template
+    // when it exceeds it, 003 3.2.3).
+    int64_t k0 = pick(1, len), k1 = (len + k0 - 1) / k0;
+    if (spec.templates && pick(0, 2) == 0)
+      k1 += pick(0, 1);
+    if (k1 == 1 || pick(0, 1)) {
+      t.kdims.push_back(KDim::plain(k0 * k1));
+      t.groups.push_back(1);
+    } else {
+      t.kdims.push_back(KDim::plain(k0));
+      t.kdims.push_back(KDim::plain(k1));
+      t.groups.push_back(2);
+    }
+    SpaceDim s = SpaceDim::plain(len);
+    s.tlen = k0 * k1;
+    if (spec.templates) {
+      s.toff = pick(0, s.tlen - len);
+      s.off = pick(0, len - 1);
+    }
+    t.data.push_back(s);
+  }
+  const unsigned rank = unsigned(shape.size());
+  unsigned empties = spec.empties ? unsigned(pick(0, 2)) : 0;
+  if (empties)
+    t.groups.push_back(empties);
+  for (unsigned i = 0; i < empties; ++i) {
+    KDim d = KDim::plain(pick(1, 3));
+    d.ok = pick(0, 2) == 0 ? kReplicated : pick(0, d.k - 1);
+    t.kdims.push_back(d);
+  }
+  const unsigned firstEmpty = unsigned(t.kdims.size()) - empties;
+  for (unsigned l = 0; l < t.kdims.size(); ++l) {
+    KDim &d = t.kdims[l];
+    if (spec.templates && pick(0, 3) == 0) {
+      d.tk = d.k + pick(1, 2);
+      d.otk = pick(0, d.tk - d.k);
+    }
+    if (spec.templates && l < firstEmpty && pick(0, 3) == 0)
+      d.ok = pick(0, d.k - 1);
+    if (spec.senses && pick(0, 1))
+      d.sense = Sense::Minus;
+    if (spec.gray && (d.tk & (d.tk - 1)) == 0 && pick(0, 3) == 0)
+      d.enc = Encoding::Gray;
+  }
+  // Half the formats get device templates and offsets.
+  assignDeviceDims(rng, t, rank, spec.templates && pick(0, 1) == 0);
+  return t;
+}
+
 } // namespace mapc::test
 
 #endif

@@ -10,8 +10,11 @@
 
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/General.h"
+#include "mapc/runtime/NetworkExecute.h"
 
 #include "llvm/Support/Format.h"
+
+#include <optional>
 
 using namespace mapc;
 
@@ -48,7 +51,8 @@ static void printExchangeRounds(const rt::TileMap &before,
   }
 }
 
-void mapc::printGeneralPlan(const StatementPlan &sp, llvm::raw_ostream &os) {
+void mapc::printGeneralPlan(const StatementPlan &sp, bool onNetwork,
+                            llvm::raw_ostream &os) {
   const rt::GeneralPlan &p = *sp.general;
   os << sp.label << " (" << p.planner << " planner, " << p.elemBytes * 8
      << "-bit elements, " << (p.copy ? "copy" : "in place") << ")\n";
@@ -69,10 +73,14 @@ void mapc::printGeneralPlan(const StatementPlan &sp, llvm::raw_ostream &os) {
     os << "  no data moves\n";
   double ratio =
       p.predictedTicks ? double(p.lowerBound) / p.predictedTicks : 1.0;
-  os << "  total: " << p.predictedTicks << " ticks ("
-     << llvm::format("%.1f",
-                     p.predictedTicks * rt::kNanosecondsPerTick / 1000.0)
-     << " us), lower bound " << p.lowerBound << " ticks, bound/plan "
+  os << "  total: " << p.predictedTicks << " ticks (";
+  if (onNetwork)
+    os << "element transfers in sequence";
+  else
+    os << llvm::format("%.1f",
+                       p.predictedTicks * rt::kNanosecondsPerTick / 1000.0)
+       << " us";
+  os << "), lower bound " << p.lowerBound << " ticks, bound/plan "
      << llvm::format("%.2f", ratio) << "\n";
 }
 
@@ -80,18 +88,27 @@ void mapc::traceGeneralPlan(const ProgramPlans &plans, const StatementPlan &sp,
                             llvm::raw_ostream &os) {
   const rt::GeneralPlan &p = *sp.general;
   const std::string &array = sp.statement->array;
-  // The twin's elements are their own data indices, 8 bytes each.
+  // The twin's elements are their own data indices, 8 bytes each, on a
+  // twin of the machine (a MasPar, or the hypercube or mesh).
   rt::GeneralPlan twin = p;
   twin.elemBytes = 8;
   uint64_t scale = 8 / std::min(8u, p.elemBytes);
-  rt::MasPar shadow(plans.shape.width, plans.shape.height,
-                    plans.memoryBytes * scale, plans.shape.clusterSize);
+  std::optional<rt::MasPar> maspar;
+  std::optional<rt::NetworkMachine> network;
+  if (plans.onNetwork)
+    network.emplace(plans.network, plans.memoryBytes * scale);
+  else
+    maspar.emplace(plans.shape.width, plans.shape.height,
+                   plans.memoryBytes * scale, plans.shape.clusterSize);
+  auto memoryOf = [&](unsigned pe) {
+    return network ? network->memory(pe) : maspar->memoryOf(pe);
+  };
   rt::Regions r2{
       {sp.srcBase * scale}, {sp.dstBase * scale}, {plans.scratchBase * scale}};
   rt::forEachAddress(p.source, 8, p.copy ? r2.src.base : r2.dst.base,
                      [&](uint64_t d, unsigned pe, uint64_t at) {
                        for (unsigned k = 0; k < 8; ++k)
-                         shadow.memoryOf(pe)[at + k] = uint8_t(d >> (8 * k));
+                         memoryOf(pe)[at + k] = uint8_t(d >> (8 * k));
                      });
   auto show = [&](unsigned step, const rt::TileMap &now) {
     uint64_t base = p.copy ? r2.src.base : r2.dst.base, unused;
@@ -106,7 +123,7 @@ void mapc::traceGeneralPlan(const ProgramPlans &plans, const StatementPlan &sp,
         os << ".";
       } else {
         const uint8_t *mem =
-            shadow.memoryOf(unsigned(a / slots)) + base + (a % slots) * 8;
+            memoryOf(unsigned(a / slots)) + base + (a % slots) * 8;
         uint64_t v = 0;
         for (unsigned k = 0; k < 8; ++k)
           v |= uint64_t(mem[k]) << (8 * k);
@@ -118,6 +135,8 @@ void mapc::traceGeneralPlan(const ProgramPlans &plans, const StatementPlan &sp,
   };
   show(0, p.source);
   std::string why;
-  if (!rt::executeGeneralPlan(shadow, twin, r2, show, &why))
+  bool ran = network ? rt::executeGeneralPlan(*network, twin, r2, show, &why)
+                     : rt::executeGeneralPlan(*maspar, twin, r2, show, &why);
+  if (!ran)
     os << "trace " << array << ": the traced run stopped: " << why << "\n";
 }

@@ -54,12 +54,19 @@ bool mapc::runNetworkPlans(const ProgramPlans &plans, bool trace,
       plans, [&](unsigned node) { return machine.memory(node); }, os);
   for (const StatementPlan &sp : plans.statements) {
     book.before(sp);
-    if (trace && book.traceable(sp, plans.network.nodeCount()))
-      traceNetworkPlan(plans, sp, os);
+    if (trace && book.traceable(sp, plans.network.nodeCount())) {
+      if (sp.general)
+        traceGeneralPlan(plans, sp, os);
+      else
+        traceNetworkPlan(plans, sp, os);
+    }
     int64_t before = machine.ledger().cycles;
     std::string why;
     rt::Regions regions{{sp.srcBase}, {sp.dstBase}, {0}};
-    bool ran = rt::executeNetworkPlan(machine, sp.plan, regions, {}, &why);
+    bool ran =
+        sp.general
+            ? rt::executeGeneralPlan(machine, *sp.general, regions, {}, &why)
+            : rt::executeNetworkPlan(machine, sp.plan, regions, {}, &why);
     book.after(sp, ran, why, machine.ledger().cycles - before);
   }
   if (memoryDigest)

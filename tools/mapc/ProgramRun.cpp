@@ -7,6 +7,7 @@
 #include "mapc/runtime/General.h"
 #include "passes/AffinePlanner.h"
 #include "passes/GeneralPlanner.h"
+#include "passes/NetworkGeneralPlanner.h"
 #include "passes/NetworkPlanner.h"
 #include "passes/RemapCycles.h"
 #include "passes/RemapSpec.h"
@@ -84,16 +85,21 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
       pow2 &= log2Exact(d) != ~0u;
       dims.push_back(unsigned(std::min<int64_t>(d, 1 << 30)));
     }
-    pBits = log2Exact(mach.peCount());
-    if (!pow2 || pBits == ~0u || pBits > 20 || log2Exact(mach.memory) == ~0u) {
+    if (mach.peCount() > (int64_t(1) << 20)) {
       diags.error(machineAt,
-                  std::string(what) + " needs power-of-two mesh sides, at "
-                                      "most 2^20 nodes and a power-of-two "
-                                      "memory",
-                  "Gray-code and radix-2 remaps (001, 003 ch. 4) work on "
-                  "power-of-two devices");
+                  std::string(what) + " simulates at most 2^20 nodes; the " +
+                      mach.kindName() + " has " +
+                      std::to_string(mach.peCount()),
+                  "declare a smaller machine");
       return false;
     }
+    // Power-of-two sides run the radix-2 and Gray-code planners (001, 003
+    // ch. 4); any other side, and any layout that is not a bit map, takes
+    // the general planner's Route steps (003 ch. 6).
+    pBits = log2Exact(mach.peCount());
+    out.radix2 = pow2 && pBits != ~0u;
+    if (!out.radix2)
+      pBits = 0;
     out.onNetwork = true;
     out.network = mach.kind == Machine::Hypercube
                       ? rt::NetworkShape::booleanCube(pBits)
@@ -143,8 +149,9 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     std::optional<rt::TileMap> generalSrc, generalDst;
   };
   std::vector<Pending> pending;
-  int64_t generalSlots = 0;
-  llvm::SMLoc widestAt; // the statement with the most memory bits
+  int64_t generalSlots = 0, generalCells = 0;
+  llvm::SMLoc generalAt; // the general statement with the most cells
+  llvm::SMLoc widestAt;  // the statement with the most memory bits
   bool ok = true;
   for (const Statement &st : program.statements) {
     if (st.from < 0 || st.to < 0)
@@ -156,26 +163,29 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
         std::holds_alternative<std::string>(maps))
       continue;
     auto *why = std::get_if<std::string>(&maps);
-    if (why || (!out.onNetwork && !out.radix2)) {
+    if (why || !out.radix2) {
       auto src = program.layouts[st.from].tileMap();
       auto dst = program.layouts[st.to].tileMap();
-      if (out.onNetwork || !src || !dst) {
+      if (!src || !dst) {
         diags.error(
             st.loc,
             "cannot plan this statement: " +
                 (why ? *why
                      : std::string("its layouts XOR data bits, which needs a "
                                    "power-of-two machine")),
-            out.onNetwork
-                ? "hypercube and mesh machines plan power-of-two layouts "
-                  "and Gray codes (001); general remaps run on a maspar"
-                : "a layout with XOR items is GF(2)-affine: both layouts "
-                  "must be bit maps on a power-of-two PE grid (001)");
+            "a layout with XOR items is GF(2)-affine: both layouts "
+            "must be bit maps on a power-of-two " +
+                std::string(out.onNetwork ? "mesh or hypercube (001)"
+                                          : "PE grid (001)"));
         ok = false;
         continue;
       }
       generalSlots =
           std::max({generalSlots, rt::slotsOf(*src), rt::slotsOf(*dst)});
+      if (std::max(src->deviceSize(), dst->deviceSize()) > generalCells)
+        generalAt = st.loc;
+      generalCells =
+          std::max({generalCells, src->deviceSize(), dst->deviceSize()});
       pending.push_back({&st, {}, {}, std::move(src), std::move(dst)});
       continue;
     }
@@ -201,6 +211,26 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
                 "plan a smaller instance of the problem: the schedules and "
                 "their costs scale with K and the cube's dimension");
     return false;
+  }
+  // General plans on a network route every element (NetworkGeneral.cpp):
+  // the same limits, counted in cells.
+  if (out.onNetwork && generalCells > 0) {
+    uint64_t cells = uint64_t(generalCells);
+    uint64_t hops = cells * std::max<uint64_t>(out.network.diameter(), 1);
+    if (cells > (uint64_t(1) << kMaxNetworkCellBits) ||
+        hops > rt::kMaxSimulatedHops) {
+      diags.error(generalAt,
+                  std::string(what) + " on a " + mach.kindName() +
+                      " simulates every hop of every element: these layouts "
+                      "span " +
+                      std::to_string(cells) +
+                      " device cells (at most 2^20) over a diameter of " +
+                      std::to_string(out.network.diameter()) +
+                      " (at most 2^28 cells times the diameter)",
+                  "plan a smaller instance, or a machine with a smaller "
+                  "diameter (more mesh dims, or a hypercube)");
+      return false;
+    }
   }
   // Elements travel up to the diameter, one simulated hop at a time: a
   // 2^20-node cube (diameter 20) fits, a 1024 x 1024 mesh (2046) does not.
@@ -255,8 +285,8 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   // --run and the emitted C++ (which runs the same simulator) allocate the
   // memory; --emit=plan only prices it.
   bool simulating = std::string(what) != "--emit=plan";
-  uint64_t nodes =
-      out.onNetwork ? uint64_t(1) << pBits : uint64_t(out.shape.peCount());
+  uint64_t nodes = out.onNetwork ? uint64_t(out.network.nodeCount())
+                                 : uint64_t(out.shape.peCount());
   if (out.mBits > 30 ||
       (simulating && out.memoryBytes > kMaxSimulatedBytes / nodes)) {
     diags.error(at,
@@ -284,6 +314,26 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     sp.function = statementFunction(st, ++counter);
     planning.update(counter - 1, sp.label);
     std::string why;
+    if (p.generalSrc && out.onNetwork) {
+      NetworkGeneralPlanRequest nr;
+      nr.src = *p.generalSrc;
+      nr.dst = *p.generalDst;
+      nr.elemBytes = elemBytes;
+      nr.copy = copy;
+      nr.shape = out.network;
+      auto planned = planNetworkGeneralRemap(nr);
+      if (auto *e = std::get_if<std::string>(&planned)) {
+        diags.error(st.loc, "cannot plan this statement: " + *e,
+                    "both layouts must fit the machine's memory and nodes");
+        ok = false;
+        continue;
+      }
+      sp.general = std::move(std::get<rt::GeneralPlan>(planned));
+      sp.srcBase = out.arrayBase[st.array];
+      sp.dstBase = out.arrayBase[copy ? st.target : st.array];
+      out.statements.push_back(std::move(sp));
+      continue;
+    }
     if (p.generalSrc) {
       GeneralPlanRequest gr;
       gr.src = *p.generalSrc;
@@ -397,7 +447,7 @@ static const char *underBoundReason(const rt::Plan &p) {
 void mapc::printPlans(const ProgramPlans &plans, llvm::raw_ostream &os) {
   for (const StatementPlan &sp : plans.statements) {
     if (sp.general) {
-      printGeneralPlan(sp, os);
+      printGeneralPlan(sp, plans.onNetwork, os);
       continue;
     }
     const rt::Plan &p = sp.plan;

@@ -38,7 +38,7 @@ struct StatementPlan {
 
 struct ProgramPlans {
   rt::MachineShape shape; ///< maspar
-  bool radix2 = true;     ///< maspar: a power-of-two PE grid
+  bool radix2 = true;     ///< a power-of-two PE grid or power-of-two mesh sides
   bool onNetwork = false; ///< a hypercube or mesh machine (001, 002)
   rt::NetworkShape network;
   uint64_t nodeElements = 0; ///< network: the machine's memory, elements
@@ -98,8 +98,10 @@ private:
   bool good = true;
 };
 
-/// --emit=plan's text for a general plan (GeneralRun.cpp).
-void printGeneralPlan(const StatementPlan &sp, llvm::raw_ostream &os);
+/// --emit=plan's text for a general plan (GeneralRun.cpp); on a network
+/// ticks are element transfers in sequence.
+void printGeneralPlan(const StatementPlan &sp, bool onNetwork,
+                      llvm::raw_ostream &os);
 /// --trace for a general plan: runs it on a twin machine whose elements are
 /// their data indices and prints the device after every step, each layout
 /// drawn on its own device as --emit=layout draws it (GeneralRun.cpp).

@@ -17,6 +17,7 @@ def main():
     ap.add_argument("--seeds", type=int, required=True)
     ap.add_argument("--statements", type=int, required=True)
     ap.add_argument("--dir", required=True)
+    ap.add_argument("--machine", default="maspar")
     ap.add_argument("--mapc-arg", action="append", default=[],
                     help="an extra mapc argument (repeatable), e.g. "
                     "--target=native")
@@ -25,7 +26,8 @@ def main():
     for seed in range(1, args.seeds + 1):
         path = os.path.join(args.dir, "random%d.map" % seed)
         subprocess.run([sys.executable, GEN, "--seed", str(seed),
-                        "--statements", str(args.statements), "-o", path],
+                        "--statements", str(args.statements),
+                        "--machine", args.machine, "-o", path],
                        check=True)
         run = subprocess.run([args.mapc, path, "--run", *args.mapc_arg], capture_output=True,
                              text=True, timeout=120)

@@ -27,6 +27,9 @@
 //               element (6.3.8); senders that collide on a PE go in
 //               successive sends; every round computes destinations with
 //               mixed-radix division (CostModel::divmod).
+//   Route       on a hypercube or mesh (runtime/NetworkExecute.h), not the
+//               MasPar: every element to its destination node by
+//               dimension-order routing, store and forward.
 //
 // A step reads one region and writes another, or the same one when it runs
 // in place (a local step whose slot map is one-to-one and the same in every
@@ -61,13 +64,23 @@ inline int64_t slotsOf(const TileMap &l) {
 /// PEs a layout spans: the product of its PE dims' template lengths.
 inline int64_t pesOf(const TileMap &l) { return l.deviceSize() / slotsOf(l); }
 
-enum class GeneralStepKind { Local, Slotwise, Exchange, BruteForce };
+/// Route is the one method of a hypercube or mesh machine
+/// (NetworkExecute.h): every element goes to its cell by dimension-order
+/// routing; the MasPar refuses it.
+enum class GeneralStepKind { Local, Slotwise, Exchange, BruteForce, Route };
+constexpr unsigned kRouteDimsDown = 1, kRouteFarthestFirst = 2,
+                   kRouteRotated = 4;
 const char *generalStepKindName(GeneralStepKind k);
 
 struct GeneralStep {
   GeneralStepKind kind = GeneralStepKind::BruteForce;
   TileMap to;           ///< the layout after this step
   bool inPlace = false; ///< reads and writes the same region
+  /// A Route step's order (NetworkExecute.h): kRouteDimsDown routes the
+  /// dims from the last down, kRouteRotated starts each element's route in
+  /// dim (source node mod dims) and wraps around, kRouteFarthestFirst lets
+  /// the elements with the longest paths win contended links.
+  unsigned routeOrder = 0;
   int64_t predictedTicks = 0;
   std::string why; ///< the planner's reason, shown by --emit=plan
 };

@@ -5,9 +5,12 @@
 // with a byte memory of its own.
 //
 // Node numbering: node = x0 + P0 * (x1 + P1 * (x2 + ...)), dim 0 fastest.
-// Every size is a power of two, so the node number's bits are the device
-// address's p-bits (BitLayout), dim 0's bits lowest: node bit j is bit b of
-// the coordinate of the mesh dim that holds it (nodeBitDim). A Boolean
+// When every size is a power of two (always on a cube), the node number's
+// bits are the device address's p-bits (BitLayout), dim 0's bits lowest:
+// node bit j is bit b of the coordinate of the mesh dim that holds it
+// (nodeBitDim); radix-2 plans need such a shape. A mesh side of any other
+// length makes its coordinate a mixed-radix digit of the node number, which
+// general plans (runtime/NetworkExecute.h, 003 ch. 6) route. A Boolean
 // n-cube is n dims of size 2 with `cube` set: a hop in dim j flips node bit
 // j, and there is no direction.
 //
@@ -32,14 +35,17 @@
 namespace mapc::rt {
 
 struct NetworkShape {
-  std::vector<unsigned> dims; ///< size per mesh dim, powers of two
+  std::vector<unsigned> dims; ///< size per mesh dim, any length >= 1
   bool cube = false;          ///< a Boolean cube: dims are all 2
 
   static NetworkShape booleanCube(unsigned n);
   static NetworkShape mesh(std::vector<unsigned> dims);
 
   uint32_t nodeCount() const;
+  /// log2 of nodeCount() when powerOfTwo().
   unsigned nodeBits() const;
+  /// Every side a power of two: the shapes radix-2 plans run on.
+  bool powerOfTwo() const;
   unsigned coord(uint32_t node, unsigned dim) const;
   uint32_t withCoord(uint32_t node, unsigned dim, unsigned x) const;
   /// Mesh dim holding node bit j, and the bit's position in that coordinate.

@@ -11,6 +11,7 @@
 #define MAPC_RUNTIME_NETWORKEXECUTE_H
 
 #include "mapc/runtime/Execute.h"
+#include "mapc/runtime/General.h"
 #include "mapc/runtime/Network.h"
 
 namespace mapc::rt {
@@ -36,6 +37,57 @@ bool executeNetworkPlan(NetworkMachine &machine, const Plan &plan,
                         Regions regions,
                         const NetworkStepObserver &observer = {},
                         std::string *why = nullptr);
+
+//===----------------------------------------------------------------------===//
+// General plans on a network (003 ch. 6; NetworkGeneral.cpp)
+//===----------------------------------------------------------------------===//
+//
+// A layout that is not a radix-2 bit map (an HPF distribution on 3 x 5
+// nodes, a digit map, a k-Tile with templates and offsets), or a mesh whose
+// sides are not powers of two, takes a general plan (General.h) of Route
+// steps. A node is a PE: a layout's PE dims flatten, first fastest, to the
+// node number, as the mesh numbers its nodes. A Route step takes every held
+// cell of its `to` layout from the cell of the layout before that holds its
+// element (the nearest copy when the source is replicated), by
+// dimension-order routing; every source is read before any destination is
+// written, so a Route step runs in place. Its time is NetworkMachine::run's
+// on the same transfers, so prediction and simulation agree.
+
+/// The transfers of a route from `from` to `to`: one per held cell of `to`
+/// whose element comes from another node or cell, reading at `readBase` and
+/// writing at `writeBase`. `sources` is sourcesOf(from, to); `routeOrder`
+/// is GeneralStep::routeOrder (dims ascending or descending; at a contended
+/// link the first transfer, or the one with the longest path, first).
+std::vector<Transfer>
+generalRouteTransfers(const NetworkShape &shape, const TileMap &from,
+                      const TileMap &to, const std::vector<uint32_t> &sources,
+                      unsigned elemBytes, uint64_t readBase, uint64_t writeBase,
+                      unsigned routeOrder = 0);
+
+/// The cycles step i of `plan` takes on `shape` (it must be a Route step),
+/// or -1 with `why` when it cannot run there.
+int64_t predictNetworkGeneralStep(
+    const NetworkShape &shape, const GeneralPlan &plan, size_t i,
+    const std::vector<uint32_t> *sources = nullptr, std::string *why = nullptr);
+
+/// The least cycles any schedule of element transfers can take (001's
+/// model): the longest distance an element must travel to its nearest copy;
+/// for every node the distinct elements it must receive (and, when the
+/// source has one copy of each element, send) over its links, one per link
+/// and cycle; and, when neither layout replicates, for every cut of a dim
+/// the elements crossing it each way over its nodes / P_i links.
+int64_t
+networkGeneralLowerBound(const NetworkShape &shape, const TileMap &src,
+                         const TileMap &dst,
+                         const std::vector<uint32_t> *sources = nullptr);
+
+/// Carries out a general plan of Route steps on the network, calling
+/// `observer` after each (step number from 1, the layout now held). The
+/// same call as the MasPar's, so emitted code runs on either machine.
+bool executeGeneralPlan(
+    NetworkMachine &machine, const GeneralPlan &plan, const Regions &regions,
+    const std::function<void(unsigned, const TileMap &)> &observer = {},
+    std::string *why = nullptr);
 
 } // namespace mapc::rt
 

@@ -1,0 +1,242 @@
+//===- NetworkGeneral.cpp - general plans on the hypercube or mesh --------===//
+//
+// Route steps (NetworkExecute.h): the element move between two rt::TileMap
+// layouts of any shape, as store-and-forward transfers that
+// NetworkMachine::run carries and times (001's model).
+//
+//===----------------------------------------------------------------------===//
+#include "mapc/runtime/NetworkExecute.h"
+
+#include <algorithm>
+
+using namespace mapc::rt;
+
+namespace {
+
+/// The copy of data element `d` in `from` nearest to `node` (the first of
+/// the nearest when several are), as a device cell.
+int64_t nearestCopy(const NetworkShape &shape, const TileMap &from, int64_t d,
+                    uint32_t node, std::vector<int64_t> &scratch) {
+  scratch.clear();
+  from.addressesOf(d, scratch);
+  const int64_t slots = slotsOf(from);
+  int64_t best = scratch[0];
+  unsigned bestDist = ~0u;
+  for (int64_t a : scratch) {
+    unsigned dist = shape.distance(uint32_t(a / slots), node);
+    if (dist < bestDist) {
+      bestDist = dist;
+      best = a;
+    }
+  }
+  return best;
+}
+
+} // namespace
+
+std::vector<Transfer> mapc::rt::generalRouteTransfers(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned elemBytes, uint64_t readBase,
+    uint64_t writeBase, unsigned routeOrder) {
+  const int64_t fromSlots = slotsOf(from), toSlots = slotsOf(to);
+  const bool replicated = from.replicates() && !(from == to);
+  std::vector<int64_t> scratch;
+  std::vector<Transfer> out;
+  for (int64_t b = 0; b < int64_t(sources.size()); ++b) {
+    if (sources[size_t(b)] == kNoSource)
+      continue;
+    const uint32_t node = uint32_t(b / toSlots);
+    int64_t a = sources[size_t(b)];
+    if (replicated)
+      a = nearestCopy(shape, from, to.dataAt(b), node, scratch);
+    Transfer t;
+    t.node = uint32_t(a / fromSlots);
+    t.byteAddr = readBase + uint64_t(a % fromSlots) * elemBytes;
+    t.destNode = node;
+    t.destByteAddr = writeBase + uint64_t(b % toSlots) * elemBytes;
+    if (t.node == t.destNode && t.byteAddr == t.destByteAddr)
+      continue; // the element is already in its cell
+    t.path = dimensionOrderPath(shape, t.node, t.destNode);
+    if (routeOrder & kRouteDimsDown)
+      std::reverse(t.path.begin(), t.path.end());
+    if ((routeOrder & kRouteRotated) && !t.path.empty()) {
+      // Start in the first run at or after dim (node mod dims), in the
+      // path's own direction, so that sources spread over the dims.
+      const unsigned first = t.node % unsigned(shape.dims.size());
+      const bool down = routeOrder & kRouteDimsDown;
+      auto it = std::find_if(t.path.begin(), t.path.end(), [&](const Hop &h) {
+        return down ? h.dim <= first : h.dim >= first;
+      });
+      std::rotate(t.path.begin(), it, t.path.end());
+    }
+    if (routeOrder & kRouteFarthestFirst) {
+      uint32_t rank = uint32_t(shape.diameter() - pathLength(t.path));
+      for (Hop &h : t.path)
+        h.priority = rank;
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+int64_t mapc::rt::predictNetworkGeneralStep(
+    const NetworkShape &shape, const GeneralPlan &plan, size_t i,
+    const std::vector<uint32_t> *sources, std::string *why) {
+  const GeneralStep &step = plan.steps[i];
+  const TileMap &from = plan.layoutAfter(int(i) - 1);
+  if (step.kind != GeneralStepKind::Route) {
+    if (why)
+      *why = std::string("a ") + generalStepKindName(step.kind) +
+             " step needs the maspar machine";
+    return -1;
+  }
+  std::vector<uint32_t> owned;
+  if (!sources || sources->size() != size_t(step.to.deviceSize())) {
+    owned = sourcesOf(from, step.to);
+    sources = &owned;
+  }
+  // Only the timing matters: elements that stay on their node cost no
+  // cycle (as simulateNetworkStep leaves them out).
+  std::vector<Transfer> moving = generalRouteTransfers(
+      shape, from, step.to, *sources, plan.elemBytes, 0, 0, step.routeOrder);
+  moving.erase(std::remove_if(moving.begin(), moving.end(),
+                              [](const Transfer &t) { return t.path.empty(); }),
+               moving.end());
+  uint64_t bytes =
+      uint64_t(std::max(slotsOf(from), slotsOf(step.to))) * plan.elemBytes;
+  NetworkMachine probe(shape, bytes);
+  return probe.run(moving, plan.elemBytes, why);
+}
+
+int64_t
+mapc::rt::networkGeneralLowerBound(const NetworkShape &shape,
+                                   const TileMap &src, const TileMap &dst,
+                                   const std::vector<uint32_t> *sources) {
+  std::vector<uint32_t> owned;
+  if (!sources || sources->size() != size_t(dst.deviceSize())) {
+    owned = sourcesOf(src, dst);
+    sources = &owned;
+  }
+  const int64_t fromSlots = slotsOf(src), toSlots = slotsOf(dst);
+  const bool replicated = src.replicates() && !(src == dst);
+  const uint32_t nodes = shape.nodeCount();
+  std::vector<uint64_t> in(nodes, 0), out(nodes, 0);
+  // (node, data index) pairs a node must receive: a destination replicated
+  // in one node's memory needs its element once.
+  std::vector<std::pair<uint32_t, int64_t>> needs;
+  std::vector<uint8_t> sent(replicated ? 0 : size_t(src.deviceSize()), 0);
+  std::vector<int64_t> scratch;
+  unsigned farthest = 0;
+  // Cuts (as networkLowerBound's): the links of dim i between coordinates
+  // c and c + 1 carry nodes / P_i elements each way per cycle. Crossings
+  // are counted as differences: +1 where an element's span starts, -1
+  // where it ends, per dim and direction.
+  const size_t dims = shape.dims.size();
+  const bool fanOut = dst.replicates();
+  std::vector<std::vector<int64_t>> up(dims), down(dims);
+  for (size_t i = 0; i < dims; ++i) {
+    up[i].assign(shape.dims[i] + 1, 0);
+    down[i].assign(shape.dims[i] + 1, 0);
+  }
+  for (int64_t b = 0; b < int64_t(sources->size()); ++b) {
+    if ((*sources)[size_t(b)] == kNoSource)
+      continue;
+    const uint32_t node = uint32_t(b / toSlots);
+    int64_t a = (*sources)[size_t(b)];
+    if (replicated)
+      a = nearestCopy(shape, src, dst.dataAt(b), node, scratch);
+    const uint32_t from = uint32_t(a / fromSlots);
+    if (from == node)
+      continue;
+    farthest = std::max(farthest, shape.distance(from, node));
+    needs.push_back({node, dst.dataAt(b)});
+    if (!replicated && !sent[size_t(a)]) {
+      sent[size_t(a)] = 1;
+      ++out[from];
+    }
+    // Another copy could cross elsewhere, or one crossing feed several
+    // destination copies.
+    if (replicated || fanOut)
+      continue;
+    for (size_t i = 0; i < dims; ++i) {
+      unsigned x = shape.coord(from, unsigned(i));
+      unsigned y = shape.coord(node, unsigned(i));
+      auto &d = x < y ? up[i] : down[i];
+      ++d[std::min(x, y)];
+      --d[std::max(x, y)];
+    }
+  }
+  std::sort(needs.begin(), needs.end());
+  needs.erase(std::unique(needs.begin(), needs.end()), needs.end());
+  for (const auto &n : needs)
+    ++in[n.first];
+  uint64_t bound = farthest;
+  for (size_t i = 0; i < dims; ++i) {
+    const uint64_t perCut = std::max<uint64_t>(1, nodes / shape.dims[i]);
+    int64_t u = 0, w = 0;
+    for (unsigned c = 0; c + 1 < shape.dims[i]; ++c) {
+      u += up[i][c];
+      w += down[i][c];
+      bound = std::max({bound, (uint64_t(u) + perCut - 1) / perCut,
+                        (uint64_t(w) + perCut - 1) / perCut});
+    }
+  }
+  for (uint32_t n = 0; n < nodes; ++n) {
+    uint64_t links = std::max(1u, shape.degree(n));
+    bound = std::max(
+        {bound, (in[n] + links - 1) / links, (out[n] + links - 1) / links});
+  }
+  return int64_t(bound);
+}
+
+bool mapc::rt::executeGeneralPlan(
+    NetworkMachine &machine, const GeneralPlan &plan, const Regions &regions,
+    const std::function<void(unsigned, const TileMap &)> &observer,
+    std::string *why) {
+  auto fail = [&](const std::string &w) {
+    if (why)
+      *why = w;
+    return false;
+  };
+  if (!plan.steps.empty()) {
+    uint64_t read, write;
+    stepRegions(plan, plan.steps.size() - 1, regions, read, write);
+    if (write != regions.dst.base)
+      return fail("the plan does not end in the destination region");
+    if (plan.copy && plan.steps[0].inPlace)
+      return fail("a copy plan cannot start in place");
+  }
+  const uint32_t nodes = machine.shape().nodeCount();
+  for (int i = -1; i < int(plan.steps.size()); ++i) {
+    const TileMap &l = plan.layoutAfter(i);
+    if (uint64_t(pesOf(l)) > nodes)
+      return fail("a layout spans " + std::to_string(pesOf(l)) +
+                  " nodes but the machine has " + std::to_string(nodes));
+    uint64_t need = uint64_t(slotsOf(l)) * plan.elemBytes;
+    if (regions.dst.base + need > machine.memoryBytes() ||
+        (plan.copy && regions.src.base + need > machine.memoryBytes()))
+      return fail("the array does not fit in node memory");
+  }
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const GeneralStep &step = plan.steps[i];
+    if (step.kind != GeneralStepKind::Route)
+      return fail("step " + std::to_string(i + 1) + ": a " +
+                  generalStepKindName(step.kind) +
+                  " step needs the maspar machine");
+    uint64_t read, write;
+    stepRegions(plan, i, regions, read, write);
+    if (write != regions.dst.base)
+      return fail("step " + std::to_string(i + 1) +
+                  ": a route step writes the destination region");
+    const TileMap &from = plan.layoutAfter(int(i) - 1);
+    std::vector<Transfer> transfers = generalRouteTransfers(
+        machine.shape(), from, step.to, sourcesOf(from, step.to),
+        plan.elemBytes, read, write, step.routeOrder);
+    std::string reason;
+    if (machine.run(transfers, plan.elemBytes, &reason) < 0)
+      return fail("step " + std::to_string(i + 1) + ": " + reason);
+    if (observer)
+      observer(unsigned(i + 1), step.to);
+  }
+  return true;
+}

@@ -1,0 +1,208 @@
+//===- NetworkGeneralTest.cpp - general remaps on hypercubes and meshes ---===//
+//
+// The property test of Route steps (runtime/NetworkExecute.h): random pairs
+// of k-Tile formats (templates, offsets, senses, Gray dims, empty and
+// replicated dims) on random meshes of any sides and on hypercubes, planned
+// by planNetworkGeneralRemap, run on the store-and-forward simulator and
+// checked element by element; every prediction equals its simulation and
+// no plan beats the lower bound.
+//
+//===----------------------------------------------------------------------===//
+#include "RandomTile.h"
+#include "ir/KTile.h"
+#include "mapc/runtime/Contents.h"
+#include "mapc/runtime/NetworkExecute.h"
+#include "passes/NetworkGeneralPlanner.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <iterator>
+#include <random>
+
+using namespace mapc;
+
+namespace {
+
+/// How often each route order won, so the random test can show that the
+/// orders other than the plain one are exercised.
+unsigned ordersSeen[8];
+
+/// Plans `src -> dst` on `shape`, runs it, and checks every element, the
+/// prediction and the bound. Returns the plan's ticks.
+int64_t runAndCheck(const rt::TileMap &src, const rt::TileMap &dst,
+                    const rt::NetworkShape &shape, unsigned elemBytes,
+                    bool copy, const std::string &what) {
+  NetworkGeneralPlanRequest req;
+  req.src = src;
+  req.dst = dst;
+  req.elemBytes = elemBytes;
+  req.copy = copy;
+  req.shape = shape;
+  auto planned = planNetworkGeneralRemap(req);
+  if (!std::holds_alternative<rt::GeneralPlan>(planned)) {
+    ADD_FAILURE() << what << ": " << std::get<std::string>(planned);
+    return -1;
+  }
+  const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+  if (!plan.steps.empty())
+    ++ordersSeen[plan.steps[0].routeOrder & 7];
+  const uint64_t region =
+      uint64_t(std::max(rt::slotsOf(src), rt::slotsOf(dst))) * elemBytes;
+  rt::NetworkMachine m(shape, 2 * region);
+  rt::Regions regions{{copy ? 0 : region}, {region}, {0}};
+  auto memoryOf = [&](unsigned node) { return m.memory(node); };
+  auto readOf = [&](unsigned node) -> const uint8_t * {
+    return m.memory(node);
+  };
+  rt::storePattern(memoryOf, src, elemBytes, regions.src.base, 11);
+  std::string why;
+  if (!rt::executeGeneralPlan(m, plan, regions, {}, &why)) {
+    ADD_FAILURE() << what << ": " << why;
+    return -1;
+  }
+  EXPECT_EQ(rt::countMismatches(readOf, dst, elemBytes, regions.dst.base, 11),
+            0u)
+      << what;
+  EXPECT_EQ(m.ledger().cycles, plan.predictedTicks) << what;
+  EXPECT_LE(plan.lowerBound, m.ledger().cycles) << what;
+  return m.ledger().cycles;
+}
+
+std::vector<int64_t> randomShape(std::mt19937 &rng) {
+  std::vector<int64_t> shape(std::uniform_int_distribution<int>(1, 3)(rng));
+  for (int64_t &s : shape)
+    s = std::uniform_int_distribution<int>(1, 9)(rng);
+  return shape;
+}
+
+rt::NetworkShape randomNetwork(std::mt19937 &rng) {
+  if (rng() % 4 == 0)
+    return rt::NetworkShape::booleanCube(
+        std::uniform_int_distribution<unsigned>(0, 4)(rng));
+  std::vector<unsigned> dims(
+      std::uniform_int_distribution<unsigned>(1, 3)(rng));
+  for (unsigned &d : dims)
+    d = std::uniform_int_distribution<unsigned>(1, 7)(rng);
+  return rt::NetworkShape::mesh(dims);
+}
+
+/// A 1-d layout of `n` elements, `perNode` per node, in order or reversed.
+rt::TileMap line(int64_t n, int64_t perNode, bool reversed) {
+  KTile t;
+  t.kdims = {KDim::plain(perNode), KDim::plain(n / perNode)};
+  if (reversed)
+    t.kdims[1].sense = Sense::Minus;
+  t.groups = {2};
+  t.data = {SpaceDim::plain(n)};
+  t.m = {{0}, {1}};
+  t.device = {SpaceDim::plain(perNode), SpaceDim::plain(n / perNode)};
+  EXPECT_TRUE(t.verify().empty());
+  return t;
+}
+
+} // namespace
+
+// Mixed-radix coordinates: node = x0 + 3 * x1 on a 3 x 5 mesh, and the bit
+// fields of a power-of-two mesh are unchanged.
+TEST(NetworkGeneral, MixedRadixCoordinates) {
+  rt::NetworkShape mesh = rt::NetworkShape::mesh({3, 5});
+  EXPECT_TRUE(mesh.valid());
+  EXPECT_FALSE(mesh.powerOfTwo());
+  EXPECT_EQ(mesh.nodeCount(), 15u);
+  EXPECT_EQ(mesh.diameter(), 6u);
+  for (uint32_t n = 0; n < 15; ++n) {
+    EXPECT_EQ(mesh.coord(n, 0), n % 3);
+    EXPECT_EQ(mesh.coord(n, 1), n / 3);
+    EXPECT_EQ(mesh.withCoord(n, 1, 4), n % 3 + 12);
+    EXPECT_EQ(mesh.withCoord(n, 0, 2), n - n % 3 + 2);
+  }
+  EXPECT_EQ(mesh.distance(0, 14), 6u);
+  rt::NetworkShape pow2 = rt::NetworkShape::mesh({4, 8});
+  EXPECT_TRUE(pow2.powerOfTwo());
+  for (uint32_t n = 0; n < 32; ++n) {
+    EXPECT_EQ(pow2.coord(n, 1), n >> 2);
+    EXPECT_EQ(pow2.withCoord(n, 1, 5), (n & 3) | (5u << 2));
+  }
+}
+
+// Reversing 3 nodes of one element on a line: the ends trade places over
+// two links each, in 2 cycles, which is the bound (the distance).
+TEST(NetworkGeneral, ReversedLine) {
+  rt::TileMap a = line(3, 1, false), b = line(3, 1, true);
+  rt::NetworkShape shape = rt::NetworkShape::mesh({3});
+  EXPECT_EQ(runAndCheck(a, b, shape, 4, false, "reverse"), 2);
+  NetworkGeneralPlanRequest req{a, b, 4, false, shape};
+  auto plan = std::get<rt::GeneralPlan>(planNetworkGeneralRemap(req));
+  EXPECT_EQ(plan.lowerBound, 2);
+  ASSERT_EQ(plan.steps.size(), 1u);
+  EXPECT_EQ(plan.steps[0].kind, rt::GeneralStepKind::Route);
+  EXPECT_TRUE(plan.steps[0].inPlace);
+  // A remap that moves nothing in place has no steps; a copy has one.
+  req.dst = a;
+  EXPECT_TRUE(
+      std::get<rt::GeneralPlan>(planNetworkGeneralRemap(req)).steps.empty());
+  req.copy = true;
+  EXPECT_EQ(runAndCheck(a, a, shape, 4, true, "copy"), 0);
+}
+
+// The MasPar refuses a Route step and the network refuses MasPar methods.
+TEST(NetworkGeneral, MachinesRefuseForeignSteps) {
+  rt::TileMap a = line(6, 2, false), b = line(6, 2, true);
+  rt::GeneralPlan plan;
+  plan.source = a;
+  plan.dest = b;
+  plan.elemBytes = 1;
+  rt::GeneralStep s;
+  s.kind = rt::GeneralStepKind::Route;
+  s.to = b;
+  s.inPlace = true;
+  plan.steps = {s};
+  rt::MasPar maspar(3, 1, 16, 1);
+  rt::Regions regions{{0}, {0}, {8}};
+  std::string why;
+  EXPECT_FALSE(rt::executeGeneralPlan(maspar, plan, regions, {}, &why));
+  EXPECT_NE(why.find("hypercube or mesh"), std::string::npos) << why;
+  plan.steps[0].kind = rt::GeneralStepKind::Exchange;
+  rt::NetworkMachine net(rt::NetworkShape::mesh({3}), 16);
+  EXPECT_FALSE(rt::executeGeneralPlan(net, plan, regions, {}, &why));
+  EXPECT_NE(why.find("maspar"), std::string::npos) << why;
+}
+
+// At least 1,000 random general remaps on random meshes of any sides and
+// on hypercubes, each checked element by element.
+TEST(NetworkGeneral, RandomTilesOnAnyMesh) {
+  std::mt19937 rng(20261125);
+  unsigned runs = 0, cubes = 0, odd = 0, moved = 0;
+  std::fill(std::begin(ordersSeen), std::end(ordersSeen), 0u);
+  while (runs < 2000) {
+    std::vector<int64_t> shape = randomShape(rng);
+    test::RandomTileSpec spec;
+    KTile a = test::randomTileFor(rng, shape, spec);
+    KTile b = test::randomTileFor(rng, shape, spec);
+    ASSERT_TRUE(a.verify().empty());
+    ASSERT_TRUE(b.verify().empty());
+    rt::NetworkShape net = randomNetwork(rng);
+    if (uint64_t(rt::pesOf(a)) > net.nodeCount() ||
+        uint64_t(rt::pesOf(b)) > net.nodeCount())
+      continue; // the layouts must fit the machine's nodes
+    unsigned elemBytes = 1u
+                         << std::uniform_int_distribution<unsigned>(0, 3)(rng);
+    bool copy = rng() % 2;
+    int64_t t =
+        runAndCheck(a, b, net, elemBytes, copy, "run " + std::to_string(runs));
+    if (HasFailure())
+      return;
+    cubes += net.cube;
+    odd += !net.powerOfTwo();
+    moved += t > 0;
+    ++runs;
+  }
+  // The sample covers what it claims to.
+  EXPECT_GT(cubes, 200u);
+  EXPECT_GT(odd, 500u);
+  EXPECT_GT(moved, 500u);
+  for (unsigned order :
+       {0u, rt::kRouteDimsDown, rt::kRouteFarthestFirst, rt::kRouteRotated})
+    EXPECT_GT(ordersSeen[order], 10u) << "route order " << order;
+}
