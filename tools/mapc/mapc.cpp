@@ -4,6 +4,7 @@
 // codes: 0 success, 1 errors in the input, 2 a usage or file error.
 //
 //===----------------------------------------------------------------------===//
+#include "MpiRun.h"
 #include "ProgramRun.h"
 #include "Progress.h"
 #include "backend/Butterfly.h"
@@ -235,7 +236,7 @@ static int compile();
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(mapcCategory);
+  cl::HideUnrelatedOptions({&mapcCategory, &mpiOptionCategory()});
   cl::SetVersionPrinter(printVersion);
   bool parsed = cl::ParseCommandLineOptions(
       argc, argv,
@@ -289,10 +290,9 @@ static int compile() {
     return 2;
   }
 
-  if (target != Target::Sim) {
+  if (target == Target::Native) {
     llvm::WithColor::error(llvm::errs(), "mapc")
-        << "--target=" << (target == Target::Native ? "native" : "mpi")
-        << " is not built yet; use --target=sim\n";
+        << "--target=native is not built yet; use --target=sim\n";
     return 2;
   }
 
@@ -341,6 +341,18 @@ static int compile() {
   if (diags.hadError()) {
     diags.printSummary();
     return 1;
+  }
+
+  if (target == Target::Mpi &&
+      (runProgram || emit == Emit::Plan || emit == Emit::Cpp)) {
+    MpiDriver driver{
+        inputFile, &srcMgr, openOutput,
+        [](llvm::ToolOutputFile &out, int rc) { return finish(out, rc); }};
+    return runMpiTarget(program,
+                        runProgram           ? MpiMode::Run
+                        : emit == Emit::Plan ? MpiMode::Plan
+                                             : MpiMode::Cpp,
+                        driver);
   }
 
   auto output = openOutput();
