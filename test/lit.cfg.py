@@ -31,3 +31,21 @@ config.substitutions.append(
 # (120000 arrays, 250 MB of --emit=layout) about ten times slower.
 sanitized = config.sanitize.upper() in ("ON", "1", "TRUE", "YES")
 config.substitutions.append(("%fuzz_timeout", "300" if sanitized else "30"))
+
+# The MPI target (test/mpi): Open MPI's mpirun, allowed to run as root (CI
+# containers) and to start more ranks than there are cores; every launch
+# under a time-out so that a stuck rank fails the test instead of hanging.
+if config.have_mpi.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("mpi")
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+    # Oversubscribed ranks that spin starve each other: yield when idle
+    # (three times faster with 4 ranks on 2 cores).
+    config.environment["OMPI_MCA_mpi_yield_when_idle"] = "1"
+    config.substitutions.append(
+        ("%mpirun", "timeout %d %s --oversubscribe"
+         % (600 if sanitized else 120, config.mpiexec)))
+    config.substitutions.append(
+        ("%mapc_mpi_check",
+         os.path.join(config.mapc_obj_root, "test", "mapc-mpi-check")))

@@ -33,6 +33,7 @@ struct Wire {
 
 struct WireStep {
   std::vector<Wire> sends, recvs;
+  int tag = 0; ///< from the step's number before pruning: alike on all ranks
 };
 
 constexpr unsigned kPackBuffer = ~0u;
@@ -352,6 +353,7 @@ std::string MpiRemap::Impl::layOut() {
   uint64_t packBytes = 0;
   for (size_t s = 0; s < plan.size(); ++s) {
     WireStep ws;
+    ws.tag = kTagBase + int(plan[s].index % 4096);
     uint64_t stepPack = 0;
     for (const Message &m : plan[s].sends) {
       Wire w;
@@ -504,7 +506,7 @@ bool MpiRemap::execute(const void *srcBuffer, void *dstBuffer) {
     };
     for (size_t s = 0; s < m.steps.size() && rc == MPI_SUCCESS; ++s) {
       const WireStep &ws = m.steps[s];
-      int tag = kTagBase + int(s % 1024);
+      int tag = ws.tag;
       m.requests.clear();
       for (const Wire &w : ws.recvs) {
         m.requests.emplace_back();

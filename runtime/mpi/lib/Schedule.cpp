@@ -187,10 +187,8 @@ bool mapc::mpi::applicable(Algorithm a, unsigned radix, int ranks,
   }
 }
 
-std::vector<Step> mapc::mpi::schedule(Algorithm a, unsigned radix, int ranks,
-                                      int me) {
-  if (ranks <= 1)
-    return {};
+static std::vector<Step> unnumbered(Algorithm a, unsigned radix, int ranks,
+                                    int me) {
   switch (a) {
   case Algorithm::Pairwise:
     return pairwiseSteps(ranks, me);
@@ -207,6 +205,16 @@ std::vector<Step> mapc::mpi::schedule(Algorithm a, unsigned radix, int ranks,
     break;
   }
   return {};
+}
+
+std::vector<Step> mapc::mpi::schedule(Algorithm a, unsigned radix, int ranks,
+                                      int me) {
+  if (ranks <= 1)
+    return {};
+  std::vector<Step> steps = unnumbered(a, radix, ranks, me);
+  for (size_t s = 0; s < steps.size(); ++s)
+    steps[s].index = unsigned(s);
+  return steps;
 }
 
 void mapc::mpi::pruneEmpty(std::vector<Step> &steps, const TrafficMatrix &t) {

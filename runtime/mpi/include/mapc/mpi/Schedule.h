@@ -92,6 +92,9 @@ struct Message {
 
 struct Step {
   std::vector<Message> sends, recvs;
+  /// The step's number before pruneEmpty: the same on every rank, so it
+  /// tags the step's messages.
+  unsigned index = 0;
 };
 
 /// Whether `a` (with `radix` for Bruck) runs on `ranks` ranks; says why not.
