@@ -123,6 +123,12 @@ void mapc::emitMpiSource(const std::vector<MpiEmitted> &remaps,
        << "}\n\n";
   }
   os << "} // namespace\n";
+  for (const MpiEmitted &r : remaps)
+    os << "\n/// The layouts of " << commentText(r.label)
+       << ", to size the local buffers:\n"
+       << "/// mapc::mpi::distributionOf(spec.source, ranks).cells(rank).\n"
+       << "mapc::rt::RemapSpec " << r.function << "_spec() { return spec_"
+       << r.function << "(); }\n";
   for (const MpiEmitted &r : remaps) {
     os << "\n/// " << commentText(r.description) << "\n"
        << "/// src: this rank's cells of the source layout, dst: of the\n"
@@ -135,4 +141,20 @@ void mapc::emitMpiSource(const std::vector<MpiEmitted> &remaps,
        << ", src, dst, comm);\n"
        << "}\n";
   }
+  // A table for harnesses that do not know the names.
+  os << "\n/// Every statement in program order.\n"
+     << "struct MapcMpiRemap {\n"
+     << "  const char *name;\n"
+     << "  int (*run)(const void *src, void *dst, MPI_Comm comm);\n"
+     << "  mapc::rt::RemapSpec (*spec)();\n"
+     << "};\n"
+     << "extern const MapcMpiRemap mapc_mpi_remaps[] = {\n";
+  for (const MpiEmitted &r : remaps)
+    os << "    {" << quoted(r.function) << ", " << r.function << ", "
+       << r.function << "_spec},\n";
+  if (remaps.empty())
+    os << "    {nullptr, nullptr, nullptr},\n";
+  os << "};\n"
+     << "extern const unsigned mapc_mpi_remap_count = " << remaps.size()
+     << ";\n";
 }

@@ -49,3 +49,12 @@ if config.have_mpi.upper() in ("ON", "1", "TRUE", "YES"):
     config.substitutions.append(
         ("%mapc_mpi_check",
          os.path.join(config.mapc_obj_root, "test", "mapc-mpi-check")))
+    # Emitted MPI code (test/mpi/emitted-cpp.test): mpicxx against MapcMpi.
+    config.substitutions.append(
+        ("%mpicxx_emitted",
+         "%s -std=c++17 -O1 -I%s/runtime/include -I%s/runtime/mpi/include%s"
+         % (config.mpicxx, config.mapc_src_root, config.mapc_src_root,
+            " -fsanitize=address,undefined" if sanitized else "")))
+    config.substitutions.append(
+        ("%mapc_mpi_libs", "%s/runtime/mpi/libMapcMpi.a %s"
+         % (config.mapc_obj_root, config.runtime_lib)))

@@ -320,12 +320,13 @@ std::vector<Prediction> mapc::mpi::predictAll(const TrafficMatrix &t,
     out.push_back(predict(Algorithm::Bruck, unsigned(r), t, c));
   if (n > kMaxTriedRadix)
     out.push_back(predict(Algorithm::Bruck, unsigned(n), t, c));
-  // Ties go to the fewest steps, then to the order above (pairwise first).
+  // Prices equal to the picosecond tie (sums in another order differ in the
+  // last bit); ties go to the order above: pairwise before mpich (004 3.3
+  // finds it the faster of the two), butterfly before gbutterfly.
+  auto key = [](const Prediction &p) { return std::llround(p.seconds * 1e12); };
   std::stable_sort(out.begin(), out.end(),
-                   [](const Prediction &a, const Prediction &b) {
-                     if (a.seconds != b.seconds)
-                       return a.seconds < b.seconds;
-                     return a.steps < b.steps;
+                   [&](const Prediction &a, const Prediction &b) {
+                     return key(a) < key(b);
                    });
   out.push_back(predict(Algorithm::Alltoallv, 0, t, c));
   return out;
