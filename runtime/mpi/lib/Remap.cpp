@@ -3,6 +3,7 @@
 #include "mapc/runtime/Contents.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <climits>
 #include <cstring>
@@ -25,6 +26,8 @@ struct Place {
 struct Wire {
   int peer = -1;
   unsigned buffer = 0; ///< where it is sent from or received into
+  /// kSrcBuffer or kDstBuffer: the cells themselves, through this type.
+  MPI_Datatype type = MPI_DATATYPE_NULL;
   uint64_t offset = 0, bytes = 0;
   /// Sends whose blocks are not contiguous: the pieces gathered into the
   /// pack buffer at `offset` first (004's packing of forwarded blocks).
@@ -37,6 +40,8 @@ struct WireStep {
 };
 
 constexpr unsigned kPackBuffer = ~0u;
+constexpr unsigned kSrcBuffer = ~0u - 1;
+constexpr unsigned kDstBuffer = ~0u - 2;
 constexpr int kTagBase = 0x4d50; // "MP"
 
 /// Element moves by element size, so the compiler copies words, not bytes.
@@ -57,44 +62,104 @@ void scatterN(unsigned char *out, const unsigned char *in, const uint32_t *idx,
     std::memcpy(out + size_t(idx[k]) * N, in + k * N, N);
 }
 
-void gather(unsigned char *out, const unsigned char *in,
-            const std::vector<uint32_t> &idx, unsigned eb) {
-  size_t n = idx.size();
+/// Local cell offsets in packing order: as runs of consecutive cells when
+/// the runs are long enough to pay (a memcpy, or one piece of an MPI
+/// datatype, per run), else one offset per element.
+struct IndexList {
+  std::vector<uint32_t> idx;
+  std::vector<std::pair<uint32_t, uint32_t>> runs; ///< start, length
+  size_t count = 0;
+  bool useRuns = false;
+
+  void push(uint32_t x) {
+    idx.push_back(x);
+    ++count;
+  }
+  bool empty() const { return count == 0; }
+  size_t size() const { return count; }
+  /// Runs of at least 4 elements on average replace the offsets.
+  void finish() {
+    for (size_t k = 0; k < idx.size(); ++k)
+      if (!runs.empty() && runs.back().first + runs.back().second == idx[k])
+        ++runs.back().second;
+      else
+        runs.push_back({idx[k], 1});
+    useRuns = runs.size() * 4 <= count;
+    if (useRuns)
+      idx = {};
+    else
+      runs = {};
+  }
+};
+
+void gather(unsigned char *out, const unsigned char *in, const IndexList &l,
+            unsigned eb) {
+  if (l.useRuns) {
+    for (auto [start, len] : l.runs) {
+      std::memcpy(out, in + size_t(start) * eb, size_t(len) * eb);
+      out += size_t(len) * eb;
+    }
+    return;
+  }
+  size_t n = l.idx.size();
   switch (eb) {
   case 1:
-    return gatherN<1>(out, in, idx.data(), n);
+    return gatherN<1>(out, in, l.idx.data(), n);
   case 2:
-    return gatherN<2>(out, in, idx.data(), n);
+    return gatherN<2>(out, in, l.idx.data(), n);
   case 4:
-    return gatherN<4>(out, in, idx.data(), n);
+    return gatherN<4>(out, in, l.idx.data(), n);
   case 8:
-    return gatherN<8>(out, in, idx.data(), n);
+    return gatherN<8>(out, in, l.idx.data(), n);
   case 16:
-    return gatherN<16>(out, in, idx.data(), n);
+    return gatherN<16>(out, in, l.idx.data(), n);
   default:
     for (size_t k = 0; k < n; ++k)
-      std::memcpy(out + k * eb, in + size_t(idx[k]) * eb, eb);
+      std::memcpy(out + k * eb, in + size_t(l.idx[k]) * eb, eb);
   }
 }
 
-void scatter(unsigned char *out, const unsigned char *in,
-             const std::vector<uint32_t> &idx, unsigned eb) {
-  size_t n = idx.size();
+void scatter(unsigned char *out, const unsigned char *in, const IndexList &l,
+             unsigned eb) {
+  if (l.useRuns) {
+    for (auto [start, len] : l.runs) {
+      std::memcpy(out + size_t(start) * eb, in, size_t(len) * eb);
+      in += size_t(len) * eb;
+    }
+    return;
+  }
+  size_t n = l.idx.size();
   switch (eb) {
   case 1:
-    return scatterN<1>(out, in, idx.data(), n);
+    return scatterN<1>(out, in, l.idx.data(), n);
   case 2:
-    return scatterN<2>(out, in, idx.data(), n);
+    return scatterN<2>(out, in, l.idx.data(), n);
   case 4:
-    return scatterN<4>(out, in, idx.data(), n);
+    return scatterN<4>(out, in, l.idx.data(), n);
   case 8:
-    return scatterN<8>(out, in, idx.data(), n);
+    return scatterN<8>(out, in, l.idx.data(), n);
   case 16:
-    return scatterN<16>(out, in, idx.data(), n);
+    return scatterN<16>(out, in, l.idx.data(), n);
   default:
     for (size_t k = 0; k < n; ++k)
-      std::memcpy(out + size_t(idx[k]) * eb, in + k * eb, eb);
+      std::memcpy(out + size_t(l.idx[k]) * eb, in + k * eb, eb);
   }
+}
+
+/// An MPI datatype over a list's runs (bytes from the buffer's start), so
+/// that MPI reads or writes the cells in place: no pack, no unpack.
+MPI_Datatype runsType(const IndexList &l, unsigned eb) {
+  std::vector<int> lengths;
+  std::vector<MPI_Aint> displacements;
+  for (auto [start, len] : l.runs) {
+    lengths.push_back(int(len * eb));
+    displacements.push_back(MPI_Aint(start) * eb);
+  }
+  MPI_Datatype t;
+  MPI_Type_create_hindexed(int(lengths.size()), lengths.data(),
+                           displacements.data(), MPI_BYTE, &t);
+  MPI_Type_commit(&t);
+  return t;
 }
 
 /// The sorted destination addresses of data index `d`.
@@ -125,8 +190,22 @@ struct MpiRemap::Impl {
 
   /// Local offsets: what this rank sends each rank, in packing order; where
   /// what each rank sends it lands; the pairs that stay.
-  std::vector<std::vector<uint32_t>> sendIdx, recvIdx;
+  std::vector<IndexList> sendIdx, recvIdx;
   std::vector<uint32_t> selfSrc, selfDst;
+  /// Runs of cells that stay: source start, destination start, length.
+  std::vector<std::array<uint32_t, 3>> selfRuns;
+  size_t selfCount = 0;
+  /// Peers whose elements MPI reads or writes in place (pairwise, mpich).
+  std::vector<char> sendDirect, recvDirect;
+  std::vector<MPI_Datatype> types;
+
+  ~Impl() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized)
+      for (MPI_Datatype &t : types)
+        MPI_Type_free(&t);
+  }
 
   std::vector<std::vector<unsigned char>> buffers; ///< 0: packed blocks
   std::vector<unsigned char> pack;
@@ -271,7 +350,7 @@ std::string MpiRemap::Impl::build() {
         selfSrc.push_back(uint32_t(a - s0));
         selfDst.push_back(uint32_t(b - d0));
       } else {
-        sendIdx[q].push_back(uint32_t(a - s0));
+        sendIdx[q].push(uint32_t(a - s0));
       }
     }
   }
@@ -291,10 +370,28 @@ std::string MpiRemap::Impl::build() {
     auto &list = from[p];
     if (!std::is_sorted(list.begin(), list.end()))
       std::sort(list.begin(), list.end());
-    recvIdx[p].reserve(list.size());
     for (auto &e : list)
-      recvIdx[p].push_back(e.second);
+      recvIdx[p].push(e.second);
     list = {};
+  }
+  for (int p = 0; p < ranks; ++p) {
+    sendIdx[p].finish();
+    recvIdx[p].finish();
+  }
+  // Cells that stay move as runs when they come in runs.
+  selfCount = selfSrc.size();
+  for (size_t k = 0; k < selfSrc.size(); ++k)
+    if (!selfRuns.empty() &&
+        selfRuns.back()[0] + selfRuns.back()[2] == selfSrc[k] &&
+        selfRuns.back()[1] + selfRuns.back()[2] == selfDst[k])
+      ++selfRuns.back()[2];
+    else
+      selfRuns.push_back({selfSrc[k], selfDst[k], 1});
+  if (selfRuns.size() * 4 <= selfSrc.size()) {
+    selfSrc = {};
+    selfDst = {};
+  } else {
+    selfRuns = {};
   }
   return "";
 }
@@ -350,6 +447,13 @@ std::string MpiRemap::Impl::layOut() {
   std::vector<Step> plan =
       schedule(chosen.algorithm, chosen.radix, ranks, rank);
   pruneEmpty(plan, traffic);
+  // Pairwise and mpich send each block straight to its destination: when
+  // its cells come in runs MPI reads and writes them in place through a
+  // datatype, saving the pack and the unpack.
+  bool direct = chosen.algorithm == Algorithm::Pairwise ||
+                chosen.algorithm == Algorithm::Mpich;
+  sendDirect.assign(ranks, 0);
+  recvDirect.assign(ranks, 0);
   uint64_t packBytes = 0;
   for (size_t s = 0; s < plan.size(); ++s) {
     WireStep ws;
@@ -373,7 +477,15 @@ std::string MpiRemap::Impl::layOut() {
         contiguous &= w.pieces[k].first.buffer == w.pieces[0].first.buffer &&
                       w.pieces[k].first.offset ==
                           w.pieces[k - 1].first.offset + w.pieces[k - 1].second;
-      if (contiguous) {
+      int q = m.peer;
+      if (direct && m.blocks.size() == 1 && sendIdx[q].useRuns) {
+        w.buffer = kSrcBuffer;
+        w.offset = 0;
+        w.type = runsType(sendIdx[q], eb);
+        types.push_back(w.type);
+        w.pieces.clear();
+        sendDirect[q] = 1;
+      } else if (contiguous) {
         w.buffer = w.pieces[0].first.buffer;
         w.offset = w.pieces[0].first.offset;
         w.pieces.clear();
@@ -392,6 +504,16 @@ std::string MpiRemap::Impl::layOut() {
     for (const Message &m : plan[s].recvs) {
       Wire w;
       w.peer = m.peer;
+      int p = m.peer;
+      if (direct && m.blocks.size() == 1 && recvIdx[p].useRuns) {
+        w.buffer = kDstBuffer;
+        w.type = runsType(recvIdx[p], eb);
+        types.push_back(w.type);
+        w.bytes = blockBytes(m.blocks[0]);
+        recvDirect[p] = 1;
+        ws.recvs.push_back(std::move(w));
+        continue;
+      }
       w.buffer = buffer;
       w.offset = in;
       for (int64_t id : m.blocks) {
@@ -409,7 +531,7 @@ std::string MpiRemap::Impl::layOut() {
   pack.assign(packBytes, 0);
   finalPlace.assign(ranks, Place{});
   for (int p = 0; p < ranks; ++p) {
-    if (p == rank || recvIdx[p].empty())
+    if (p == rank || recvIdx[p].empty() || recvDirect[p])
       continue;
     auto it = where.find(int64_t(p) * ranks + rank);
     if (it == where.end())
@@ -457,7 +579,7 @@ std::variant<MpiRemap, std::string> MpiRemap::plan(const rt::RemapSpec &spec,
 
   std::vector<int64_t> row(R);
   for (int q = 0; q < R; ++q)
-    row[q] = q == impl->rank ? int64_t(impl->selfSrc.size())
+    row[q] = q == impl->rank ? int64_t(impl->selfCount)
                              : int64_t(impl->sendIdx[q].size());
   TrafficMatrix &t = impl->traffic;
   t.ranks = R;
@@ -485,16 +607,20 @@ bool MpiRemap::execute(const void *srcBuffer, void *dstBuffer) {
   const auto *src = static_cast<const unsigned char *>(srcBuffer);
   auto *dst = static_cast<unsigned char *>(dstBuffer);
   unsigned char *packed = m.buffers[0].data();
+  bool alltoallv = m.chosen.algorithm == Algorithm::Alltoallv;
   for (int q = 0; q < m.ranks; ++q)
-    if (q != m.rank && !m.sendIdx[q].empty())
+    if (q != m.rank && !m.sendIdx[q].empty() && (alltoallv || !m.sendDirect[q]))
       gather(packed + m.packOffset[q], src, m.sendIdx[q], eb);
   // What stays on this rank moves while nothing else can.
+  for (const auto &r : m.selfRuns)
+    std::memcpy(dst + size_t(r[1]) * eb, src + size_t(r[0]) * eb,
+                size_t(r[2]) * eb);
   for (size_t k = 0; k < m.selfSrc.size(); ++k)
     std::memcpy(dst + size_t(m.selfDst[k]) * eb,
                 src + size_t(m.selfSrc[k]) * eb, eb);
 
   int rc = MPI_SUCCESS;
-  if (m.chosen.algorithm == Algorithm::Alltoallv) {
+  if (alltoallv) {
     rc = MPI_Alltoallv(packed, m.sendCounts.data(), m.sendDispls.data(),
                        MPI_BYTE, m.buffers[1].data(), m.recvCounts.data(),
                        m.recvDispls.data(), MPI_BYTE, m.comm);
@@ -510,8 +636,12 @@ bool MpiRemap::execute(const void *srcBuffer, void *dstBuffer) {
       m.requests.clear();
       for (const Wire &w : ws.recvs) {
         m.requests.emplace_back();
-        rc |= MPI_Irecv(at(w.buffer, w.offset), int(w.bytes), MPI_BYTE, w.peer,
-                        tag, m.comm, &m.requests.back());
+        if (w.type != MPI_DATATYPE_NULL)
+          rc |= MPI_Irecv(dst, 1, w.type, w.peer, tag, m.comm,
+                          &m.requests.back());
+        else
+          rc |= MPI_Irecv(at(w.buffer, w.offset), int(w.bytes), MPI_BYTE,
+                          w.peer, tag, m.comm, &m.requests.back());
       }
       for (const Wire &w : ws.sends) {
         uint64_t off = w.offset;
@@ -521,15 +651,19 @@ bool MpiRemap::execute(const void *srcBuffer, void *dstBuffer) {
           off += piece.second;
         }
         m.requests.emplace_back();
-        rc |= MPI_Isend(at(w.buffer, w.offset), int(w.bytes), MPI_BYTE, w.peer,
-                        tag, m.comm, &m.requests.back());
+        if (w.type != MPI_DATATYPE_NULL)
+          rc |= MPI_Isend(src, 1, w.type, w.peer, tag, m.comm,
+                          &m.requests.back());
+        else
+          rc |= MPI_Isend(at(w.buffer, w.offset), int(w.bytes), MPI_BYTE,
+                          w.peer, tag, m.comm, &m.requests.back());
       }
       rc |= MPI_Waitall(int(m.requests.size()), m.requests.data(),
                         MPI_STATUSES_IGNORE);
     }
   }
   for (int p = 0; p < m.ranks; ++p) {
-    if (p == m.rank || m.recvIdx[p].empty())
+    if (p == m.rank || m.recvIdx[p].empty() || (!alltoallv && m.recvDirect[p]))
       continue;
     const Place &pl = m.finalPlace[p];
     scatter(dst, m.buffers[pl.buffer].data() + pl.offset, m.recvIdx[p], eb);
