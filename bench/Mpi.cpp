@@ -41,14 +41,12 @@ const char *kDriver = "mapc-bench-mpi";
 
 /// The transpose as the compiler sees it, for an n x n array.
 rt::RemapSpec transposeSpec(int64_t n, int ranks) {
-  std::string text = "machine maspar(pes = [" + std::to_string(ranks) +
-                     "], memory = " +
-                     std::to_string((n + ranks - 1) / ranks * n) + ");\n" +
-                     "processors P(" + std::to_string(ranks) + ");\n" +
-                     "array A(" + std::to_string(n) + ", " +
-                     std::to_string(n) + ") : f64;\n" +
-                     "distribute A(block, *) onto P;\n" +
-                     "redistribute A(*, block) onto P;\n";
+  std::string text =
+      "machine maspar(pes = [" + std::to_string(ranks) +
+      "], memory = " + std::to_string((n + ranks - 1) / ranks * n) + ");\n" +
+      "processors P(" + std::to_string(ranks) + ");\n" + "array A(" +
+      std::to_string(n) + ", " + std::to_string(n) + ") : f64;\n" +
+      "distribute A(block, *) onto P;\n" + "redistribute A(*, block) onto P;\n";
   llvm::SourceMgr srcMgr;
   unsigned id = srcMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(text, "bench.map"), llvm::SMLoc());
@@ -103,9 +101,9 @@ int main(int argc, char **argv) {
         {Algorithm::Bruck, unsigned(r), "bruck" + std::to_string(r)});
 
   if (rank == 0) {
-    std::printf("# %d ranks; measured ts=%.3g s, tw=%.3g s/byte (%.2f GB/s), "
-                "tc=%.3g s/byte (%.2f GB/s)\n",
-                ranks, costs.ts, costs.tw, 1e-9 / costs.tw, costs.tc,
+    std::printf("# %d ranks; measured ts=%.3g s, to=%.3g s, tw=%.3g s/byte "
+                "(%.2f GB/s), tc=%.3g s/byte (%.2f GB/s)\n",
+                ranks, costs.ts, costs.to, costs.tw, 1e-9 / costs.tw, costs.tc,
                 1e-9 / costs.tc);
     std::printf("%-9s %10s", "per rank", "alltoall");
     for (const Variant &v : variants)
@@ -132,9 +130,8 @@ int main(int argc, char **argv) {
     });
 
     MpiOptions autoOptions;
-    std::string pick = chooseAlgorithm(trafficOf(spec, ranks), costs,
-                                       autoOptions)
-                           .name();
+    std::string pick =
+        chooseAlgorithm(trafficOf(spec, ranks), costs, autoOptions).name();
     if (pick.rfind("bruck(r=", 0) == 0)
       pick = "bruck" + pick.substr(8, pick.size() - 9);
     if (pick == "gbutterfly")
@@ -151,14 +148,14 @@ int main(int argc, char **argv) {
       MpiRemap &remap = std::get<MpiRemap>(planned);
       std::fill(dst.begin(), dst.end(), 0);
       remap.execute(src.data(), dst.data());
-      uint64_t bad = countLocalMismatches(spec.dest, dd, rank, 8, 1,
-                                          dst.data()),
+      uint64_t bad =
+                   countLocalMismatches(spec.dest, dd, rank, 8, 1, dst.data()),
                allBad = 0;
       MPI_Allreduce(&bad, &allBad, 1, MPI_UINT64_T, MPI_SUM, comm);
       if (allBad)
         bench::die(kDriver, v.name + " left elements in the wrong place");
-      double t = bestOf(comm, budget,
-                        [&] { remap.execute(src.data(), dst.data()); });
+      double t =
+          bestOf(comm, budget, [&] { remap.execute(src.data(), dst.data()); });
       times.push_back(t);
       if (v.name == pick)
         pickTime = t;
@@ -172,7 +169,8 @@ int main(int argc, char **argv) {
       std::printf("%-9s %10.3g", size, a2a);
       double best = 1e30;
       for (size_t k = 0; k < variants.size(); ++k) {
-        std::printf(" %10.3g%c", times[k], variants[k].name == pick ? '*' : ' ');
+        std::printf(" %10.3g%c", times[k],
+                    variants[k].name == pick ? '*' : ' ');
         // alltoallv is the baseline, not one of 004's algorithms.
         if (variants[k].a != Algorithm::Alltoallv)
           best = std::min(best, times[k]);

@@ -145,6 +145,11 @@ TEST(MpiSchedule, UniformTrafficMatchesTheClosedForms) {
                 paper::pairwise(n, p, c.ts, c.tw * 8), 1e-12);
     EXPECT_NEAR(predict(Algorithm::Butterfly, 0, t, c).seconds,
                 paper::butterfly(n, p, c.ts, c.tw * 8), 1e-12);
+    // mpich with To = Ts is eq. 1 too.
+    LinkCosts same = c;
+    same.to = c.ts;
+    EXPECT_NEAR(predict(Algorithm::Mpich, 0, t, same).seconds,
+                paper::pairwise(n, p, c.ts, c.tw * 8), 1e-12);
     // Radix 2 is the butterfly's price (eq. 12 = eq. 2).
     EXPECT_NEAR(predict(Algorithm::GeneralizedButterfly, 0, t, c).seconds,
                 paper::butterfly(n, p, c.ts, c.tw * 8), 1e-12);

@@ -43,6 +43,11 @@ cl::opt<double> mpiTw("mpi-tw",
                       cl::desc("Seconds per byte sent, Tw (default: "
                                "measured under mpirun)"),
                       cl::init(-1), cl::cat(mpiOptionCategory()));
+cl::opt<double> mpiTo("mpi-to",
+                      cl::desc("Seconds each further message posted in the "
+                               "same step adds, To (default: measured under "
+                               "mpirun; --mpi-to=TS is 004's model)"),
+                      cl::init(-1), cl::cat(mpiOptionCategory()));
 cl::opt<double> mpiTc("mpi-tc",
                       cl::desc("Seconds per byte packed or unpacked, Tc "
                                "(default: measured under mpirun)"),
@@ -149,7 +154,7 @@ bool readOptions(int ranks, Setup &s, bool report) {
       error() << why << " (" << ranks << " ranks)\n";
     return false;
   }
-  for (auto *o : {&mpiTs, &mpiTw, &mpiTc})
+  for (auto *o : {&mpiTs, &mpiTw, &mpiTc, &mpiTo})
     if (o->getNumOccurrences() && !(o->getValue() >= 0)) {
       if (report)
         error() << "--" << o->ArgStr << " must be a time of 0 seconds or "
@@ -162,8 +167,10 @@ bool readOptions(int ranks, Setup &s, bool report) {
     s.options.tw = mpiTw;
   if (mpiTc.getNumOccurrences())
     s.options.tc = mpiTc;
+  if (mpiTo.getNumOccurrences())
+    s.options.to = mpiTo;
   s.costsGiven = mpiTs.getNumOccurrences() && mpiTw.getNumOccurrences() &&
-                 mpiTc.getNumOccurrences();
+                 mpiTc.getNumOccurrences() && mpiTo.getNumOccurrences();
   return true;
 }
 
@@ -174,12 +181,15 @@ LinkCosts withOverrides(LinkCosts c, const MpiOptions &o) {
     c.tw = *o.tw;
   if (o.tc)
     c.tc = *o.tc;
+  if (o.to)
+    c.to = *o.to;
   return c;
 }
 
 void printCosts(const LinkCosts &c, const char *source, llvm::raw_ostream &os) {
   os << "  costs: ts=" << seconds(c.ts) << " s, tw=" << seconds(c.tw)
-     << " s/byte, tc=" << seconds(c.tc) << " s/byte (" << source << ")\n";
+     << " s/byte, tc=" << seconds(c.tc) << " s/byte, to=" << seconds(c.to)
+     << " s (" << source << ")\n";
 }
 
 /// --emit=plan's lines for one statement.

@@ -288,7 +288,9 @@ Prediction mapc::mpi::predict(Algorithm a, unsigned radix,
         uint64_t bytes = 0;
         for (int64_t id : m.blocks)
           bytes += uint64_t(t.counts[size_t(id)]) * t.elementBytes;
-        time += c.ts + c.tw * double(bytes);
+        // The first message of a step starts up in Ts; the others, in
+        // flight with it, add To each (To = Ts is 004's eq. 1).
+        time += (messages ? c.to : c.ts) + c.tw * double(bytes);
         // Forwarded blocks are gathered into one message first.
         if (m.blocks.size() > 1)
           time += c.tc * double(bytes);

@@ -45,7 +45,7 @@ struct MpiOptions {
   /// Bruck's radix; 0 lets the model choose.
   unsigned radix = 0;
   /// The model's parameters; unset ones are measured (measureLinkCosts).
-  std::optional<double> ts, tw, tc;
+  std::optional<double> ts, tw, tc, to;
 };
 
 /// Where a layout's cells lie on `ranks` ranks.
@@ -56,8 +56,9 @@ BlockDistribution distributionOf(const rt::DeviceLayout &l, int ranks);
 TrafficMatrix trafficOf(const rt::RemapSpec &spec, int ranks);
 
 /// 004 6: a ping-pong between ranks 0 and 1 (Ts from 8-byte messages, Tw
-/// from 1 MiB ones) and a 4 MiB memcpy (Tc), broadcast from rank 0 so every
-/// rank prices alike. Collective. One rank: only Tc is measured.
+/// from 1 MiB ones, To from 8 messages posted at once), and a 4 MiB memcpy
+/// (Tc), broadcast from rank 0 so every rank prices alike. Collective. One
+/// rank: only Tc is measured.
 LinkCosts measureLinkCosts(MPI_Comm comm);
 
 /// The model's choice for `t` under `options` (Auto: the cheapest).

@@ -24,9 +24,11 @@
 //
 // 004 prices a step as Ts + Tw * bytes (eqs. 1-18, blocks of one size).
 // predict() applies the same price to the real traffic matrix: a step costs
-// the most any rank spends in it (Ts per message it sends plus Tw per byte),
-// and a rank's pack and unpack cost Tc per byte copied (004 6 names the
-// copies it left out as the reason its measurements differ from the model).
+// the most any rank spends in it (Ts for its first message, To for every
+// further message posted with it, Tw per byte), and a rank's pack and
+// unpack cost Tc per byte copied (004 6 names the copies it left out as the
+// reason its measurements differ from the model). With To = Ts this is
+// 004's model; measured here, messages posted together overlap (To < Ts).
 // Empty blocks are never sent, so ranks that keep their data send nothing
 // and a remap that only pairs ranks takes one step under pairwise.
 //
@@ -76,11 +78,15 @@ struct TrafficMatrix {
   int activeRanks() const;
 };
 
-/// 004's two machine parameters, and the copy cost it leaves out.
+/// 004's two machine parameters, the start-up of messages in flight
+/// together, and the copy cost 004 leaves out.
 struct LinkCosts {
   double ts = 2e-6;  ///< start-up time of a message, seconds
   double tw = 1e-10; ///< seconds per byte sent (004's Tw is per 8 bytes)
   double tc = 1e-10; ///< seconds per byte packed or unpacked
+  /// What each further message posted in the same step adds (004 prices
+  /// every message at Ts; posted together they overlap).
+  double to = 2e-6;
 };
 
 /// One message of a step: the peer and the blocks it carries, block
