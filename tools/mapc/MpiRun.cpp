@@ -123,8 +123,9 @@ using namespace mapc::mpi;
 /// Statements the driver prices for --emit=plan without MPI: the traffic
 /// matrix visits every cell, so huge layouts are refused.
 constexpr int64_t kMaxPricedCells = int64_t(1) << 26;
-/// --run's local buffers: refused above this, per rank and layout.
-constexpr uint64_t kMaxLocalBytes = uint64_t(4) << 30;
+/// --run's local buffers: refused above this, per rank and layout (the
+/// simulators' 256 MiB; planning needs about 4 bytes more per element).
+constexpr uint64_t kMaxLocalBytes = uint64_t(256) << 20;
 
 struct Setup {
   MpiOptions options;
@@ -280,7 +281,7 @@ bool runStatement(const rt::RemapSpec &spec, uint64_t tag, MPI_Comm comm,
       allFit = 0;
   MPI_Allreduce(&fits, &allFit, 1, MPI_INT, MPI_MIN, comm);
   if (!allFit)
-    return failed("a rank would hold more than 4 GiB of one layout; use "
+    return failed("a rank would hold more than 256 MiB of one layout; use "
                   "more ranks");
   auto planned = MpiRemap::plan(spec, comm, options, costs);
   if (auto *why = std::get_if<std::string>(&planned))
