@@ -295,6 +295,16 @@ static int compile() {
         << "--target=native is not built yet; use --target=sim\n";
     return 2;
   }
+  if (target == Target::Mpi &&
+      (trace || memoryDigest || emit == Emit::Header)) {
+    llvm::WithColor::error(llvm::errs(), "mapc")
+        << (emit == Emit::Header ? "--emit=header"
+            : trace              ? "--trace"
+                                 : "--memory-digest")
+        << " is for the simulators; --target=mpi has --run, --emit=plan and "
+           "--emit=cpp (docs/mpi.md)\n";
+    return 2;
+  }
 
   if (outputNamesInput()) {
     llvm::WithColor::error(llvm::errs(), "mapc")
