@@ -8,6 +8,7 @@ packages=(
   llvm-19-dev llvm-19-tools   # Support/ADT, FileCheck, lit
   antlr4 libantlr4-runtime-dev default-jre-headless
   libgtest-dev
+  libopenmpi-dev openmpi-bin  # --target=mpi, its tests and bench (docs/mpi.md)
   clang-19 libclang-rt-19-dev  # libFuzzer target (scripts/fuzz.sh)
   chromium                     # the browser test of --emit=html (test/tools/browser.py)
   libopenblas-dev  # cblas_somatcopy baseline of mapc-bench-native (bench only)

@@ -44,3 +44,36 @@ config.substitutions.append(
 # (120000 arrays, 250 MB of --emit=layout) about ten times slower.
 sanitized = config.sanitize.upper() in ("ON", "1", "TRUE", "YES")
 config.substitutions.append(("%fuzz_timeout", "300" if sanitized else "30"))
+
+# The MPI target (test/mpi): Open MPI's mpirun, allowed to run as root (CI
+# containers) and to start more ranks than there are cores; every launch
+# under a time-out so that a stuck rank fails the test instead of hanging.
+if config.have_mpi.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("mpi")
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+    # Oversubscribed ranks that spin starve each other: yield when idle
+    # (three times faster with 4 ranks on 2 cores).
+    config.environment["OMPI_MCA_mpi_yield_when_idle"] = "1"
+    # Under ASan, Open MPI's components keep allocations past MPI_Finalize,
+    # from libraries already unloaded (LeakSanitizer cannot even name them,
+    # so suppressions do not match): processes that start MPI run without
+    # leak checks; ASan's other checks stay on.
+    mpienv = "env ASAN_OPTIONS=detect_leaks=0 " if sanitized else ""
+    config.substitutions.append(("%mpienv", mpienv))
+    config.substitutions.append(
+        ("%mpirun", "%stimeout %d %s --oversubscribe"
+         % (mpienv, 600 if sanitized else 120, config.mpiexec)))
+    config.substitutions.append(
+        ("%mapc_mpi_check",
+         os.path.join(config.mapc_obj_root, "test", "mapc-mpi-check")))
+    # Emitted MPI code (test/mpi/emitted-cpp.test): mpicxx against MapcMpi.
+    config.substitutions.append(
+        ("%mpicxx_emitted",
+         "%s -std=c++17 -O1 -I%s/runtime/include -I%s/runtime/mpi/include%s"
+         % (config.mpicxx, config.mapc_src_root, config.mapc_src_root,
+            " -fsanitize=address,undefined" if sanitized else "")))
+    config.substitutions.append(
+        ("%mapc_mpi_libs", "%s/runtime/mpi/libMapcMpi.a %s"
+         % (config.mapc_obj_root, config.runtime_lib)))

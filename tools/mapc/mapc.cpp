@@ -4,6 +4,7 @@
 // codes: 0 success, 1 errors in the input, 2 a usage or file error.
 //
 //===----------------------------------------------------------------------===//
+#include "MpiRun.h"
 #include "ProgramRun.h"
 #include "Progress.h"
 #include "api/NativeProgram.h"
@@ -378,7 +379,7 @@ static int compileNative(const Program &program, llvm::SourceMgr &srcMgr,
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerThreadsOption();
-  cl::HideUnrelatedOptions(mapcCategory);
+  cl::HideUnrelatedOptions({&mapcCategory, &mpiOptionCategory()});
   cl::SetVersionPrinter(printVersion);
   bool parsed = cl::ParseCommandLineOptions(
       argc, argv,
@@ -437,9 +438,15 @@ static int compile() {
     return 2;
   }
 
-  if (target == Target::Mpi) {
+  if (target == Target::Mpi &&
+      (trace || memoryDigest || emit == Emit::Header || emit == Emit::Html)) {
     llvm::WithColor::error(llvm::errs(), "mapc")
-        << "--target=mpi is not built yet; use --target=sim or native\n";
+        << (emit == Emit::Header ? "--emit=header"
+            : emit == Emit::Html ? "--emit=html"
+            : trace              ? "--trace"
+                                 : "--memory-digest")
+        << " is for the simulators; --target=mpi has --run, --emit=plan and "
+           "--emit=cpp (docs/mpi.md)\n";
     return 2;
   }
   if (int rc = checkNativeUsage())
@@ -490,6 +497,18 @@ static int compile() {
   if (diags.hadError()) {
     diags.printSummary();
     return 1;
+  }
+
+  if (target == Target::Mpi &&
+      (runProgram || emit == Emit::Plan || emit == Emit::Cpp)) {
+    MpiDriver driver{
+        inputFile, &srcMgr, openOutput,
+        [](llvm::ToolOutputFile &out, int rc) { return finish(out, rc); }};
+    return runMpiTarget(program,
+                        runProgram           ? MpiMode::Run
+                        : emit == Emit::Plan ? MpiMode::Plan
+                                             : MpiMode::Cpp,
+                        driver);
   }
 
   auto output = openOutput();

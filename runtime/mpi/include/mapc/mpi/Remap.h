@@ -1,0 +1,116 @@
+//===- Remap.h - remaps of arrays spread over MPI ranks
+//--------------------===//
+//
+// The MPI target: each rank holds its block of the layout's PEs
+// (Distribution.h) as one local buffer per layout. A remap is
+// pack -> exchange -> unpack:
+//
+//   plan    every rank walks its own source cells and destination cells
+//           through the two index maps of the rt::RemapSpec and learns which
+//           of its elements go to which rank and where the ones it receives
+//           land; one MPI_Allgather then gives every rank the whole traffic
+//           matrix, from which every rank prices 004's algorithms the same
+//           way and so picks the same one (Schedule.h).
+//   execute packs each destination rank's elements into one block, copies
+//           the elements that stay, runs the chosen schedule (forwarding
+//           blocks for Bruck and the butterflies) and unpacks every block
+//           that arrived.
+//
+// Semantics of execute(src, dst), per rank: src holds this rank's cells of
+// the source layout, dst its cells of the destination layout, in address
+// order; every destination cell that holds data receives the element of that
+// data index (every copy of a replicated destination; a replicated source
+// is read at its first address, 003 6.2.1); padding is left as it was.
+// plan() and execute() are collective over the communicator.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAPC_MPI_REMAP_H
+#define MAPC_MPI_REMAP_H
+
+#include "mapc/mpi/Distribution.h"
+#include "mapc/mpi/Schedule.h"
+#include "mapc/runtime/RemapSpec.h"
+
+#include <mpi.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace mapc::mpi {
+
+struct MpiOptions {
+  Algorithm algorithm = Algorithm::Auto;
+  /// Bruck's radix; 0 lets the model choose.
+  unsigned radix = 0;
+  /// The model's parameters; unset ones are measured (measureLinkCosts).
+  std::optional<double> ts, tw, tc, to;
+};
+
+/// Where a layout's cells lie on `ranks` ranks.
+BlockDistribution distributionOf(const rt::DeviceLayout &l, int ranks);
+
+/// The traffic matrix of `spec` over `ranks` ranks, computed alone from the
+/// index maps (every element visited: for --emit=plan, not for execution).
+TrafficMatrix trafficOf(const rt::RemapSpec &spec, int ranks);
+
+/// 004 6: a ping-pong between ranks 0 and 1 (Ts from 8-byte messages, Tw
+/// from 1 MiB ones, To from 8 messages posted at once), and a 4 MiB memcpy
+/// (Tc), broadcast from rank 0 so every rank prices alike. Collective. One
+/// rank: only Tc is measured.
+LinkCosts measureLinkCosts(MPI_Comm comm);
+
+/// The model's choice for `t` under `options` (Auto: the cheapest).
+Prediction chooseAlgorithm(const TrafficMatrix &t, const LinkCosts &c,
+                           const MpiOptions &options);
+
+class MpiRemap {
+public:
+  /// Plans `spec` on `comm` (collective). Fails on every rank alike, with
+  /// the reason, when one rank cannot plan.
+  static std::variant<MpiRemap, std::string> plan(const rt::RemapSpec &spec,
+                                                  MPI_Comm comm,
+                                                  const MpiOptions &options,
+                                                  const LinkCosts &costs);
+
+  /// See the file comment. Collective; returns false (on the ranks that
+  /// saw it) when MPI reported an error.
+  bool execute(const void *src, void *dst);
+
+  /// This rank's cells of the two layouts.
+  int64_t sourceCells() const;
+  int64_t destCells() const;
+  const BlockDistribution &sourceDistribution() const;
+  const BlockDistribution &destDistribution() const;
+  const TrafficMatrix &traffic() const;
+  /// The algorithm run and its price, then every price.
+  const Prediction &chosen() const;
+  const std::vector<Prediction> &predictions() const;
+  const LinkCosts &costs() const;
+  const rt::RemapSpec &spec() const;
+
+  MpiRemap(MpiRemap &&) noexcept;
+  MpiRemap &operator=(MpiRemap &&) noexcept;
+  ~MpiRemap();
+
+  struct Impl;
+
+private:
+  explicit MpiRemap(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+/// Fills this rank's cells of `l` with data set `tag` (rt::patternByte).
+void storeLocalPattern(const rt::DeviceLayout &l, const BlockDistribution &d,
+                       int rank, unsigned elementBytes, uint64_t tag,
+                       void *buffer);
+/// How many of this rank's cells of `l` do not hold data set `tag`.
+uint64_t countLocalMismatches(const rt::DeviceLayout &l,
+                              const BlockDistribution &d, int rank,
+                              unsigned elementBytes, uint64_t tag,
+                              const void *buffer);
+
+} // namespace mapc::mpi
+
+#endif

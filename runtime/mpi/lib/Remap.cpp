@@ -1,0 +1,761 @@
+//===- Remap.cpp - pack, exchange, unpack over MPI ranks ------------------===//
+#include "mapc/mpi/Remap.h"
+#include "mapc/runtime/Contents.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <map>
+#include <new>
+
+using namespace mapc;
+using namespace mapc::mpi;
+
+namespace {
+
+/// Where a block lies on this rank: buffer 0 holds what this rank packs,
+/// buffer s + 1 what step s receives.
+struct Place {
+  unsigned buffer = 0;
+  uint64_t offset = 0;
+};
+
+/// One message as execute() posts it.
+struct Wire {
+  int peer = -1;
+  unsigned buffer = 0; ///< where it is sent from or received into
+  /// kSrcBuffer or kDstBuffer: the cells themselves, through this type.
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  uint64_t offset = 0, bytes = 0;
+  /// Sends whose blocks are not contiguous: the pieces gathered into the
+  /// pack buffer at `offset` first (004's packing of forwarded blocks).
+  std::vector<std::pair<Place, uint64_t>> pieces;
+};
+
+struct WireStep {
+  std::vector<Wire> sends, recvs;
+  int tag = 0; ///< from the step's number before pruning: alike on all ranks
+};
+
+constexpr unsigned kPackBuffer = ~0u;
+constexpr unsigned kSrcBuffer = ~0u - 1;
+constexpr unsigned kDstBuffer = ~0u - 2;
+constexpr int kTagBase = 0x4d50; // "MP"
+
+/// Element moves by element size, so the compiler copies words, not bytes.
+template <unsigned N> struct Cell { unsigned char b[N]; };
+
+template <unsigned N>
+void gatherN(unsigned char *out, const unsigned char *in, const uint32_t *idx,
+             size_t n) {
+  auto *o = reinterpret_cast<Cell<N> *>(out);
+  for (size_t k = 0; k < n; ++k)
+    std::memcpy(&o[k], in + size_t(idx[k]) * N, N);
+}
+
+template <unsigned N>
+void scatterN(unsigned char *out, const unsigned char *in, const uint32_t *idx,
+              size_t n) {
+  for (size_t k = 0; k < n; ++k)
+    std::memcpy(out + size_t(idx[k]) * N, in + k * N, N);
+}
+
+/// Local cell offsets in packing order: as runs of consecutive cells when
+/// the runs are long enough to pay (a memcpy, or one piece of an MPI
+/// datatype, per run), else one offset per element.
+struct IndexList {
+  std::vector<uint32_t> idx;
+  std::vector<std::pair<uint32_t, uint32_t>> runs; ///< start, length
+  size_t count = 0;
+  bool useRuns = false;
+
+  void push(uint32_t x) {
+    idx.push_back(x);
+    ++count;
+  }
+  bool empty() const { return count == 0; }
+  size_t size() const { return count; }
+  /// Runs of at least 4 elements on average replace the offsets.
+  void finish() {
+    for (size_t k = 0; k < idx.size(); ++k)
+      if (!runs.empty() && runs.back().first + runs.back().second == idx[k])
+        ++runs.back().second;
+      else
+        runs.push_back({idx[k], 1});
+    useRuns = runs.size() * 4 <= count;
+    if (useRuns)
+      idx = {};
+    else
+      runs = {};
+  }
+};
+
+void gather(unsigned char *out, const unsigned char *in, const IndexList &l,
+            unsigned eb) {
+  if (l.useRuns) {
+    for (auto [start, len] : l.runs) {
+      std::memcpy(out, in + size_t(start) * eb, size_t(len) * eb);
+      out += size_t(len) * eb;
+    }
+    return;
+  }
+  size_t n = l.idx.size();
+  switch (eb) {
+  case 1:
+    return gatherN<1>(out, in, l.idx.data(), n);
+  case 2:
+    return gatherN<2>(out, in, l.idx.data(), n);
+  case 4:
+    return gatherN<4>(out, in, l.idx.data(), n);
+  case 8:
+    return gatherN<8>(out, in, l.idx.data(), n);
+  case 16:
+    return gatherN<16>(out, in, l.idx.data(), n);
+  default:
+    for (size_t k = 0; k < n; ++k)
+      std::memcpy(out + k * eb, in + size_t(l.idx[k]) * eb, eb);
+  }
+}
+
+void scatter(unsigned char *out, const unsigned char *in, const IndexList &l,
+             unsigned eb) {
+  if (l.useRuns) {
+    for (auto [start, len] : l.runs) {
+      std::memcpy(out + size_t(start) * eb, in, size_t(len) * eb);
+      in += size_t(len) * eb;
+    }
+    return;
+  }
+  size_t n = l.idx.size();
+  switch (eb) {
+  case 1:
+    return scatterN<1>(out, in, l.idx.data(), n);
+  case 2:
+    return scatterN<2>(out, in, l.idx.data(), n);
+  case 4:
+    return scatterN<4>(out, in, l.idx.data(), n);
+  case 8:
+    return scatterN<8>(out, in, l.idx.data(), n);
+  case 16:
+    return scatterN<16>(out, in, l.idx.data(), n);
+  default:
+    for (size_t k = 0; k < n; ++k)
+      std::memcpy(out + size_t(l.idx[k]) * eb, in + k * eb, eb);
+  }
+}
+
+/// An MPI datatype over a list's runs (bytes from the buffer's start), so
+/// that MPI reads or writes the cells in place: no pack, no unpack.
+MPI_Datatype runsType(const IndexList &l, unsigned eb) {
+  std::vector<int> lengths;
+  std::vector<MPI_Aint> displacements;
+  for (auto [start, len] : l.runs) {
+    lengths.push_back(int(len * eb));
+    displacements.push_back(MPI_Aint(start) * eb);
+  }
+  MPI_Datatype t;
+  MPI_Type_create_hindexed(int(lengths.size()), lengths.data(),
+                           displacements.data(), MPI_BYTE, &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+/// The sorted destination addresses of data index `d`.
+void destAddresses(const rt::DeviceLayout &dest, int64_t d,
+                   std::vector<int64_t> &out) {
+  out.clear();
+  dest.addressesOf(d, out);
+  if (out.size() > 1)
+    std::sort(out.begin(), out.end());
+}
+
+/// Is the source cell at `a` (holding `d`) the copy that is sent?
+bool canonical(const rt::DeviceLayout &src, int64_t a, int64_t d) {
+  return !src.replicates() || src.firstAddressOf(d) == a;
+}
+
+} // namespace
+
+struct MpiRemap::Impl {
+  rt::RemapSpec spec;
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0, ranks = 1;
+  BlockDistribution srcDist, dstDist;
+  TrafficMatrix traffic;
+  LinkCosts costs;
+  Prediction chosen;
+  std::vector<Prediction> predictions;
+
+  /// Local offsets: what this rank sends each rank, in packing order; where
+  /// what each rank sends it lands; the pairs that stay.
+  std::vector<IndexList> sendIdx, recvIdx;
+  std::vector<uint32_t> selfSrc, selfDst;
+  /// Runs of cells that stay: source start, destination start, length.
+  std::vector<std::array<uint32_t, 3>> selfRuns;
+  size_t selfCount = 0;
+  /// Peers whose elements MPI reads or writes in place (pairwise, mpich).
+  std::vector<char> sendDirect, recvDirect;
+  std::vector<MPI_Datatype> types;
+
+  ~Impl() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized)
+      for (MPI_Datatype &t : types)
+        MPI_Type_free(&t);
+  }
+
+  std::vector<std::vector<unsigned char>> buffers; ///< 0: packed blocks
+  std::vector<unsigned char> pack;
+  std::vector<uint64_t> packOffset; ///< in buffer 0, per destination rank
+  std::vector<Place> finalPlace;    ///< per origin rank: block (o, me)
+  std::vector<WireStep> steps;
+  // Alltoallv's arguments, in bytes.
+  std::vector<int> sendCounts, sendDispls, recvCounts, recvDispls;
+  std::vector<MPI_Request> requests;
+
+  std::string build();
+  std::string layOut();
+};
+
+BlockDistribution mapc::mpi::distributionOf(const rt::DeviceLayout &l,
+                                            int ranks) {
+  return BlockDistribution(std::max<int64_t>(l.pes(), 1),
+                           std::max<int64_t>(l.memory(), 1), ranks);
+}
+
+TrafficMatrix mapc::mpi::trafficOf(const rt::RemapSpec &spec, int ranks) {
+  TrafficMatrix t;
+  t.ranks = ranks;
+  t.elementBytes = spec.elementBytes;
+  t.counts.assign(size_t(ranks) * ranks, 0);
+  BlockDistribution s = distributionOf(spec.source, ranks);
+  BlockDistribution d = distributionOf(spec.dest, ranks);
+  std::vector<int64_t> bs;
+  for (int64_t a = 0; a < spec.source.size(); ++a) {
+    int64_t x = spec.source.dataAt(a);
+    if (x < 0 || !canonical(spec.source, a, x))
+      continue;
+    destAddresses(spec.dest, x, bs);
+    for (int64_t b : bs)
+      ++t.counts[size_t(s.rankOf(a)) * ranks + d.rankOf(b)];
+  }
+  return t;
+}
+
+Prediction mapc::mpi::chooseAlgorithm(const TrafficMatrix &t,
+                                      const LinkCosts &c,
+                                      const MpiOptions &options) {
+  switch (options.algorithm) {
+  case Algorithm::Auto:
+    return predictAll(t, c).front();
+  case Algorithm::Bruck: {
+    if (options.radix)
+      return predict(Algorithm::Bruck, options.radix, t, c);
+    Prediction best = predict(Algorithm::Bruck, 2, t, c);
+    for (int r = 3; r <= t.ranks && r <= kMaxTriedRadix; ++r) {
+      Prediction p = predict(Algorithm::Bruck, unsigned(r), t, c);
+      if (p.seconds < best.seconds)
+        best = p;
+    }
+    return best;
+  }
+  default:
+    return predict(options.algorithm, 0, t, c);
+  }
+}
+
+LinkCosts mapc::mpi::measureLinkCosts(MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  double values[4] = {0, 0, 0, 0};
+  using Clock = std::chrono::steady_clock;
+  if (rank == 0) { // Tc: a 4 MiB memcpy, best of three
+    std::vector<unsigned char> a(4 << 20, 1), b(4 << 20);
+    double best = 1e30;
+    for (int k = 0; k < 3; ++k) {
+      auto t0 = Clock::now();
+      std::memcpy(b.data(), a.data(), a.size());
+      best = std::min(best,
+                      std::chrono::duration<double>(Clock::now() - t0).count());
+      a[k] = b[k + 1]; // keep the copy
+    }
+    values[2] = best / double(a.size());
+  }
+  if (size > 1 && rank < 2) {
+    auto roundTrip = [&](size_t bytes, int rounds) {
+      std::vector<unsigned char> buf(bytes, 0);
+      int peer = 1 - rank;
+      double best = 1e30;
+      for (int pass = 0; pass < 3; ++pass) {
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < rounds; ++k) {
+          if (rank == 0) {
+            MPI_Send(buf.data(), int(bytes), MPI_BYTE, peer, kTagBase, comm);
+            MPI_Recv(buf.data(), int(bytes), MPI_BYTE, peer, kTagBase, comm,
+                     MPI_STATUS_IGNORE);
+          } else {
+            MPI_Recv(buf.data(), int(bytes), MPI_BYTE, peer, kTagBase, comm,
+                     MPI_STATUS_IGNORE);
+            MPI_Send(buf.data(), int(bytes), MPI_BYTE, peer, kTagBase, comm);
+          }
+        }
+        best = std::min(best, (MPI_Wtime() - t0) / (2.0 * rounds));
+      }
+      return best;
+    };
+    // 8 messages posted at once one way, one back.
+    auto burst = [&](int rounds) {
+      constexpr int kBurst = 8;
+      std::vector<unsigned char> buf(8 * kBurst, 0);
+      MPI_Request req[kBurst];
+      double best = 1e30;
+      for (int pass = 0; pass < 3; ++pass) {
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < rounds; ++k) {
+          int peer = 1 - rank;
+          for (int j = 0; j < kBurst; ++j)
+            if (rank == 0)
+              MPI_Isend(buf.data() + 8 * j, 8, MPI_BYTE, peer, kTagBase + 1,
+                        comm, &req[j]);
+            else
+              MPI_Irecv(buf.data() + 8 * j, 8, MPI_BYTE, peer, kTagBase + 1,
+                        comm, &req[j]);
+          MPI_Waitall(kBurst, req, MPI_STATUSES_IGNORE);
+          if (rank == 0)
+            MPI_Recv(buf.data(), 8, MPI_BYTE, peer, kTagBase, comm,
+                     MPI_STATUS_IGNORE);
+          else
+            MPI_Send(buf.data(), 8, MPI_BYTE, peer, kTagBase, comm);
+        }
+        best = std::min(best, (MPI_Wtime() - t0) / rounds);
+      }
+      return best;
+    };
+    // Best of several tries: the machine may be shared.
+    double small = 1e30, large = 1e30, many = 1e30;
+    for (int k = 0; k < 3; ++k) {
+      small = std::min(small, roundTrip(8, 200));
+      large = std::min(large, roundTrip(1 << 20, 8));
+      many = std::min(many, burst(100));
+    }
+    values[0] = small;
+    values[1] = std::max(1e-13, (large - small) / double(1 << 20));
+    values[3] = std::max(0.0, (many - 2 * small) / 7);
+  }
+  MPI_Bcast(values, 4, MPI_DOUBLE, 0, comm);
+  LinkCosts c;
+  if (size > 1) {
+    c.ts = values[0];
+    c.tw = values[1];
+    c.to = values[3];
+  }
+  c.tc = std::max(1e-13, values[2]);
+  return c;
+}
+
+MpiRemap::MpiRemap(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+MpiRemap::MpiRemap(MpiRemap &&) noexcept = default;
+MpiRemap &MpiRemap::operator=(MpiRemap &&) noexcept = default;
+MpiRemap::~MpiRemap() = default;
+
+/// This rank's element lists (no MPI). Returns an error or "".
+std::string MpiRemap::Impl::build() {
+  const rt::DeviceLayout &src = spec.source, &dst = spec.dest;
+  if (srcDist.cells(rank) > int64_t(UINT32_MAX) ||
+      dstDist.cells(rank) > int64_t(UINT32_MAX))
+    return "a rank would hold more than 2^32 cells of one layout; use more "
+           "ranks";
+  sendIdx.assign(ranks, {});
+  recvIdx.assign(ranks, {});
+  int64_t s0 = srcDist.firstAddress(rank), s1 = s0 + srcDist.cells(rank);
+  int64_t d0 = dstDist.firstAddress(rank), d1 = d0 + dstDist.cells(rank);
+  std::vector<int64_t> bs;
+  for (int64_t a = s0; a < s1 && a < src.size(); ++a) {
+    int64_t x = src.dataAt(a);
+    if (x < 0 || !canonical(src, a, x))
+      continue;
+    destAddresses(dst, x, bs);
+    for (int64_t b : bs) {
+      int q = dstDist.rankOf(b);
+      if (q == rank) {
+        selfSrc.push_back(uint32_t(a - s0));
+        selfDst.push_back(uint32_t(b - d0));
+      } else {
+        sendIdx[q].push(uint32_t(a - s0));
+      }
+    }
+  }
+  // What arrives from rank p comes in p's packing order: by source address,
+  // then by destination address.
+  std::vector<std::vector<std::pair<int64_t, uint32_t>>> from(ranks);
+  for (int64_t b = d0; b < d1 && b < dst.size(); ++b) {
+    int64_t x = dst.dataAt(b);
+    if (x < 0)
+      continue;
+    int64_t a = src.firstAddressOf(x);
+    int p = srcDist.rankOf(a);
+    if (p != rank)
+      from[p].push_back({a, uint32_t(b - d0)});
+  }
+  for (int p = 0; p < ranks; ++p) {
+    auto &list = from[p];
+    if (!std::is_sorted(list.begin(), list.end()))
+      std::sort(list.begin(), list.end());
+    for (auto &e : list)
+      recvIdx[p].push(e.second);
+    list = {};
+  }
+  for (int p = 0; p < ranks; ++p) {
+    sendIdx[p].finish();
+    recvIdx[p].finish();
+  }
+  // Cells that stay move as runs when they come in runs.
+  selfCount = selfSrc.size();
+  for (size_t k = 0; k < selfSrc.size(); ++k)
+    if (!selfRuns.empty() &&
+        selfRuns.back()[0] + selfRuns.back()[2] == selfSrc[k] &&
+        selfRuns.back()[1] + selfRuns.back()[2] == selfDst[k])
+      ++selfRuns.back()[2];
+    else
+      selfRuns.push_back({selfSrc[k], selfDst[k], 1});
+  if (selfRuns.size() * 4 <= selfSrc.size()) {
+    selfSrc = {};
+    selfDst = {};
+  } else {
+    selfRuns = {};
+  }
+  return "";
+}
+
+/// Buffers and messages for the chosen schedule (no MPI).
+std::string MpiRemap::Impl::layOut() {
+  unsigned eb = spec.elementBytes;
+  auto blockBytes = [&](int64_t id) {
+    return uint64_t(traffic.counts[size_t(id)]) * eb;
+  };
+  auto tooLarge = [](uint64_t bytes) { return bytes > uint64_t(INT_MAX); };
+  const char *tooLargeText = "a message would exceed 2 GiB; use more ranks";
+  // Buffer 0: the blocks this rank packs, by destination rank.
+  packOffset.assign(ranks, 0);
+  uint64_t total = 0;
+  for (int q = 0; q < ranks; ++q) {
+    packOffset[q] = total;
+    if (q != rank)
+      total += uint64_t(sendIdx[q].size()) * eb;
+  }
+  buffers.assign(1, std::vector<unsigned char>(total));
+  std::map<int64_t, Place> where;
+  for (int q = 0; q < ranks; ++q)
+    if (q != rank && !sendIdx[q].empty())
+      where[int64_t(rank) * ranks + q] = Place{0, packOffset[q]};
+
+  if (chosen.algorithm == Algorithm::Alltoallv) {
+    sendCounts.assign(ranks, 0);
+    sendDispls.assign(ranks, 0);
+    recvCounts.assign(ranks, 0);
+    recvDispls.assign(ranks, 0);
+    uint64_t in = 0;
+    for (int q = 0; q < ranks; ++q) {
+      if (q == rank)
+        continue;
+      uint64_t out = uint64_t(sendIdx[q].size()) * eb;
+      uint64_t got = uint64_t(recvIdx[q].size()) * eb;
+      if (tooLarge(packOffset[q] + out) || tooLarge(in + got))
+        return tooLargeText;
+      sendCounts[q] = int(out);
+      sendDispls[q] = int(packOffset[q]);
+      recvCounts[q] = int(got);
+      recvDispls[q] = int(in);
+      in += got;
+    }
+    buffers.emplace_back(in);
+    finalPlace.assign(ranks, Place{});
+    for (int p = 0; p < ranks; ++p)
+      finalPlace[p] = Place{1, uint64_t(recvDispls[p])};
+    return "";
+  }
+
+  std::vector<Step> plan =
+      schedule(chosen.algorithm, chosen.radix, ranks, rank);
+  pruneEmpty(plan, traffic);
+  // Pairwise and mpich send each block straight to its destination: when
+  // its cells come in runs MPI reads and writes them in place through a
+  // datatype, saving the pack and the unpack.
+  bool direct = chosen.algorithm == Algorithm::Pairwise ||
+                chosen.algorithm == Algorithm::Mpich;
+  sendDirect.assign(ranks, 0);
+  recvDirect.assign(ranks, 0);
+  uint64_t packBytes = 0;
+  for (size_t s = 0; s < plan.size(); ++s) {
+    WireStep ws;
+    ws.tag = kTagBase + int(plan[s].index % 4096);
+    uint64_t stepPack = 0;
+    for (const Message &m : plan[s].sends) {
+      Wire w;
+      w.peer = m.peer;
+      for (int64_t id : m.blocks) {
+        auto it = where.find(id);
+        if (it == where.end())
+          return "internal error: the schedule sends block " +
+                 std::to_string(id) + " that rank " + std::to_string(rank) +
+                 " does not hold";
+        w.pieces.push_back({it->second, blockBytes(id)});
+        w.bytes += blockBytes(id);
+      }
+      // One contiguous run needs no packing.
+      bool contiguous = true;
+      for (size_t k = 1; k < w.pieces.size(); ++k)
+        contiguous &= w.pieces[k].first.buffer == w.pieces[0].first.buffer &&
+                      w.pieces[k].first.offset ==
+                          w.pieces[k - 1].first.offset + w.pieces[k - 1].second;
+      int q = m.peer;
+      if (direct && m.blocks.size() == 1 && sendIdx[q].useRuns) {
+        w.buffer = kSrcBuffer;
+        w.offset = 0;
+        w.type = runsType(sendIdx[q], eb);
+        types.push_back(w.type);
+        w.pieces.clear();
+        sendDirect[q] = 1;
+      } else if (contiguous) {
+        w.buffer = w.pieces[0].first.buffer;
+        w.offset = w.pieces[0].first.offset;
+        w.pieces.clear();
+      } else {
+        w.buffer = kPackBuffer;
+        w.offset = stepPack;
+        stepPack += w.bytes;
+      }
+      if (tooLarge(w.bytes))
+        return tooLargeText;
+      ws.sends.push_back(std::move(w));
+    }
+    packBytes = std::max(packBytes, stepPack);
+    uint64_t in = 0;
+    unsigned buffer = unsigned(buffers.size());
+    for (const Message &m : plan[s].recvs) {
+      Wire w;
+      w.peer = m.peer;
+      int p = m.peer;
+      if (direct && m.blocks.size() == 1 && recvIdx[p].useRuns) {
+        w.buffer = kDstBuffer;
+        w.type = runsType(recvIdx[p], eb);
+        types.push_back(w.type);
+        w.bytes = blockBytes(m.blocks[0]);
+        recvDirect[p] = 1;
+        ws.recvs.push_back(std::move(w));
+        continue;
+      }
+      w.buffer = buffer;
+      w.offset = in;
+      for (int64_t id : m.blocks) {
+        where[id] = Place{buffer, in + w.bytes};
+        w.bytes += blockBytes(id);
+      }
+      if (tooLarge(w.bytes))
+        return tooLargeText;
+      in += w.bytes;
+      ws.recvs.push_back(std::move(w));
+    }
+    buffers.emplace_back(in);
+    steps.push_back(std::move(ws));
+  }
+  pack.assign(packBytes, 0);
+  finalPlace.assign(ranks, Place{});
+  for (int p = 0; p < ranks; ++p) {
+    if (p == rank || recvIdx[p].empty() || recvDirect[p])
+      continue;
+    auto it = where.find(int64_t(p) * ranks + rank);
+    if (it == where.end())
+      return "internal error: the schedule never delivers rank " +
+             std::to_string(p) + "'s block to rank " + std::to_string(rank);
+    finalPlace[p] = it->second;
+  }
+  return "";
+}
+
+std::variant<MpiRemap, std::string> MpiRemap::plan(const rt::RemapSpec &spec,
+                                                   MPI_Comm comm,
+                                                   const MpiOptions &options,
+                                                   const LinkCosts &costs) {
+  auto impl = std::make_unique<Impl>();
+  impl->spec = spec;
+  impl->comm = comm;
+  impl->costs = costs;
+  MPI_Comm_rank(comm, &impl->rank);
+  MPI_Comm_size(comm, &impl->ranks);
+  int R = impl->ranks;
+  std::string error;
+  if (spec.source.dataSize() != spec.dest.dataSize())
+    error = "the two layouts map different data spaces (" +
+            std::to_string(spec.source.dataSize()) + " and " +
+            std::to_string(spec.dest.dataSize()) + " elements)";
+  else if (spec.elementBytes == 0)
+    error = "elements of 0 bytes";
+  else if (!applicable(options.algorithm, options.radix, R, &error))
+    ;
+  else {
+    impl->srcDist = distributionOf(spec.source, R);
+    impl->dstDist = distributionOf(spec.dest, R);
+    try {
+      error = impl->build();
+    } catch (const std::bad_alloc &) {
+      error = "out of memory while planning";
+    }
+  }
+  // Every rank learns whether all could plan before anything else.
+  int ok = error.empty(), allOk = 0;
+  MPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, comm);
+  if (!allOk)
+    return error.empty() ? std::string("another rank could not plan") : error;
+
+  std::vector<int64_t> row(R);
+  for (int q = 0; q < R; ++q)
+    row[q] = q == impl->rank ? int64_t(impl->selfCount)
+                             : int64_t(impl->sendIdx[q].size());
+  TrafficMatrix &t = impl->traffic;
+  t.ranks = R;
+  t.elementBytes = spec.elementBytes;
+  t.counts.assign(size_t(R) * R, 0);
+  MPI_Allgather(row.data(), R, MPI_INT64_T, t.counts.data(), R, MPI_INT64_T,
+                comm);
+  impl->predictions = predictAll(t, costs);
+  impl->chosen = chooseAlgorithm(t, costs, options);
+  try {
+    error = impl->layOut();
+  } catch (const std::bad_alloc &) {
+    error = "out of memory while planning";
+  }
+  ok = error.empty();
+  MPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, comm);
+  if (!allOk)
+    return error.empty() ? std::string("another rank could not plan") : error;
+  return MpiRemap(std::move(impl));
+}
+
+bool MpiRemap::execute(const void *srcBuffer, void *dstBuffer) {
+  Impl &m = *impl;
+  unsigned eb = m.spec.elementBytes;
+  const auto *src = static_cast<const unsigned char *>(srcBuffer);
+  auto *dst = static_cast<unsigned char *>(dstBuffer);
+  unsigned char *packed = m.buffers[0].data();
+  bool alltoallv = m.chosen.algorithm == Algorithm::Alltoallv;
+  for (int q = 0; q < m.ranks; ++q)
+    if (q != m.rank && !m.sendIdx[q].empty() && (alltoallv || !m.sendDirect[q]))
+      gather(packed + m.packOffset[q], src, m.sendIdx[q], eb);
+  // What stays on this rank moves while nothing else can.
+  for (const auto &r : m.selfRuns)
+    std::memcpy(dst + size_t(r[1]) * eb, src + size_t(r[0]) * eb,
+                size_t(r[2]) * eb);
+  for (size_t k = 0; k < m.selfSrc.size(); ++k)
+    std::memcpy(dst + size_t(m.selfDst[k]) * eb,
+                src + size_t(m.selfSrc[k]) * eb, eb);
+
+  int rc = MPI_SUCCESS;
+  if (alltoallv) {
+    rc = MPI_Alltoallv(packed, m.sendCounts.data(), m.sendDispls.data(),
+                       MPI_BYTE, m.buffers[1].data(), m.recvCounts.data(),
+                       m.recvDispls.data(), MPI_BYTE, m.comm);
+  } else {
+    auto at = [&](unsigned buffer, uint64_t offset) {
+      return (buffer == kPackBuffer ? m.pack.data()
+                                    : m.buffers[buffer].data()) +
+             offset;
+    };
+    for (size_t s = 0; s < m.steps.size() && rc == MPI_SUCCESS; ++s) {
+      const WireStep &ws = m.steps[s];
+      int tag = ws.tag;
+      m.requests.clear();
+      for (const Wire &w : ws.recvs) {
+        m.requests.emplace_back();
+        if (w.type != MPI_DATATYPE_NULL)
+          rc |= MPI_Irecv(dst, 1, w.type, w.peer, tag, m.comm,
+                          &m.requests.back());
+        else
+          rc |= MPI_Irecv(at(w.buffer, w.offset), int(w.bytes), MPI_BYTE,
+                          w.peer, tag, m.comm, &m.requests.back());
+      }
+      for (const Wire &w : ws.sends) {
+        uint64_t off = w.offset;
+        for (const auto &piece : w.pieces) {
+          std::memcpy(m.pack.data() + off,
+                      at(piece.first.buffer, piece.first.offset), piece.second);
+          off += piece.second;
+        }
+        m.requests.emplace_back();
+        if (w.type != MPI_DATATYPE_NULL)
+          rc |= MPI_Isend(src, 1, w.type, w.peer, tag, m.comm,
+                          &m.requests.back());
+        else
+          rc |= MPI_Isend(at(w.buffer, w.offset), int(w.bytes), MPI_BYTE,
+                          w.peer, tag, m.comm, &m.requests.back());
+      }
+      rc |= MPI_Waitall(int(m.requests.size()), m.requests.data(),
+                        MPI_STATUSES_IGNORE);
+    }
+  }
+  for (int p = 0; p < m.ranks; ++p) {
+    if (p == m.rank || m.recvIdx[p].empty() || (!alltoallv && m.recvDirect[p]))
+      continue;
+    const Place &pl = m.finalPlace[p];
+    scatter(dst, m.buffers[pl.buffer].data() + pl.offset, m.recvIdx[p], eb);
+  }
+  return rc == MPI_SUCCESS;
+}
+
+int64_t MpiRemap::sourceCells() const {
+  return impl->srcDist.cells(impl->rank);
+}
+int64_t MpiRemap::destCells() const { return impl->dstDist.cells(impl->rank); }
+const BlockDistribution &MpiRemap::sourceDistribution() const {
+  return impl->srcDist;
+}
+const BlockDistribution &MpiRemap::destDistribution() const {
+  return impl->dstDist;
+}
+const TrafficMatrix &MpiRemap::traffic() const { return impl->traffic; }
+const Prediction &MpiRemap::chosen() const { return impl->chosen; }
+const std::vector<Prediction> &MpiRemap::predictions() const {
+  return impl->predictions;
+}
+const LinkCosts &MpiRemap::costs() const { return impl->costs; }
+const rt::RemapSpec &MpiRemap::spec() const { return impl->spec; }
+
+void mapc::mpi::storeLocalPattern(const rt::DeviceLayout &l,
+                                  const BlockDistribution &d, int rank,
+                                  unsigned elementBytes, uint64_t tag,
+                                  void *buffer) {
+  auto *out = static_cast<unsigned char *>(buffer);
+  int64_t a0 = d.firstAddress(rank), n = d.cells(rank);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t x = a0 + k < l.size() ? l.dataAt(a0 + k) : -1;
+    if (x >= 0)
+      for (unsigned b = 0; b < elementBytes; ++b)
+        out[size_t(k) * elementBytes + b] =
+            rt::patternByte(uint64_t(x), tag, b);
+  }
+}
+
+uint64_t mapc::mpi::countLocalMismatches(const rt::DeviceLayout &l,
+                                         const BlockDistribution &d, int rank,
+                                         unsigned elementBytes, uint64_t tag,
+                                         const void *buffer) {
+  const auto *in = static_cast<const unsigned char *>(buffer);
+  int64_t a0 = d.firstAddress(rank), n = d.cells(rank);
+  uint64_t bad = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t x = a0 + k < l.size() ? l.dataAt(a0 + k) : -1;
+    if (x < 0)
+      continue;
+    for (unsigned b = 0; b < elementBytes; ++b)
+      if (in[size_t(k) * elementBytes + b] !=
+          rt::patternByte(uint64_t(x), tag, b)) {
+        ++bad;
+        break;
+      }
+  }
+  return bad;
+}

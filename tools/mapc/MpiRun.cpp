@@ -1,0 +1,446 @@
+//===- MpiRun.cpp - the driver's --target=mpi ----------------------------===//
+#include "MpiRun.h"
+
+#include "backend/MpiEmitter.h"
+#include "passes/RemapSpec.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/WithColor.h"
+
+#ifdef MAPC_HAVE_MPI
+#include "mapc/mpi/Remap.h"
+#endif
+
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+#include <new>
+
+using namespace mapc;
+namespace cl = llvm::cl;
+
+llvm::cl::OptionCategory &mapc::mpiOptionCategory() {
+  static cl::OptionCategory category("--target=mpi options (docs/mpi.md)");
+  return category;
+}
+
+namespace {
+
+cl::opt<std::string> mpiAlgorithm(
+    "mpi-algorithm",
+    cl::desc("All-to-all algorithm (004): auto, pairwise, mpich, bruck, "
+             "butterfly, gbutterfly or alltoallv (default auto: the model's "
+             "cheapest)"),
+    cl::init("auto"), cl::cat(mpiOptionCategory()));
+cl::opt<unsigned> mpiRadix("mpi-radix",
+                           cl::desc("Bruck's radix (default: the model's)"),
+                           cl::init(0), cl::cat(mpiOptionCategory()));
+cl::opt<double> mpiTs("mpi-ts",
+                      cl::desc("Message start-up time Ts in seconds (default: "
+                               "measured under mpirun)"),
+                      cl::init(-1), cl::cat(mpiOptionCategory()));
+cl::opt<double> mpiTw("mpi-tw",
+                      cl::desc("Seconds per byte sent, Tw (default: "
+                               "measured under mpirun)"),
+                      cl::init(-1), cl::cat(mpiOptionCategory()));
+cl::opt<double> mpiTo("mpi-to",
+                      cl::desc("Seconds each further message posted in the "
+                               "same step adds, To (default: measured under "
+                               "mpirun; --mpi-to=TS is 004's model)"),
+                      cl::init(-1), cl::cat(mpiOptionCategory()));
+cl::opt<double> mpiTc("mpi-tc",
+                      cl::desc("Seconds per byte packed or unpacked, Tc "
+                               "(default: measured under mpirun)"),
+                      cl::init(-1), cl::cat(mpiOptionCategory()));
+// Test hook (test/mpi/errors.test): this rank spoils one element after the
+// checked run, so that the verdict path is exercised.
+cl::opt<int> corruptRank("mpi-test-corrupt-rank", cl::Hidden, cl::init(-1),
+                         cl::cat(mpiOptionCategory()));
+cl::opt<int> ranksOpt("ranks",
+                      cl::desc("Rank count --emit=plan --target=mpi prices "
+                               "when not under mpirun (default 1)"),
+                      cl::init(0), cl::cat(mpiOptionCategory()));
+
+llvm::raw_ostream &error() {
+  return llvm::WithColor::error(llvm::errs(), "mapc");
+}
+
+/// The rank count mpirun started, from its environment; 0 outside mpirun.
+int launcherRanks() {
+  for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
+    if (const char *v = std::getenv(name))
+      return std::max(1, std::atoi(v));
+  return 0;
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", s);
+  return buf;
+}
+
+int emitCpp(const Program &program, const MpiDriver &driver) {
+  std::vector<MpiEmitted> remaps;
+  unsigned number = 0;
+  for (const Statement &st : program.statements) {
+    ++number;
+    MpiEmitted r;
+    r.function = statementFunction(st, number);
+    auto lc = driver.srcMgr->getLineAndColumn(st.loc);
+    r.label = statementLabel(program, st);
+    r.description = r.label + " (" + driver.inputFile + ":" +
+                    std::to_string(lc.first) + ":" + std::to_string(lc.second) +
+                    ")";
+    r.spec = remapSpecOf(program, st);
+    remaps.push_back(std::move(r));
+  }
+  auto out = driver.openOutput();
+  if (!out)
+    return 2;
+  emitMpiSource(remaps, out->os());
+  return driver.finish(*out, 0);
+}
+
+} // namespace
+
+#ifndef MAPC_HAVE_MPI
+
+int mapc::runMpiTarget(const Program &program, MpiMode mode,
+                       const MpiDriver &driver) {
+  if (mode == MpiMode::Cpp)
+    return emitCpp(program, driver);
+  error() << "this mapc was built without MPI; install libopenmpi-dev "
+             "(scripts/install-deps.sh) and rebuild\n";
+  return 2;
+}
+
+#else
+
+namespace {
+
+using namespace mapc::mpi;
+
+/// Statements the driver prices for --emit=plan without MPI: the traffic
+/// matrix visits every cell, so huge layouts are refused.
+constexpr int64_t kMaxPricedCells = int64_t(1) << 26;
+/// --run's local buffers: refused above this, per rank and layout (the
+/// simulators' 256 MiB; planning needs about 4 bytes more per element).
+constexpr uint64_t kMaxLocalBytes = uint64_t(256) << 20;
+
+struct Setup {
+  MpiOptions options;
+  bool costsGiven = false;
+};
+
+/// Parses the --mpi-* options for `ranks` ranks; reports and returns false.
+bool readOptions(int ranks, Setup &s, bool report) {
+  std::optional<Algorithm> a = parseAlgorithm(mpiAlgorithm);
+  if (!a) {
+    if (report)
+      error() << "--mpi-algorithm=" << mpiAlgorithm
+              << " is not an algorithm; use auto, pairwise, mpich, bruck, "
+                 "butterfly, gbutterfly or alltoallv\n";
+    return false;
+  }
+  s.options.algorithm = *a;
+  s.options.radix = mpiRadix;
+  if (mpiRadix.getNumOccurrences() && *a != Algorithm::Bruck) {
+    if (report)
+      error() << "--mpi-radix needs --mpi-algorithm=bruck\n";
+    return false;
+  }
+  std::string why;
+  if (!applicable(*a, s.options.radix, ranks, &why)) {
+    if (report)
+      error() << why << " (" << ranks << " ranks)\n";
+    return false;
+  }
+  for (auto *o : {&mpiTs, &mpiTw, &mpiTc, &mpiTo})
+    if (o->getNumOccurrences() && !(o->getValue() >= 0)) {
+      if (report)
+        error() << "--" << o->ArgStr << " must be a time of 0 seconds or "
+                << "more, not " << o->getValue() << "\n";
+      return false;
+    }
+  if (mpiTs.getNumOccurrences())
+    s.options.ts = mpiTs;
+  if (mpiTw.getNumOccurrences())
+    s.options.tw = mpiTw;
+  if (mpiTc.getNumOccurrences())
+    s.options.tc = mpiTc;
+  if (mpiTo.getNumOccurrences())
+    s.options.to = mpiTo;
+  s.costsGiven = mpiTs.getNumOccurrences() && mpiTw.getNumOccurrences() &&
+                 mpiTc.getNumOccurrences() && mpiTo.getNumOccurrences();
+  return true;
+}
+
+LinkCosts withOverrides(LinkCosts c, const MpiOptions &o) {
+  if (o.ts)
+    c.ts = *o.ts;
+  if (o.tw)
+    c.tw = *o.tw;
+  if (o.tc)
+    c.tc = *o.tc;
+  if (o.to)
+    c.to = *o.to;
+  return c;
+}
+
+void printCosts(const LinkCosts &c, const char *source, llvm::raw_ostream &os) {
+  os << "  costs: ts=" << seconds(c.ts) << " s, tw=" << seconds(c.tw)
+     << " s/byte, tc=" << seconds(c.tc) << " s/byte, to=" << seconds(c.to)
+     << " s (" << source << ")\n";
+}
+
+/// --emit=plan's lines for one statement.
+void printPlan(const rt::RemapSpec &spec, int ranks, const LinkCosts &c,
+               const MpiOptions &options, llvm::raw_ostream &os) {
+  os << spec.label << "\n";
+  BlockDistribution s = distributionOf(spec.source, ranks);
+  BlockDistribution d = distributionOf(spec.dest, ranks);
+  auto dist = [&](const char *what, const BlockDistribution &b) {
+    os << "  " << what << ": " << b.pes() << " PEs of " << b.memory()
+       << " cells; rank r holds PEs "
+       << "floor(r*" << b.pes() << "/" << ranks << ") on (";
+    for (int r = 0; r < ranks && r < 8; ++r)
+      os << (r ? " " : "") << b.firstPe(r + 1) - b.firstPe(r);
+    os << (ranks > 8 ? " ..." : "") << " PEs per rank)\n";
+  };
+  dist("source", s);
+  dist("dest", d);
+  if (std::max(spec.source.size(), spec.dest.size()) > kMaxPricedCells) {
+    os << "  not priced: more than " << kMaxPricedCells
+       << " cells; run it under mpirun with --run to plan it\n";
+    return;
+  }
+  TrafficMatrix t = trafficOf(spec, ranks);
+  os << "  traffic: " << t.crossBytes() << " bytes change rank; "
+     << t.activeRanks() << " of " << ranks
+     << " ranks send or receive; the busiest sends " << t.maxSendBytes()
+     << " bytes\n";
+  Prediction chosen = chooseAlgorithm(t, c, options);
+  os << "  choice: " << chosen.name() << " (" << chosen.steps << " steps, "
+     << "predicted " << seconds(chosen.seconds) << " s"
+     << (options.algorithm == Algorithm::Auto ? ", the model's cheapest"
+                                              : ", as asked")
+     << ")\n";
+  for (const Prediction &p : predictAll(t, c))
+    os << "  model " << p.name() << ": " << seconds(p.seconds) << " s, "
+       << p.steps << " steps, " << p.maxMessages
+       << " messages per rank per step at most, " << p.wireBytes
+       << " bytes on the wire"
+       << (p.algorithm == Algorithm::Alltoallv ? " (no model: priced as mpich)"
+                                               : "")
+       << "\n";
+  if (ranks > 1) {
+    // 004's closed forms for the same bytes in uniform blocks (N in 8-byte
+    // words of the whole array, Tw per word).
+    double n = double(spec.dataSize()) * spec.elementBytes / 8.0;
+    double tw = c.tw * 8;
+    os << "  004 uniform blocks: eq. 1 "
+       << seconds(paper::pairwise(n, ranks, c.ts, tw)) << " s";
+    if ((ranks & (ranks - 1)) == 0)
+      os << ", eq. 2 " << seconds(paper::butterfly(n, ranks, c.ts, tw)) << " s";
+    for (int r = 2; r <= ranks && r <= 8; ++r)
+      os << ", eq. 6 r=" << r << " "
+         << seconds(paper::bruck(n, ranks, unsigned(r), c.ts, tw)) << " s";
+    os << "\n";
+  }
+}
+
+/// The best of `runs` timed calls of `f` (the slowest rank each time).
+template <typename F> double bestOf(MPI_Comm comm, int runs, F &&f) {
+  double best = 1e30;
+  for (int k = 0; k < runs; ++k) {
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    f();
+    double mine = MPI_Wtime() - t0, slowest = 0;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    best = std::min(best, slowest);
+  }
+  return best;
+}
+
+/// Runs, verifies and times one statement; rank 0 reports. Returns whether
+/// every rank verified every element.
+bool runStatement(const rt::RemapSpec &spec, uint64_t tag, MPI_Comm comm,
+                  int rank, int ranks, const MpiOptions &options,
+                  const LinkCosts &costs, llvm::raw_ostream *os) {
+  auto failed = [&](const std::string &why) {
+    if (os)
+      *os << spec.label << ": MISMATCH, the plan failed: " << why << "\n";
+    return false;
+  };
+  BlockDistribution sd = distributionOf(spec.source, ranks);
+  BlockDistribution dd = distributionOf(spec.dest, ranks);
+  uint64_t eb = spec.elementBytes;
+  int fits = uint64_t(sd.cells(rank)) * eb <= kMaxLocalBytes &&
+             uint64_t(dd.cells(rank)) * eb <= kMaxLocalBytes,
+      allFit = 0;
+  MPI_Allreduce(&fits, &allFit, 1, MPI_INT, MPI_MIN, comm);
+  if (!allFit)
+    return failed("a rank would hold more than 256 MiB of one layout; use "
+                  "more ranks");
+  auto planned = MpiRemap::plan(spec, comm, options, costs);
+  if (auto *why = std::get_if<std::string>(&planned))
+    return failed(*why);
+  MpiRemap &remap = std::get<MpiRemap>(planned);
+  std::vector<unsigned char> src(size_t(remap.sourceCells()) * eb),
+      dst(size_t(remap.destCells()) * eb, 0);
+  storeLocalPattern(spec.source, sd, rank, unsigned(eb), tag, src.data());
+  int ran = remap.execute(src.data(), dst.data()), allRan = 0;
+  if (rank == corruptRank)
+    for (int64_t k = 0; k < remap.destCells(); ++k)
+      if (spec.dest.dataAt(dd.firstAddress(rank) + k) >= 0) {
+        dst[size_t(k) * eb] ^= 0x5a;
+        break;
+      }
+  uint64_t bad = countLocalMismatches(spec.dest, dd, rank, unsigned(eb), tag,
+                                      dst.data()),
+           allBad = 0;
+  MPI_Allreduce(&ran, &allRan, 1, MPI_INT, MPI_MIN, comm);
+  MPI_Allreduce(&bad, &allBad, 1, MPI_UINT64_T, MPI_SUM, comm);
+
+  // Timing: as many runs as fit in about 0.05 s, from 3 to 10.
+  double once = bestOf(comm, 1, [&] { remap.execute(src.data(), dst.data()); });
+  int runs = std::clamp(int(0.05 / std::max(once, 1e-6)), 3, 10);
+  double s = bestOf(comm, runs, [&] { remap.execute(src.data(), dst.data()); });
+  // A bare MPI_Alltoall of the bytes of the fullest rank's elements.
+  uint64_t held = 0, most = 0;
+  for (int q = 0; q < ranks; ++q)
+    held += remap.traffic().bytes(rank, q);
+  MPI_Allreduce(&held, &most, 1, MPI_UINT64_T, MPI_MAX, comm);
+  uint64_t block = (most + ranks - 1) / uint64_t(ranks);
+  double a = 0;
+  if (block <= uint64_t(INT_MAX)) {
+    std::vector<unsigned char> in(block * ranks, 1), out(block * ranks);
+    a = bestOf(comm, runs, [&] {
+      MPI_Alltoall(in.data(), int(block), MPI_BYTE, out.data(), int(block),
+                   MPI_BYTE, comm);
+    });
+  }
+  if (os) {
+    *os << spec.label << ": ";
+    if (!allRan)
+      *os << "MISMATCH, MPI reported an error, ";
+    else if (allBad)
+      *os << "MISMATCH, " << allBad << " of " << spec.dest.dataSize()
+          << " elements wrong, ";
+    else
+      *os << "verified, ";
+    *os << "seconds=" << seconds(s) << ", alltoall_seconds=" << seconds(a)
+        << ", bytes=" << remap.traffic().crossBytes() << "\n";
+  }
+  return allRan && !allBad;
+}
+
+int runUnderMpi(const Program &program, MpiMode mode, const MpiDriver &driver) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+  }
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  auto end = [&](int rc) {
+    MPI_Finalize();
+    return rc;
+  };
+  // Usage errors are the same on every rank: rank 0 reports, all exit 2.
+  if (ranksOpt.getNumOccurrences() && ranksOpt != ranks) {
+    if (rank == 0)
+      error() << "--ranks=" << ranksOpt << " but mpirun started " << ranks
+              << " rank" << (ranks == 1 ? "" : "s") << "; drop --ranks or "
+              << "run mpirun -np " << ranksOpt << "\n";
+    return end(2);
+  }
+  Setup setup;
+  if (!readOptions(ranks, setup, rank == 0))
+    return end(2);
+  LinkCosts costs = setup.costsGiven ? LinkCosts{} : measureLinkCosts(comm);
+  costs = withOverrides(costs, setup.options);
+
+  std::unique_ptr<llvm::ToolOutputFile> out;
+  int opened = 1;
+  if (rank == 0)
+    opened = (out = driver.openOutput()) != nullptr;
+  MPI_Bcast(&opened, 1, MPI_INT, 0, comm);
+  if (!opened)
+    return end(2);
+  llvm::raw_ostream *os = rank == 0 ? &out->os() : nullptr;
+
+  bool good = true;
+  try {
+    if (mode == MpiMode::Plan) {
+      if (os)
+        printCosts(costs, setup.costsGiven ? "given" : "measured", *os);
+      for (const Statement &st : program.statements)
+        if (os)
+          printPlan(remapSpecOf(program, st), ranks, costs, setup.options, *os);
+    } else {
+      for (const Statement &st : program.statements) {
+        uint64_t tag = 0;
+        for (size_t i = 0; i < program.arrays.size(); ++i)
+          if (program.arrays[i].name == st.array)
+            tag = i + 1;
+        good &= runStatement(remapSpecOf(program, st), tag, comm, rank, ranks,
+                             setup.options, costs, os);
+        if (os)
+          os->flush();
+      }
+    }
+  } catch (const std::bad_alloc &) {
+    llvm::errs() << "mapc: rank " << rank
+                 << ": error: out of memory; ending every rank\n";
+    MPI_Abort(comm, 3);
+  } catch (const std::exception &e) {
+    llvm::errs() << "mapc: rank " << rank << ": error: " << e.what()
+                 << "; ending every rank\n";
+    MPI_Abort(comm, 3);
+  }
+  int rc = good ? 0 : 1;
+  if (out)
+    rc = driver.finish(*out, rc);
+  // Every rank exits with rank 0's verdict (a failed write included).
+  MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+  return end(rc);
+}
+
+} // namespace
+
+int mapc::runMpiTarget(const Program &program, MpiMode mode,
+                       const MpiDriver &driver) {
+  if (mode == MpiMode::Cpp)
+    return emitCpp(program, driver);
+  if (mode == MpiMode::Run || launcherRanks())
+    return runUnderMpi(program, mode, driver);
+  // --emit=plan outside mpirun: price for --ranks with the given costs.
+  int ranks = ranksOpt.getNumOccurrences() ? int(ranksOpt) : 1;
+  // Pricing every algorithm for every rank grows as R^3.
+  if (ranks < 1 || ranks > 256) {
+    error() << "--ranks=" << ranksOpt << " is out of range; give 1 to 256\n";
+    return 2;
+  }
+  Setup setup;
+  if (!readOptions(ranks, setup, true))
+    return 2;
+  LinkCosts costs = withOverrides(LinkCosts{}, setup.options);
+  auto out = driver.openOutput();
+  if (!out)
+    return 2;
+  printCosts(costs,
+             setup.costsGiven ? "given"
+                              : "defaults where not given; under mpirun they "
+                                "are measured",
+             out->os());
+  for (const Statement &st : program.statements)
+    printPlan(remapSpecOf(program, st), ranks, costs, setup.options, out->os());
+  return driver.finish(*out, 0);
+}
+
+#endif

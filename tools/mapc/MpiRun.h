@@ -1,0 +1,45 @@
+//===- MpiRun.h - the driver's --target=mpi ------------------------------===//
+//
+// `mpirun -np R mapc FILE.map --run --target=mpi` runs every data-moving
+// statement over R ranks (runtime/mpi) and rank 0 prints the line pinned in
+// language.md "Targets"; `--emit=plan --target=mpi` prices 004's algorithms
+// for the rank count (under mpirun, or --ranks); `--emit=cpp --target=mpi`
+// writes one function per statement for the user's MPI program.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAPC_TOOLS_MPIRUN_H
+#define MAPC_TOOLS_MPIRUN_H
+
+#include "ir/Program.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace mapc {
+
+/// The --mpi-* options and --ranks, shown by --help beside mapc's own.
+llvm::cl::OptionCategory &mpiOptionCategory();
+
+enum class MpiMode { Run, Plan, Cpp };
+
+/// What the driver lends --target=mpi: the input's name and sources (for
+/// file:line:col in emitted comments), and its -o handling.
+struct MpiDriver {
+  std::string inputFile;
+  const llvm::SourceMgr *srcMgr = nullptr;
+  std::function<std::unique_ptr<llvm::ToolOutputFile>()> openOutput;
+  std::function<int(llvm::ToolOutputFile &, int)> finish;
+};
+
+/// Runs `mode` for the checked `program`; returns the exit code (0, 1 on a
+/// mismatch, 2 on a usage error). Initialises and finalises MPI itself.
+int runMpiTarget(const Program &program, MpiMode mode, const MpiDriver &driver);
+
+} // namespace mapc
+
+#endif
