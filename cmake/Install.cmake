@@ -1,5 +1,5 @@
 # `cmake --install build --prefix P`: the mapc tool, the public headers
-# (mapc/runtime, mapc/native, mapc/mapc.h), the static libraries and the
+# (mapc/runtime, mapc/native, mapc/mpi, mapc/mapc.h), the static libraries and the
 # CMake package (lib/cmake/mapc: mapcConfig.cmake, its version file, the
 # exported targets and mapc_generate). docs/native.md, "Installing".
 include(CMakePackageConfigHelpers)
@@ -50,3 +50,17 @@ install(FILES ${CMAKE_BINARY_DIR}/mapcConfig.cmake
               ${CMAKE_BINARY_DIR}/mapcConfigVersion.cmake
               ${CMAKE_CURRENT_LIST_DIR}/mapcGenerate.cmake
         DESTINATION ${MAPC_INSTALL_CMAKEDIR})
+
+# The MPI target's library, mapc::mpi, when this build has MPI
+# (docs/mpi.md): what `--emit=cpp --target=mpi` code links.
+if(MAPC_HAVE_MPI)
+  set_target_properties(MapcMpi PROPERTIES EXPORT_NAME mpi)
+  target_include_directories(MapcMpi PUBLIC
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  add_library(mapc::mpi ALIAS MapcMpi)
+  install(TARGETS MapcMpi EXPORT mapcTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(DIRECTORY ${CMAKE_SOURCE_DIR}/runtime/mpi/include/mapc/mpi
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mapc)
+endif()
