@@ -7,7 +7,7 @@
 // in that step highlighted, stepped with buttons or the arrow keys.
 //
 // The page is written from plain data (`WorkbenchPage`) that the driver
-// fills from the planner and the simulator's trace (tools/mapc/
+// fills from the planner and the simulator's trace (program/
 // Workbench.cpp), so this file knows nothing about plans.
 //
 //===----------------------------------------------------------------------===//

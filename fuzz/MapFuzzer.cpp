@@ -16,7 +16,7 @@
 #include "ir/KTilePrinter.h"
 #include "passes/AffinePlanner.h"
 #include "passes/RemapCycles.h"
-#include "tools/mapc/ProgramRun.h"
+#include "program/ProgramRun.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
