@@ -19,3 +19,5 @@ echo "== examples/gray-cube.map --run (simulated hypercube, every element checke
 "$build/tools/mapc/mapc" "$root/examples/gray-cube.map" --run
 echo "== examples/redistribute.map --run (HPF on a 3 x 5 grid, 003 ch. 6)"
 "$build/tools/mapc/mapc" "$root/examples/redistribute.map" --run
+echo "== examples/redistribute.map --run --target=native (the host CPU, timed against memcpy)"
+"$build/tools/mapc/mapc" "$root/examples/redistribute.map" --run --target=native
