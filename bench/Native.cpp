@@ -241,6 +241,36 @@ Row transposeRow(const std::string &name, int64_t rows, int64_t cols) {
   return measure(name, spec, naive, blas);
 }
 
+/// A side x side f32 matrix transposed into a k-Tile format whose two dims
+/// are Gray coded, built in code without an affine form (AffineProbe.h
+/// finds it; before, the gather moved it).
+Row grayTileRow(const std::string &name, int64_t side) {
+  auto layout = [&](bool gray) {
+    rt::TileMap t;
+    t.data = {rt::SpaceDim::plain(side), rt::SpaceDim::plain(side)};
+    t.kdims = {rt::KDim::plain(side), rt::KDim::plain(side)};
+    t.groups = {1, 1};
+    t.m = {gray ? std::vector<unsigned>{1, 0} : std::vector<unsigned>{0, 1},
+           {2}};
+    if (gray)
+      t.kdims[0].enc = t.kdims[1].enc = rt::Encoding::Gray;
+    t.kdims.push_back(rt::KDim::plain(1));
+    t.groups.push_back(1);
+    t.device = {rt::SpaceDim::plain(side * side), rt::SpaceDim::plain(1)};
+    return rt::DeviceLayout::fromTile(t);
+  };
+  rt::RemapSpec spec = specOf(layout(false), layout(true), 4);
+  auto naive = [&](const uint8_t *s, uint8_t *d) {
+    const float *in = reinterpret_cast<const float *>(s);
+    float *out = reinterpret_cast<float *>(d);
+    for (int64_t i = 0; i < side; ++i)
+      for (int64_t j = 0; j < side; ++j)
+        out[int64_t(rt::grayEncode(uint64_t(i))) +
+            side * int64_t(rt::grayEncode(uint64_t(j)))] = in[i * side + j];
+  };
+  return measure(name, spec, naive);
+}
+
 /// HPF block or cyclic(c) of n elements on p PEs, as its k-Tile format.
 rt::DeviceLayout hpf(int64_t n, int64_t p, int64_t c) {
   rt::TileMap t;
@@ -404,6 +434,9 @@ int main(int argc, char **argv) {
     worst.name = "5 random GF(2)-affine maps: slowest";
     add(worst);
   }
+  if (wanted("Gray k-Tile"))
+    add(grayTileRow(std::to_string(side) + "^2 transpose into Gray k-Tile dims",
+                    side));
   // General layouts.
   if (wanted("x 30 transpose") || wanted("x 3000 transpose"))
     add(quick ? transposeRow("100 x 30 transpose", 100, 30)

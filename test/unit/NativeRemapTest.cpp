@@ -9,6 +9,7 @@
 // maps (not against another kernel); padding cells must keep their bytes.
 //
 //===----------------------------------------------------------------------===//
+#include "../../runtime/native/lib/AffineProbe.h"
 #include "RandomTile.h"
 #include "ir/KTile.h"
 #include "mapc/native/Remap.h"
@@ -354,8 +355,97 @@ TEST(NativeRemap, HpfBlockCyclic) {
   EXPECT_GT(kernelsSeen["source periods"], 25u);
 }
 
+/// A random radix-2 k-Tile format of 2^bits elements in 1-3 data dims:
+/// power-of-two k-Tile dims, random senses, Gray dims, empty dims with one
+/// value holding data, no templates or offsets (AffineProbe.h's case).
+KTile randomRadix2Tile(std::mt19937 &rng, unsigned bits) {
+  KTile t;
+  unsigned rank = 1 + rng() % 3;
+  std::vector<unsigned> dimBits(rank, 0);
+  for (unsigned b = 0; b < bits; ++b)
+    ++dimBits[rng() % rank];
+  for (unsigned j = 0; j < rank; ++j) {
+    unsigned lo = dimBits[j] ? unsigned(rng() % (dimBits[j] + 1)) : 0;
+    if (lo == 0 || lo == dimBits[j]) {
+      t.kdims.push_back(KDim::plain(int64_t(1) << dimBits[j]));
+      t.groups.push_back(1);
+    } else {
+      t.kdims.push_back(KDim::plain(int64_t(1) << lo));
+      t.kdims.push_back(KDim::plain(int64_t(1) << (dimBits[j] - lo)));
+      t.groups.push_back(2);
+    }
+    t.data.push_back(SpaceDim::plain(int64_t(1) << dimBits[j]));
+  }
+  if (rng() % 3 == 0) { // an empty dim: one of its values holds the data
+    t.groups.push_back(1);
+    KDim d = KDim::plain(int64_t(1) << (1 + rng() % 2));
+    d.ok = int64_t(rng() % uint64_t(d.k));
+    t.kdims.push_back(d);
+  }
+  for (KDim &d : t.kdims) {
+    if (rng() % 2)
+      d.sense = Sense::Minus;
+    if (rng() % 2)
+      d.enc = Encoding::Gray;
+  }
+  test::assignDeviceDims(rng, t, rank, false);
+  return t;
+}
+
+TEST(NativeRemap, RadixTwoGrayFormats) {
+  // k-Tile formats with Gray dims have no digit form; built in code they
+  // carry no affine form either. The planner finds it (AffineProbe.h) and
+  // runs the affine tiles instead of the gather.
+  std::mt19937 rng(1206);
+  std::mt19937_64 bytes(1207);
+  kernelsSeen.clear();
+  unsigned probed = 0;
+  for (unsigned run = 0; run < 600 && !HasFailure(); ++run) {
+    unsigned bits = rng() % 13;
+    KTile a = randomRadix2Tile(rng, bits), b = randomRadix2Tile(rng, bits);
+    ASSERT_TRUE(a.verify().empty());
+    ASSERT_TRUE(b.verify().empty());
+    RemapSpec spec =
+        specOf(DeviceLayout::fromTile(a), DeviceLayout::fromTile(b),
+               kElementBytes[rng() % 6]);
+    auto planned = native::NativeRemap::plan(spec);
+    ASSERT_TRUE(std::holds_alternative<native::NativeRemap>(planned));
+    std::string text = std::get<native::NativeRemap>(planned).describe();
+    probed += text.find("affine forms found") != std::string::npos;
+    runAndCheck(spec, rng() % 2 ? 1 : 3, rng() % 3 == 0, bytes,
+                "radix-2 gray run " + std::to_string(run));
+  }
+  // Formats without Gray dims may take the strided nest; none the gather.
+  EXPECT_EQ(kernelsSeen["gather"], 0u);
+  EXPECT_GT(probed, 300u);
+  for (auto &[name, count] : kernelsSeen)
+    std::printf("%6u %s\n", count, name.c_str());
+}
+
+TEST(NativeRemap, ProbedAffineFormsRejectOffsetsAndTemplates) {
+  // A wrap-around offset or a template larger than its space is not
+  // GF(2)-affine: the probe must say so.
+  std::mt19937 rng(1208);
+  for (unsigned run = 0; run < 200; ++run) {
+    KTile t = randomRadix2Tile(rng, 1 + rng() % 8);
+    EXPECT_TRUE(native::affineFormOf(t).has_value()) << run;
+    KTile off = t;
+    if (off.kdims[0].k > 1) {
+      off.kdims[0].ok = 1;
+      ASSERT_TRUE(off.verify().empty());
+      EXPECT_FALSE(native::affineFormOf(off).has_value()) << run;
+    }
+    KTile tmpl = t;
+    tmpl.device[0].tlen *= 2;
+    if (tmpl.verify().empty()) {
+      EXPECT_FALSE(native::affineFormOf(tmpl).has_value()) << run;
+    }
+  }
+}
+
 TEST(NativeRemap, MixedAffineAndTile) {
-  // An XOR map against a plain k-Tile format of the same size: the gather.
+  // An XOR map against a plain k-Tile format of the same size: the probe
+  // gives the format its affine form, so the affine tiles move it.
   std::mt19937_64 rng(1205);
   kernelsSeen.clear();
   for (unsigned run = 0; run < 200 && !HasFailure(); ++run) {
@@ -367,6 +457,8 @@ TEST(NativeRemap, MixedAffineAndTile) {
                              : specOf(DeviceLayout::fromTile(plain), x, 4);
     runAndCheck(spec, 2, run % 3 == 0, rng, "mixed run " + std::to_string(run));
   }
+  EXPECT_EQ(kernelsSeen["gather"], 0u);
+  EXPECT_EQ(kernelsSeen["affine tiles"], 200u);
 }
 
 TEST(NativeRemap, BitReversalIsOnePassOfTiles) {

@@ -3,12 +3,15 @@
 // plan() tries the kernels from the most structured down and keeps the
 // first that applies: the affine tile kernel for two GF(2)-affine layouts
 // (AffineKernel.h), the strided loop nest for two separable k-Tile layouts
-// (StrideKernel.h), and the element-by-element gather for the rest.
+// (StrideKernel.h), the affine tiles again for radix-2 k-Tile formats whose
+// affine form was not given (Gray dims: AffineProbe.h), and the
+// element-by-element gather for the rest.
 //
 //===----------------------------------------------------------------------===//
 #include "mapc/native/Remap.h"
 
 #include "AffineKernel.h"
+#include "AffineProbe.h"
 #include "GatherKernel.h"
 #include "Kernel.h"
 #include "Parallel.h"
@@ -26,6 +29,7 @@ struct NativeRemap::Impl {
   ThreadBudget threads;
   uint64_t held = 0; ///< destination cells that hold data
   std::unique_ptr<Kernel> kernel;
+  std::string note; ///< how the planner reached the kernel, if not direct
 };
 
 NativeRemap::NativeRemap(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
@@ -66,6 +70,20 @@ NativeRemap::plan(const rt::RemapSpec &spec, const NativeOptions &options) {
     impl->kernel = planAffineKernel(spec);
   if (!impl->kernel)
     impl->kernel = planStrideKernel(spec);
+  if (!impl->kernel) {
+    // Gray dims of radix-2 formats built without an affine form (the API,
+    // tests): find it, so the affine tiles replace the gather.
+    rt::RemapSpec probed = spec;
+    probed.source = withAffineForm(spec.source);
+    probed.dest = withAffineForm(spec.dest);
+    if (probed.source.affine() && probed.dest.affine() &&
+        (!spec.source.affine() || !spec.dest.affine())) {
+      impl->kernel = planAffineKernel(probed);
+      if (impl->kernel)
+        impl->note = "\n  affine forms found from the radix-2 k-Tile formats "
+                     "(Gray dims or senses the strided nest cannot take)";
+    }
+  }
   if (!impl->kernel)
     impl->kernel = planGatherKernel(
         spec, spec.source.tile() && spec.dest.tile()
@@ -88,7 +106,7 @@ void NativeRemap::executeInPlace(void *buffer, void *scratch) const {
 std::string NativeRemap::describe() const {
   // The host's core count stays out of the text, so that it reads the same
   // on every machine (--emit=plan output is pinned by tests).
-  return impl->kernel->describe() + "\n  threads: " +
+  return impl->kernel->describe() + impl->note + "\n  threads: " +
          (impl->options.threads ? std::to_string(impl->options.threads)
                                 : std::string("every core"));
 }
