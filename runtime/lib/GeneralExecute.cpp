@@ -164,6 +164,14 @@ private:
   bool runLocalInPlace(const std::vector<int64_t> &readSlot);
   bool runSlotwise(std::string *why);
   bool runBruteForce();
+
+  /// How many source slots from `s` on one slotwise send can carry: a
+  /// power of two of elements of at most 64 bits together, each slot with
+  /// the same (sender, receiver) pairs and the next destination slot.
+  unsigned
+  chunkRun(const std::vector<int64_t> &target,
+           const std::vector<std::vector<std::pair<uint32_t, uint32_t>>> &sends,
+           int64_t s) const;
 };
 
 } // namespace
@@ -375,10 +383,18 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
   Plural dest(pes, 0);
   std::vector<uint32_t> copies(pes, 0);
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> byRound;
-  for (int64_t s = 0; s < fromSlots; ++s) {
+  for (int64_t s = 0; s < fromSlots;) {
     const auto &list = sends[size_t(s)];
-    if (list.empty())
+    if (list.empty()) {
+      ++s;
       continue;
+    }
+    // 003 5.6.3's chunks: consecutive source slots with the same senders
+    // and receivers, bound for consecutive destination slots, travel
+    // together as one load, one send and one store of up to 64 bits.
+    const unsigned chunk = chunkRun(target, sends, s);
+    const unsigned bytes = xferBytes * chunk;
+    s += chunk;
     // Round r carries every sender's r-th copy to another PE; an element
     // that keeps its PE is stored with the first round's (or not at all, in
     // place).
@@ -398,25 +414,25 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
     }
     if (byRound.empty() && staying)
       byRound.emplace_back();
+    const int64_t first = s - chunk;
     for (unsigned x = 0; x < xfers; ++x) {
-      Plural z = m.load(xferBytes, readAddr(s, x), senders);
+      Plural z = m.load(bytes, readAddr(first, x), senders);
       for (size_t r = 0; r < byRound.size(); ++r) {
         for (const auto &[p, q] : byRound[r]) {
           active[p] = 1;
           dest[p] = q;
         }
         // Plain or clustered connections, whichever is cheaper (5.6.4).
-        bool clustered = m.routerCost(xferBytes, dest, active, true) <
-                         m.routerCost(xferBytes, dest, active, false);
-        Plural got =
-            m.routerSend(xferBytes, z, dest, active, clustered, received);
+        bool clustered = m.routerCost(bytes, dest, active, true) <
+                         m.routerCost(bytes, dest, active, false);
+        Plural got = m.routerSend(bytes, z, dest, active, clustered, received);
         if (r == 0 && staying)
           for (unsigned p = 0; p < pes; ++p)
             if (stay[p]) {
               got[p] = z[p];
               received[p] = 1;
             }
-        m.store(xferBytes, writeAddr(target[size_t(s)], x), got, received);
+        m.store(bytes, writeAddr(target[size_t(first)], x), got, received);
         for (const auto &pq : byRound[r])
           active[pq.first] = 0;
       }
@@ -428,6 +444,27 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
     }
   }
   return true;
+}
+
+unsigned GeneralStepRunner::chunkRun(
+    const std::vector<int64_t> &target,
+    const std::vector<std::vector<std::pair<uint32_t, uint32_t>>> &sends,
+    int64_t s) const {
+  // Elements wider than 32 bits, or of a width that is not a power of two,
+  // travel alone.
+  if (xfers != 1 || (elemBytes & (elemBytes - 1)) != 0 || elemBytes >= 8)
+    return 1;
+  unsigned run = 1;
+  const unsigned most = 8 / elemBytes;
+  while (run < most && s + run < fromSlots &&
+         target[size_t(s + run)] == target[size_t(s)] + int64_t(run) &&
+         sends[size_t(s + run)] == sends[size_t(s)])
+    ++run;
+  // The widths are 1, 2, 4 or 8 bytes: round down to a power of two.
+  unsigned chunk = 1;
+  while (chunk * 2 <= run)
+    chunk *= 2;
+  return chunk;
 }
 
 // A contention-free schedule of sends (003 6.4 at the level of PEs, and

@@ -1,19 +1,22 @@
 //===- GeneralLowerBound.cpp - a bound for remaps between any layouts -----===//
 //
-// The model of General.h moves elements, one per transfer (of up to 64 bits;
-// wider elements take several). No plan under it can do better than this:
+// The model of General.h moves elements in transfers of up to 64 bits
+// (wider elements take several; narrower ones may share one as a chunk,
+// 003 5.6.3). No plan under it can do better than this:
 //
 //   memory  every element that changes cell (all of them for a copy) is
 //           read once by its PE (once for all its copies when the
 //           destination replicates it) and written once into every cell
 //           that takes it; a SIMD load or store serves every PE at once, so
-//           the busiest PE's count times the direct price bounds each;
+//           the busiest PE's count times the direct price bounds each (per
+//           byte at the cheapest width when elements can share a chunk);
 //   router  every element that changes PE (once per PE it must reach, a
 //           destination replicated in one PE's memory needing one copy
 //           there) leaves through its cluster's one
 //           connection and enters through its new cluster's (the same one
 //           when both PEs share a cluster), at least one rsend each in
-//           either router mode (003 5.6.4), and a cluster opens at least
+//           either router mode (003 5.6.4), at the cheapest price per byte
+//           when elements can share a chunk, and a cluster opens at least
 //           one connection per partner cluster.
 //
 //===----------------------------------------------------------------------===//
@@ -85,14 +88,26 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
     sendsTo[ca].insert(cb);
     hearsFrom[cb].insert(ca);
   }
+  // `count` elements priced per instruction of any width that can carry
+  // them: elements narrower than 64 bits may share a wider chunk (003
+  // 5.6.3), so the cheapest price per byte over the widths from the
+  // element's up, times the bytes, bounds what they cost.
+  auto cheapest = [&](int64_t count, const int64_t *price) {
+    int64_t best = xfers * count * price[w];
+    for (unsigned wider = w + 1; wider < 4; ++wider)
+      best = std::min(best, count * int64_t(xferBytes) * price[wider] /
+                                (int64_t(1) << wider));
+    return best;
+  };
   int64_t memory =
-      xfers * (*std::max_element(reads.begin(), reads.end()) * cost.load[w] +
-               *std::max_element(writes.begin(), writes.end()) * cost.store(w));
+      cheapest(*std::max_element(reads.begin(), reads.end()), cost.load) +
+      cheapest(*std::max_element(writes.begin(), writes.end()),
+               cost.load); // stores cost what loads cost (fig. 5.2)
   int64_t busiest = 0, opens = 0;
   for (unsigned c = 0; c < grid.clusterCount(); ++c) {
     busiest = std::max({busiest, leave[c], enter[c]});
     opens = std::max<int64_t>(
         {opens, int64_t(sendsTo[c].size()), int64_t(hearsFrom[c].size())});
   }
-  return memory + xfers * busiest * cost.rsend[w] + opens * cost.ropen;
+  return memory + cheapest(busiest, cost.rsend) + opens * cost.ropen;
 }

@@ -181,6 +181,44 @@ TEST(GeneralRemap, EachMethod) {
   runAndCheck(base, pm, 3, 5, 16, 16, true, "p/m copy");
 }
 
+// A processor permutation of 15 slots that keeps every slot: the slotwise
+// method sends consecutive slots together, up to 64 bits a send (003
+// 5.6.3), so 1-byte elements take 4 sends (8 + 4 + 2 + 1 slots), 2-byte
+// ones 5 (4 + 4 + 4 + 2 + 1), 4-byte ones 8 (7 pairs and one) and 8-byte
+// ones 15; every run is checked
+// element by element, against its prediction and under the bound.
+TEST(GeneralRemap, SlotwiseChunks) {
+  KTile base;
+  base.kdims = {KDim::plain(5), KDim::plain(3), KDim::plain(15)};
+  base.data = {SpaceDim::plain(225)};
+  base.groups = {3};
+  base.m = {{0, 1}, {2}};
+  base.device = {SpaceDim::plain(15), SpaceDim::plain(15)};
+  KTile peRev = base;
+  peRev.kdims[2].sense = Sense::Minus;
+  for (auto [bytes, sends] :
+       {std::pair<unsigned, int64_t>{1, 4}, {2, 5}, {4, 8}, {8, 15}}) {
+    GeneralPlanRequest req;
+    req.src = base;
+    req.dst = peRev;
+    req.elemBytes = bytes;
+    req.shape = {3, 5, 16};
+    auto planned = planGeneralRemap(req);
+    ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned));
+    const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+    ASSERT_EQ(plan.steps.size(), 1u);
+    ASSERT_EQ(plan.steps[0].kind, rt::GeneralStepKind::Slotwise);
+    rt::MasPar m(3, 5, 3 * 15 * 8, 16);
+    rt::Regions regions{{0}, {0}, {2 * 15 * 8}};
+    std::string why;
+    ASSERT_TRUE(rt::executeGeneralPlan(m, plan, regions, {}, &why)) << why;
+    EXPECT_EQ(m.ledger().routerSends, sends) << bytes << " bytes";
+    runAndCheck(base, peRev, 3, 5, 16, bytes, false,
+                "chunks of " + std::to_string(bytes) + "-byte elements");
+    runAndCheck(base, peRev, 3, 5, 16, bytes, true, "chunks, copy");
+  }
+}
+
 // 003 fig. 6.15: 7 clusters (a-g) of 3 PEs, each PE sending to the cluster
 // written in its column of panel i (cluster a's PEs send to f, d and b). A
 // contention-free order gives every PE one of 3 steps so that in each step
