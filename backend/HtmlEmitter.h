@@ -79,6 +79,10 @@ struct WorkbenchPage {
 /// The most device cells a page shows cell by cell; larger devices are
 /// heat maps.
 constexpr int64_t kMaxDrawnCells = 4096;
+/// The most device cells a page draws cell by cell in all: an SVG cell
+/// takes about 140 bytes, so this keeps the drawn layouts near 9 MB (a
+/// page of 4096 tiny arrays was 580 MB); later small layouts are heat maps.
+constexpr int64_t kMaxPageDrawnCells = int64_t(1) << 16;
 /// A heat map has at most this many rows and as many cells per row.
 constexpr int64_t kMaxHeatSide = 256;
 /// The most cell values one page holds in all (about 30 MB of page).

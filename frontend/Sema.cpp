@@ -1795,6 +1795,7 @@ mapc::Program Sema::run(const ast::Program &ast) {
   mapc::Program out;
   out.machine = machine;
   statements(ast, out);
+  out.indexArrays();
   return out;
 }
 

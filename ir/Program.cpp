@@ -74,7 +74,20 @@ std::vector<int64_t> Layout::deviceShape() const {
   return {digits->memorySize(), digits->peCount()};
 }
 
+void Program::indexArrays() {
+  arrayIndex.clear();
+  for (unsigned i = 0; i < arrays.size(); ++i)
+    arrayIndex.try_emplace(arrays[i].name, i);
+}
+
 const ArrayInfo *Program::findArray(llvm::StringRef name) const {
+  // A stale index (arrays added or renamed since) falls back to the scan.
+  if (arrayIndex.size() == arrays.size()) {
+    auto it = arrayIndex.find(name);
+    if (it != arrayIndex.end() && it->second < arrays.size() &&
+        arrays[it->second].name == name)
+      return &arrays[it->second];
+  }
   for (const ArrayInfo &a : arrays)
     if (a.name == name)
       return &a;

@@ -11,6 +11,7 @@
 
 #include "ir/DigitMap.h"
 #include "ir/KTile.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/SMLoc.h"
 #include <optional>
 #include <string>
@@ -97,7 +98,16 @@ struct Program {
   unsigned numStaticLayouts = 0;
   std::vector<Statement> statements;
 
+  /// The array named `name`, or null: by the index when indexArrays() has
+  /// seen every array (a program of 120,000 arrays asked once per layout
+  /// was quadratic), else by a scan.
   const ArrayInfo *findArray(llvm::StringRef name) const;
+  /// Indexes `arrays` by name for findArray (Sema calls it when the arrays
+  /// are final).
+  void indexArrays();
+
+private:
+  llvm::StringMap<unsigned> arrayIndex;
 };
 
 } // namespace mapc

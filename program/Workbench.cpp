@@ -152,15 +152,17 @@ bool heatOf(const Layout &l, int64_t &budget, WorkbenchDevice &d) {
 
 /// A layout as an inline SVG when small, else as a (sampled) heat map.
 WorkbenchLayout layoutPicture(const Layout &l, const Program &program,
-                              int64_t &budget) {
+                              int64_t &budget, int64_t &drawnBudget) {
   WorkbenchLayout out;
   out.name = l.name;
   out.array = l.array;
   out.cells = l.deviceSize();
   if (const ArrayInfo *a = program.findArray(l.array))
     out.shape = a->shape;
-  if (out.cells <= kMaxDrawnCells && budget >= out.cells) {
+  if (out.cells <= kMaxDrawnCells && budget >= out.cells &&
+      drawnBudget >= out.cells) {
     budget -= out.cells;
+    drawnBudget -= out.cells;
     SvgSize size = measureLayoutSvg(l, program, {});
     llvm::raw_string_ostream os(out.svg);
     os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << size.width
@@ -203,10 +205,11 @@ bool mapc::buildWorkbench(const WorkbenchRequest &req, Diagnostics &diags,
   page.title = req.fileName;
   page.machine = machineText(program.machine);
   page.hypercube = program.machine.kind == Machine::Hypercube;
-  int64_t budget = kMaxPageValues;
+  int64_t budget = kMaxPageValues, drawnBudget = kMaxPageDrawnCells;
   bool layoutsCut = false;
   for (unsigned i = 0; i < program.numStaticLayouts; ++i) {
-    page.layouts.push_back(layoutPicture(program.layouts[i], program, budget));
+    page.layouts.push_back(
+        layoutPicture(program.layouts[i], program, budget, drawnBudget));
     layoutsCut |= page.layouts.back().svg.empty() &&
                   page.layouts.back().heat.cells.empty();
   }
