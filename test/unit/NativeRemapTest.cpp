@@ -532,6 +532,48 @@ TEST(NativeRemap, LargeTransposes) {
   EXPECT_GT(kernelsSeen["strided tiles"], 0u);
 }
 
+TEST(NativeRemap, DenseAffineMapsInterleaveTheTileOrder) {
+  // Dense random GF(2)-affine maps (a source in data order, a destination
+  // whose address bits are XORs of many data bits, and a random constant):
+  // the tile order alternates source- and destination-near steps. Every
+  // cell is checked, on odd thread counts, in place and out of place.
+  std::mt19937_64 rng(1209);
+  unsigned interleaved = 0, runs = 0;
+  for (unsigned run = 0; run < 48 && !HasFailure(); ++run) {
+    unsigned bits = 15 + unsigned(rng() % 3);
+    AffineLayout a, b;
+    a.mBits = b.mBits = bits;
+    a.dataBits = b.dataBits = bits;
+    a.row.assign(bits, 0);
+    for (unsigned i = 0; i < bits; ++i)
+      a.row[i] = uint64_t(1) << i;
+    b.row = a.row;
+    // Row operations keep the matrix invertible; 4 per bit make it dense.
+    for (unsigned n = 0; n < 4 * bits; ++n) {
+      unsigned i = unsigned(rng() % bits), j = unsigned(rng() % bits);
+      if (i != j)
+        b.row[i] ^= b.row[j];
+    }
+    std::shuffle(b.row.begin(), b.row.end(), rng);
+    b.constant = rng() & ((uint64_t(1) << bits) - 1);
+    bool flip = run % 2; // the dense side as source or destination
+    RemapSpec spec =
+        specOf(DeviceLayout::fromAffine(flip ? b : a),
+               DeviceLayout::fromAffine(flip ? a : b), kElementBytes[run % 6]);
+    unsigned threads = 1 + 2 * unsigned(rng() % 3);
+    runAndCheck(spec, threads, run % 4 >= 2, rng,
+                "dense affine run " + std::to_string(run));
+    auto planned = native::NativeRemap::plan(spec);
+    ASSERT_TRUE(std::holds_alternative<native::NativeRemap>(planned));
+    std::string text = std::get<native::NativeRemap>(planned).describe();
+    ++runs;
+    if (text.find("tile order alternates") != std::string::npos)
+      ++interleaved;
+  }
+  // Most take the path (a thin tile set may leave nothing to reorder).
+  EXPECT_GT(interleaved, runs * 3 / 4);
+}
+
 TEST(NativeRemap, BadSpecsAreErrors) {
   RemapSpec spec = specOf(DeviceLayout::fromTile(hpf1d(10, 2, false, 1)),
                           DeviceLayout::fromTile(hpf1d(11, 2, false, 1)), 4);

@@ -142,6 +142,8 @@ public:
   std::vector<uint64_t> rowS, loD, hiD, bufLo, bufHi;
   std::vector<uint32_t> bufLo32; ///< bufLo for the AVX2 gathers
   bool contiguousLo = true, permutation = true;
+  /// The tile order alternates source- and destination-near steps (dense M).
+  bool interleaved = false;
   /// Destination runs go around the caches (the output is large).
   bool stream = false;
   unsigned sourceBits = 0, destBits = 0;
@@ -250,9 +252,59 @@ public:
          (stream ? ", streamed past the caches" : "") + "; " +
          std::to_string(uint64_t(1) << __builtin_popcountll(freeMask)) +
          " tiles split over the threads";
+    if (interleaved)
+      s += "\n  tile order alternates steps that keep the source near with "
+           "steps that keep the destination near (a dense M)";
     return s;
   }
 };
+
+/// For a dense M (not a bit permutation) a free x bit that keeps the
+/// destination near moves the source far, so ordering the tiles by the
+/// destination alone gives every tile new source pages (and TLB misses).
+/// Returns another basis of the same tiles (mod U) that alternates
+/// destination-near vectors (`destNear`, x unit vectors, nearest first) with
+/// source-near ones (the x that M sends to a unit source bit above the
+/// tile's, less their low t x bits): a block of 2^(a+b) neighbouring tiles
+/// then touches 2^a sets of source pages and 2^b of destination pages.
+std::vector<uint64_t> interleaveFreeBits(const AffineKernel &kn,
+                                         const std::vector<uint64_t> &destNear,
+                                         const std::vector<uint64_t> &hi) {
+  TaggedBasis inverse;
+  for (unsigned j = 0; j < kn.k; ++j)
+    inverse.insert(kn.mCols[j], uint64_t(1) << j);
+  std::vector<uint64_t> sourceNear;
+  for (unsigned i = kn.s; i < kn.k; ++i) {
+    uint64_t x;
+    if (inverse.solve(uint64_t(1) << i, x))
+      sourceNear.push_back(x & ~lowMask(kn.t)); // keeps runs aligned
+  }
+  // U's span (low t x bits and hi) plus the vectors taken so far.
+  TaggedBasis taken;
+  for (unsigned j = 0; j < kn.t; ++j)
+    taken.insert(uint64_t(1) << j, 0);
+  for (uint64_t h : hi)
+    taken.insert(h, 0);
+  std::vector<uint64_t> out;
+  size_t di = 0, si = 0;
+  auto takeNext = [&](const std::vector<uint64_t> &from, size_t &at) {
+    for (uint64_t tag; at < from.size(); ++at)
+      if (!taken.solve(from[at], tag)) {
+        taken.insert(from[at], 0);
+        out.push_back(from[at++]);
+        return;
+      }
+  };
+  while (out.size() < destNear.size()) {
+    size_t before = out.size();
+    takeNext(destNear, di);
+    if (out.size() < destNear.size())
+      takeNext(sourceNear, si);
+    if (out.size() == before)
+      return destNear; // cannot happen: destNear alone completes U
+  }
+  return out;
+}
 
 } // namespace
 
@@ -398,9 +450,17 @@ mapc::native::planAffineKernel(const rt::RemapSpec &spec) {
           {std::min(top(kernel->mCols[j]), top(kernel->dCols[j])), j});
     }
     std::stable_sort(order.begin(), order.end());
-    for (auto [key, j] : order) {
-      kernel->mFree.push_back(kernel->mCols[j]);
-      kernel->dFree.push_back(kernel->dCols[j]);
+    std::vector<uint64_t> free;
+    for (auto [key, j] : order)
+      free.push_back(uint64_t(1) << j);
+    if (!kernel->permutation) {
+      std::vector<uint64_t> mixed = interleaveFreeBits(*kernel, free, hi);
+      kernel->interleaved = mixed != free;
+      free = std::move(mixed);
+    }
+    for (uint64_t f : free) {
+      kernel->mFree.push_back(applyColumns(kernel->mCols, f));
+      kernel->dFree.push_back(applyColumns(kernel->dCols, f));
     }
   }
   // Phase 1's split U = span(xs) + span(rows): each low x bit less the xs
