@@ -314,37 +314,32 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     sp.function = statementFunction(st, ++counter);
     planning.update(counter - 1, sp.label);
     std::string why;
-    if (p.generalSrc && out.onNetwork) {
-      NetworkGeneralPlanRequest nr;
-      nr.src = *p.generalSrc;
-      nr.dst = *p.generalDst;
-      nr.elemBytes = elemBytes;
-      nr.copy = copy;
-      nr.shape = out.network;
-      auto planned = planNetworkGeneralRemap(nr);
-      if (auto *e = std::get_if<std::string>(&planned)) {
-        diags.error(st.loc, "cannot plan this statement: " + *e,
-                    "both layouts must fit the machine's memory and nodes");
-        ok = false;
-        continue;
-      }
-      sp.general = std::move(std::get<rt::GeneralPlan>(planned));
-      sp.srcBase = out.arrayBase[st.array];
-      sp.dstBase = out.arrayBase[copy ? st.target : st.array];
-      out.statements.push_back(std::move(sp));
-      continue;
-    }
     if (p.generalSrc) {
-      GeneralPlanRequest gr;
-      gr.src = *p.generalSrc;
-      gr.dst = *p.generalDst;
-      gr.elemBytes = elemBytes;
-      gr.copy = copy;
-      gr.shape = out.shape;
-      auto planned = planGeneralRemap(gr);
+      // Layouts that are not both radix-2 bit maps (003 ch. 6): routed on
+      // a network machine, priced methods on the MasPar.
+      std::variant<rt::GeneralPlan, std::string> planned;
+      if (out.onNetwork) {
+        NetworkGeneralPlanRequest nr;
+        nr.src = *p.generalSrc;
+        nr.dst = *p.generalDst;
+        nr.elemBytes = elemBytes;
+        nr.copy = copy;
+        nr.shape = out.network;
+        planned = planNetworkGeneralRemap(nr);
+      } else {
+        GeneralPlanRequest gr;
+        gr.src = *p.generalSrc;
+        gr.dst = *p.generalDst;
+        gr.elemBytes = elemBytes;
+        gr.copy = copy;
+        gr.shape = out.shape;
+        planned = planGeneralRemap(gr);
+      }
       if (auto *e = std::get_if<std::string>(&planned)) {
         diags.error(st.loc, "cannot plan this statement: " + *e,
-                    "both layouts must fit the machine's memory and PEs");
+                    out.onNetwork
+                        ? "both layouts must fit the machine's memory and nodes"
+                        : "both layouts must fit the machine's memory and PEs");
         ok = false;
         continue;
       }
