@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backend/CppEmitter.h"
+#include "backend/CppLiterals.h"
 
 #include "mapc/runtime/BitLayout.h"
 
@@ -17,6 +18,10 @@
 #include <set>
 
 using namespace mapc;
+using mapc::cpp::hex64;
+using mapc::cpp::i64;
+using mapc::cpp::list;
+using mapc::cpp::u64;
 
 namespace {
 
@@ -64,21 +69,6 @@ std::string comment(const std::string &s) {
   if (!out.empty() && out.back() == '\\')
     out += '.';
   return out;
-}
-
-std::string u64(uint64_t v) { return std::to_string(v) + "u"; }
-
-std::string hex64(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llxu", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-/// INT64_MIN has no literal: 9223372036854775808 does not fit int64_t.
-std::string i64(int64_t v) {
-  if (v == std::numeric_limits<int64_t>::min())
-    return "(-9223372036854775807 - 1)";
-  return std::to_string(v);
 }
 
 //===----------------------------------------------------------------------===//
@@ -280,14 +270,6 @@ std::vector<std::string> stepCycles(const rt::Plan &plan) {
       now = s.move.applyTo(now);
   }
   return out;
-}
-
-template <typename T, typename F>
-std::string list(const std::vector<T> &v, F &&item) {
-  std::string s = "{";
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + item(v[i]);
-  return s + "}";
 }
 
 /// `bitLayout(mBits, pBits, dataBits, {data bit per device bit, low first},

@@ -1,7 +1,9 @@
 //===- MpiEmitter.cpp - C++ for the MPI target ----------------------------===//
 #include "backend/MpiEmitter.h"
+#include "backend/CppLiterals.h"
 
 using namespace mapc;
+using mapc::cpp::list;
 
 namespace {
 
@@ -32,14 +34,6 @@ std::string i64(int64_t v) {
   if (v == INT64_MIN)
     return "INT64_MIN";
   return std::to_string(v) + (v > INT32_MAX || v < INT32_MIN ? "LL" : "");
-}
-
-template <typename T, typename F>
-std::string list(const std::vector<T> &v, F &&item) {
-  std::string out = "{";
-  for (size_t k = 0; k < v.size(); ++k)
-    out += (k ? ", " : "") + item(v[k]);
-  return out + "}";
 }
 
 std::string spaceDim(const rt::SpaceDim &d) {

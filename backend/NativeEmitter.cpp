@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backend/NativeEmitter.h"
+#include "backend/CppLiterals.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,6 +15,9 @@
 #include <set>
 
 using namespace mapc;
+using mapc::cpp::hex64;
+using mapc::cpp::i64;
+using mapc::cpp::list;
 
 namespace {
 
@@ -43,26 +47,6 @@ std::string escaped(const std::string &s, bool inComment) {
 
 std::string literal(const std::string &s) {
   return "\"" + escaped(s, false) + "\"";
-}
-
-std::string i64(int64_t v) {
-  if (v == std::numeric_limits<int64_t>::min())
-    return "(-9223372036854775807 - 1)";
-  return std::to_string(v);
-}
-
-std::string hex64(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llxu", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-template <typename T, typename F>
-std::string list(const std::vector<T> &v, F &&item) {
-  std::string s = "{";
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + item(v[i]);
-  return s + "}";
 }
 
 std::string spaceDim(const rt::SpaceDim &d) {

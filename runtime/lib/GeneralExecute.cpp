@@ -726,6 +726,22 @@ int64_t mapc::rt::predictGeneralStep(const GeneralPlan &plan, size_t i,
   return pricing.ledger().total();
 }
 
+bool mapc::rt::checkPlanRegions(const GeneralPlan &plan, const Regions &regions,
+                                std::string *why) {
+  if (plan.steps.empty())
+    return true;
+  uint64_t read, write;
+  stepRegions(plan, plan.steps.size() - 1, regions, read, write);
+  const char *problem = write != regions.dst.base
+                            ? "the plan does not end in the destination region"
+                        : plan.copy && plan.steps[0].inPlace
+                            ? "a copy plan cannot start in place"
+                            : nullptr;
+  if (problem && why)
+    *why = problem;
+  return !problem;
+}
+
 bool mapc::rt::executeGeneralPlan(
     MasPar &machine, const GeneralPlan &plan, const Regions &regions,
     const std::function<void(unsigned, const TileMap &)> &observer,
@@ -735,14 +751,8 @@ bool mapc::rt::executeGeneralPlan(
       *why = w;
     return false;
   };
-  if (!plan.steps.empty()) {
-    uint64_t read, write;
-    stepRegions(plan, plan.steps.size() - 1, regions, read, write);
-    if (write != regions.dst.base)
-      return fail("the plan does not end in the destination region");
-    if (plan.copy && plan.steps[0].inPlace)
-      return fail("a copy plan cannot start in place");
-  }
+  if (!checkPlanRegions(plan, regions, why))
+    return false;
   for (int i = -1; i < int(plan.steps.size()); ++i) {
     const TileMap &l = plan.layoutAfter(i);
     if (uint64_t(pesOf(l)) > machine.peCount())

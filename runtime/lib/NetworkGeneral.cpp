@@ -198,14 +198,8 @@ bool mapc::rt::executeGeneralPlan(
       *why = w;
     return false;
   };
-  if (!plan.steps.empty()) {
-    uint64_t read, write;
-    stepRegions(plan, plan.steps.size() - 1, regions, read, write);
-    if (write != regions.dst.base)
-      return fail("the plan does not end in the destination region");
-    if (plan.copy && plan.steps[0].inPlace)
-      return fail("a copy plan cannot start in place");
-  }
+  if (!checkPlanRegions(plan, regions, why))
+    return false;
   const uint32_t nodes = machine.shape().nodeCount();
   for (int i = -1; i < int(plan.steps.size()); ++i) {
     const TileMap &l = plan.layoutAfter(i);

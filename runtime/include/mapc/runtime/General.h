@@ -156,6 +156,11 @@ bool exchangeSchedule(const TileMap &from, const TileMap &to,
 void stepRegions(const GeneralPlan &plan, size_t i, const Regions &regions,
                  uint64_t &readBase, uint64_t &writeBase);
 
+/// Whether `plan` can run on `regions` as a whole: its last step writes the
+/// destination region and a copy does not start in place. Says why not.
+bool checkPlanRegions(const GeneralPlan &plan, const Regions &regions,
+                      std::string *why);
+
 /// Runs step i of `plan` on `machine` (a pricing-only machine prices it).
 /// Returns false with a reason if the step cannot be done by its method.
 /// `sources`, when given, is sourcesOf(the layout before step i, its `to`),
