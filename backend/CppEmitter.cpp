@@ -29,47 +29,10 @@ namespace {
 // Text
 //===----------------------------------------------------------------------===//
 
-/// The body of a C++ string literal, or (inComment) the text of a `//`
-/// comment. Octal escapes take at most three digits, so unlike `\x` they
-/// never run on into a following hex digit. A `?` after a `?` is escaped:
-/// `??/` and friends are trigraphs before C++17 and draw -Wtrigraphs after.
-std::string escape(const std::string &s, bool inComment = false) {
-  std::string out;
-  char prev = 0;
-  for (char c : s) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '"' && !inComment)
-      out += "\\\"";
-    else if (c == '\n')
-      out += "\\n";
-    else if (c == '\t')
-      out += "\\t";
-    else if (c == '?' && prev == '?')
-      out += "\\?";
-    else if (u >= 0x20 && u < 0x7f)
-      out += c;
-    else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\%03o", unsigned(u));
-      out += buf;
-    }
-    prev = c;
-  }
-  return out;
-}
+using mapc::cpp::quoted;
 
-std::string quoted(const std::string &s) { return "\"" + escape(s) + "\""; }
-
-/// Text for a `//` comment: on one line, and never ending in a backslash,
-/// which would splice the next line into the comment (-Wcomment).
-std::string comment(const std::string &s) {
-  std::string out = escape(s, /*inComment=*/true);
-  if (!out.empty() && out.back() == '\\')
-    out += '.';
-  return out;
-}
+/// A `//` comment's text.
+std::string comment(const std::string &s) { return cpp::commentText(s); }
 
 //===----------------------------------------------------------------------===//
 // Names
@@ -337,37 +300,11 @@ const char *generalKindEnumerator(rt::GeneralStepKind k) {
   return "BruteForce";
 }
 
-std::string spaceDimRow(const rt::SpaceDim &d) {
-  return "{" + i64(d.len) + ", " + i64(d.tlen) + ", " + i64(d.off) + ", " +
-         i64(d.toff) + "}";
-}
-
-/// `tileMap({data dims}, {k-Tile dims}, {groups}, {m}, {device dims})`: a
-/// k-Tile format's index map (003 3.2.6) with `kdim(k, tk, otk, ok, minus,
-/// gray)` per k-Tile dim and `{len, tlen, off, toff}` per data or device
-/// dim.
-std::string tileMapRow(const rt::TileMap &t) {
-  return "tileMap(" + list(t.data, spaceDimRow) + ", " +
-         list(t.kdims,
-              [](const rt::KDim &k) {
-                return "kdim(" + i64(k.k) + ", " + i64(k.tk) + ", " +
-                       i64(k.otk) + ", " + i64(k.ok) + ", " +
-                       (k.sense == rt::Sense::Minus ? "true" : "false") + ", " +
-                       (k.enc == rt::Encoding::Gray ? "true" : "false") + ")";
-              }) +
-         ", " + list(t.groups, [](unsigned g) { return u64(g); }) + ", " +
-         list(t.m,
-              [](const std::vector<unsigned> &g) {
-                return list(g, [](unsigned l) { return u64(l); });
-              }) +
-         ", " + list(t.device, spaceDimRow) + ")";
-}
-
 std::string generalStepRow(const rt::GeneralStep &s) {
   return "generalStep(mapc::rt::GeneralStepKind::" +
          std::string(generalKindEnumerator(s.kind)) + ", " +
-         (s.inPlace ? "true" : "false") + ", " + tileMapRow(s.to) + ", " +
-         i64(s.predictedTicks) + ", " + quoted(s.why) +
+         (s.inPlace ? "true" : "false") + ", " + cpp::tileMapLiteral(s.to) +
+         ", " + i64(s.predictedTicks) + ", " + quoted(s.why) +
          (s.routeOrder ? ", " + u64(s.routeOrder) : std::string()) + ")";
 }
 
@@ -452,8 +389,8 @@ void emitGeneralRemap(const EmittedRemap &r, const std::string &f,
      << "const mapc::rt::GeneralPlan &" << f << "_plan() {\n"
      << "  static const mapc::rt::GeneralPlan plan = [] {\n"
      << "    mapc::rt::GeneralPlan p;\n"
-     << "    p.source = " << tileMapRow(p.source) << ";\n"
-     << "    p.dest = " << tileMapRow(p.dest) << ";\n"
+     << "    p.source = " << cpp::tileMapLiteral(p.source) << ";\n"
+     << "    p.dest = " << cpp::tileMapLiteral(p.dest) << ";\n"
      << "    p.elemBytes = " << u64(p.elemBytes) << ";\n"
      << "    p.copy = " << (p.copy ? "true" : "false") << ";\n"
      << "    p.planner = " << quoted(p.planner) << ";\n"
@@ -608,6 +545,8 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
      << "#include \"" << header << "\"\n\n"
      << (opts.onNetwork ? "#include \"mapc/runtime/NetworkExecute.h\"\n"
                         : "#include \"mapc/runtime/Execute.h\"\n")
+     << (anyGeneral(remaps) ? "#include \"mapc/runtime/LayoutLiterals.h\"\n"
+                            : "")
      << "\n"
      << "#include <cstdint>\n"
      << "#include <string>\n"
@@ -618,45 +557,6 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
   // -Wall -Werror.
   if (anyBitPlan || anyGeneral(remaps)) {
     os << "namespace {\n";
-    if (anyGeneral(remaps))
-      os << "\n"
-         << "/// A k-Tile dim (003 3.2.6): length, template length, "
-            "template offset,\n"
-         << "/// offset (-1: `*`, replicated), reversed sense, Gray "
-            "encoding.\n"
-         << "mapc::rt::KDim kdim(int64_t k, int64_t tk, int64_t otk, "
-            "int64_t ok, bool minus,\n"
-         << "                    bool gray) {\n"
-         << "  mapc::rt::KDim d;\n"
-         << "  d.k = k;\n"
-         << "  d.tk = tk;\n"
-         << "  d.otk = otk;\n"
-         << "  d.ok = ok;\n"
-         << "  d.sense = minus ? mapc::rt::Sense::Minus : "
-            "mapc::rt::Sense::Plus;\n"
-         << "  d.enc = gray ? mapc::rt::Encoding::Gray : "
-            "mapc::rt::Encoding::Binary;\n"
-         << "  return d;\n"
-         << "}\n\n"
-         << "/// A k-Tile format's index map: data dims {len, tlen, off, "
-            "toff}, k-Tile\n"
-         << "/// dims, dims per data dim (then empty dims), k-Tile dims per "
-            "device dim\n"
-         << "/// (least significant first), device dims.\n"
-         << "mapc::rt::TileMap tileMap(std::vector<mapc::rt::SpaceDim> data,\n"
-         << "                          std::vector<mapc::rt::KDim> kdims,\n"
-         << "                          std::vector<unsigned> groups,\n"
-         << "                          std::vector<std::vector<unsigned>> m,\n"
-         << "                          std::vector<mapc::rt::SpaceDim> "
-            "device) {\n"
-         << "  mapc::rt::TileMap t;\n"
-         << "  t.data = std::move(data);\n"
-         << "  t.kdims = std::move(kdims);\n"
-         << "  t.groups = std::move(groups);\n"
-         << "  t.m = std::move(m);\n"
-         << "  t.device = std::move(device);\n"
-         << "  return t;\n"
-         << "}\n";
     if (anyGeneralStep)
       os << "\n"
          << "/// One general step: its method, whether it runs in place, the "

@@ -1,11 +1,14 @@
 //===- CppLiterals.h - C++ literal text shared by the emitters ------------===//
 //
 // The simulator, native and MPI emitters write layouts and plans as C++
-// literals; these are the spellings they share.
+// literals; these are the spellings they share. Layouts are written as calls
+// to the builders of mapc/runtime/LayoutLiterals.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAPC_BACKEND_CPPLITERALS_H
 #define MAPC_BACKEND_CPPLITERALS_H
+
+#include "mapc/runtime/RemapSpec.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -38,6 +41,26 @@ std::string list(const std::vector<T> &v, F &&item) {
     s += (i ? ", " : "") + item(v[i]);
   return s + "}";
 }
+
+/// The body of a C++ string literal, or (inComment) the text of a `//`
+/// comment: printable ASCII stays, the rest becomes escapes.
+std::string escaped(const std::string &s, bool inComment = false);
+
+/// `"..."`: `s` as a C++ string literal.
+std::string quoted(const std::string &s);
+
+/// `s` as the text of a `//` comment: on one line, never ending in a
+/// backslash (which would splice the next line into it).
+std::string commentText(const std::string &s);
+
+/// `mapc::rt::literal::tileMap(...)`: a k-Tile format (003 3.2.6).
+std::string tileMapLiteral(const rt::TileMap &t);
+
+/// `mapc::rt::literal::affineLayout(...)`: a GF(2)-affine layout (003 4.1.3).
+std::string affineLiteral(const rt::AffineLayout &l);
+
+/// `mapc::rt::DeviceLayout::fromTile(...)` or `fromAffine(...)`.
+std::string deviceLayoutLiteral(const rt::DeviceLayout &l);
 
 } // namespace mapc::cpp
 
