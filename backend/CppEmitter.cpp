@@ -244,14 +244,6 @@ std::string layoutRow(const rt::BitLayout &l) {
          list(l.value, [](uint8_t v) { return std::to_string(v); }) + ")";
 }
 
-/// `affineLayout(mBits, pBits, dataBits, {data bits XORed into each device
-/// bit, low first}, constant, disabled)`.
-std::string affineRow(const rt::AffineLayout &l) {
-  return "affineLayout(" + u64(l.mBits) + ", " + u64(l.pBits) + ", " +
-         u64(l.dataBits) + ", " + list(l.row, hex64) + ", " +
-         hex64(l.constant) + ", " + hex64(l.disabled) + ")";
-}
-
 /// `{{{bit, condition}, ...}, ...}`: a step's exchange orders.
 std::string ordersRow(const std::vector<std::vector<rt::Exchange>> &orders) {
   return list(orders, [](const std::vector<rt::Exchange> &order) {
@@ -545,8 +537,9 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
      << "#include \"" << header << "\"\n\n"
      << (opts.onNetwork ? "#include \"mapc/runtime/NetworkExecute.h\"\n"
                         : "#include \"mapc/runtime/Execute.h\"\n")
-     << (anyGeneral(remaps) ? "#include \"mapc/runtime/LayoutLiterals.h\"\n"
-                            : "")
+     << (anyGeneral(remaps) || anyAffine
+             ? "#include \"mapc/runtime/LayoutLiterals.h\"\n"
+             : "")
      << "\n"
      << "#include <cstdint>\n"
      << "#include <string>\n"
@@ -597,28 +590,6 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
        << "  l.value = std::move(value);\n"
        << "  return l;\n"
        << "}\n";
-    if (anyAffine)
-      os << "\n"
-         << "/// 001's affine layout: per device bit (m-bits, then p-bits) "
-            "the data\n"
-         << "/// bits XORed into it; then `constant` XORed in (a disabled "
-            "bit's value);\n"
-         << "/// `disabled`: the device bits that hold no data bit.\n"
-         << "mapc::rt::AffineLayout affineLayout(unsigned mBits, unsigned "
-            "pBits,\n"
-         << "                                    unsigned dataBits,\n"
-         << "                                    std::vector<uint64_t> row,\n"
-         << "                                    uint64_t constant, uint64_t "
-            "disabled) {\n"
-         << "  mapc::rt::AffineLayout l;\n"
-         << "  l.mBits = mBits;\n"
-         << "  l.pBits = pBits;\n"
-         << "  l.dataBits = dataBits;\n"
-         << "  l.row = std::move(row);\n"
-         << "  l.constant = constant;\n"
-         << "  l.disabled = disabled;\n"
-         << "  return l;\n"
-         << "}\n";
     if (anyPlanStep)
       os << "\n"
          << "/// One step: bit i of an address goes to bit to[i], then the "
@@ -709,9 +680,9 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
       os << "    // affineLayout(mBits, pBits, dataBits, {data bits XORed into "
             "each device bit, low first}, constant, disabled)\n"
          << "    p.affine = true;\n"
-         << "    p.affineSource = " << affineRow(p.affineSource) << "; // "
-         << comment(p.affineSource.str()) << "\n"
-         << "    p.affineDest = " << affineRow(p.affineDest) << "; // "
+         << "    p.affineSource = " << cpp::affineLiteral(p.affineSource)
+         << "; // " << comment(p.affineSource.str()) << "\n"
+         << "    p.affineDest = " << cpp::affineLiteral(p.affineDest) << "; // "
          << comment(p.affineDest.str()) << "\n"
          << "    p.exchangeLowerBound = " << u64(p.exchangeLowerBound) << ";\n";
     bool planStepSeen = false, exchangeStepSeen = false;

@@ -371,13 +371,14 @@ TEST(CppEmitter, AffinePlanLiterals) {
   std::vector<EmittedRemap> rs{affineRemap()};
   std::string s = source(rs);
   for (const char *part :
-       {"mapc::rt::AffineLayout affineLayout(unsigned mBits, unsigned "
-        "pBits,",
+       {"#include \"mapc/runtime/LayoutLiterals.h\"\n",
         "mapc::rt::Step planStep(", "exchangeStep(unsigned bits,",
         "    p.affine = true;\n",
-        "    p.affineSource = affineLayout(2u, 2u, 4u, {0x1u, 0x2u, 0xcu, "
+        "    p.affineSource = mapc::rt::literal::affineLayout(2u, 2u, 4u, "
+        "{0x1u, 0x2u, 0xcu, "
         "0x8u}, 0x0u, 0x0u); // [p: a3 a3^a2 | m: a1 a0]\n",
-        "    p.affineDest = affineLayout(2u, 2u, 4u, {0x4u, 0x2u, 0x1u, "
+        "    p.affineDest = mapc::rt::literal::affineLayout(2u, 2u, 4u, {0x4u, "
+        "0x2u, 0x1u, "
         "0x8u}, 0x0u, 0x0u); // [p: a3 a0 | m: a1 a2]\n",
         "    p.exchangeLowerBound = 1u;\n",
         "    p.steps.push_back(exchangeStep(4u, {{{2u, 0x8u}}, {{2u, "
@@ -397,6 +398,7 @@ TEST(CppEmitter, AffinePlanLiterals) {
   // Plans without affine layouts or exchanges get neither helper.
   s = source(twoRemaps());
   EXPECT_FALSE(contains(s, "affineLayout("));
+  EXPECT_FALSE(contains(s, "LayoutLiterals.h"));
   EXPECT_FALSE(contains(s, "exchangeStep("));
   EXPECT_FALSE(contains(s, "p.affine"));
   // Only exchange steps: no planStep.
