@@ -9,7 +9,8 @@
 // PEs, its cells in address order); every rank of comm calls it together.
 // The first call on a communicator plans (measuring Ts, Tw and Tc and
 // choosing 004's algorithm), later calls only execute. Returns 0, or 1 after
-// printing why to stderr. The code links MapcMpi and MapcRuntime.
+// printing why to stderr. mapc_mpi_set_options() sets the algorithm and the
+// model's costs for later plans. The code links MapcMpi and MapcRuntime.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAPC_BACKEND_MPIEMITTER_H
@@ -31,9 +32,15 @@ struct MpiEmitted {
   rt::RemapSpec spec;
 };
 
-/// Writes the whole translation unit.
+/// Writes the whole translation unit. It includes no header of its own,
+/// so it builds alone.
 void emitMpiSource(const std::vector<MpiEmitted> &remaps,
                    llvm::raw_ostream &os);
+
+/// Writes the header that declares the source's functions, table and
+/// mapc_mpi_set_options for the caller (--emit=header --target=mpi).
+void emitMpiHeader(const std::vector<MpiEmitted> &remaps,
+                   const std::string &headerName, llvm::raw_ostream &os);
 
 } // namespace mapc
 

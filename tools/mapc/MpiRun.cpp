@@ -79,7 +79,7 @@ std::string seconds(double s) {
   return buf;
 }
 
-int emitCpp(const Program &program, const MpiDriver &driver) {
+int emitCpp(const Program &program, const MpiDriver &driver, bool header) {
   std::vector<MpiEmitted> remaps;
   unsigned number = 0;
   for (const Statement &st : program.statements) {
@@ -97,7 +97,10 @@ int emitCpp(const Program &program, const MpiDriver &driver) {
   auto out = driver.openOutput();
   if (!out)
     return 2;
-  emitMpiSource(remaps, out->os());
+  if (header)
+    emitMpiHeader(remaps, driver.headerName, out->os());
+  else
+    emitMpiSource(remaps, out->os());
   return driver.finish(*out, 0);
 }
 
@@ -107,8 +110,8 @@ int emitCpp(const Program &program, const MpiDriver &driver) {
 
 int mapc::runMpiTarget(const Program &program, MpiMode mode,
                        const MpiDriver &driver) {
-  if (mode == MpiMode::Cpp)
-    return emitCpp(program, driver);
+  if (mode == MpiMode::Cpp || mode == MpiMode::Header)
+    return emitCpp(program, driver, mode == MpiMode::Header);
   error() << "this mapc was built without MPI; install libopenmpi-dev "
              "(scripts/install-deps.sh) and rebuild\n";
   return 2;
@@ -415,8 +418,8 @@ int runUnderMpi(const Program &program, MpiMode mode, const MpiDriver &driver) {
 
 int mapc::runMpiTarget(const Program &program, MpiMode mode,
                        const MpiDriver &driver) {
-  if (mode == MpiMode::Cpp)
-    return emitCpp(program, driver);
+  if (mode == MpiMode::Cpp || mode == MpiMode::Header)
+    return emitCpp(program, driver, mode == MpiMode::Header);
   if (mode == MpiMode::Run || launcherRanks())
     return runUnderMpi(program, mode, driver);
   // --emit=plan outside mpirun: price for --ranks with the given costs.

@@ -4,7 +4,8 @@
 // statement over R ranks (runtime/mpi) and rank 0 prints the line pinned in
 // language.md "Targets"; `--emit=plan --target=mpi` prices 004's algorithms
 // for the rank count (under mpirun, or --ranks); `--emit=cpp --target=mpi`
-// writes one function per statement for the user's MPI program.
+// writes one function per statement for the user's MPI program, and
+// `--emit=header --target=mpi` their declarations.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAPC_TOOLS_MPIRUN_H
@@ -25,12 +26,13 @@ namespace mapc {
 /// The --mpi-* options and --ranks, shown by --help beside mapc's own.
 llvm::cl::OptionCategory &mpiOptionCategory();
 
-enum class MpiMode { Run, Plan, Cpp };
+enum class MpiMode { Run, Plan, Cpp, Header };
 
 /// What the driver lends --target=mpi: the input's name and sources (for
 /// file:line:col in emitted comments), and its -o handling.
 struct MpiDriver {
   std::string inputFile;
+  std::string headerName; ///< --header-name, for --emit=header's guard
   const llvm::SourceMgr *srcMgr = nullptr;
   std::function<std::unique_ptr<llvm::ToolOutputFile>()> openOutput;
   std::function<int(llvm::ToolOutputFile &, int)> finish;

@@ -7,13 +7,13 @@
 #include "MpiRun.h"
 #include "ProgramRun.h"
 #include "Progress.h"
+#include "StatementCycles.h"
+#include "Workbench.h"
 #include "api/NativeProgram.h"
 #include "backend/Butterfly.h"
 #include "backend/CppEmitter.h"
 #include "backend/LayoutPrinter.h"
 #include "backend/NativeEmitter.h"
-#include "StatementCycles.h"
-#include "Workbench.h"
 #include "backend/SvgEmitter.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
@@ -438,15 +438,13 @@ static int compile() {
     return 2;
   }
 
-  if (target == Target::Mpi &&
-      (trace || memoryDigest || emit == Emit::Header || emit == Emit::Html)) {
+  if (target == Target::Mpi && (trace || memoryDigest || emit == Emit::Html)) {
     llvm::WithColor::error(llvm::errs(), "mapc")
-        << (emit == Emit::Header ? "--emit=header"
-            : emit == Emit::Html ? "--emit=html"
-            : trace              ? "--trace"
-                                 : "--memory-digest")
-        << " is for the simulators; --target=mpi has --run, --emit=plan and "
-           "--emit=cpp (docs/mpi.md)\n";
+        << (emit == Emit::Html ? "--emit=html"
+            : trace            ? "--trace"
+                               : "--memory-digest")
+        << " is for the simulators; --target=mpi has --run, --emit=plan, "
+           "--emit=cpp and --emit=header (docs/mpi.md)\n";
     return 2;
   }
   if (int rc = checkNativeUsage())
@@ -499,15 +497,16 @@ static int compile() {
     return 1;
   }
 
-  if (target == Target::Mpi &&
-      (runProgram || emit == Emit::Plan || emit == Emit::Cpp)) {
+  if (target == Target::Mpi && (runProgram || emit == Emit::Plan ||
+                                emit == Emit::Cpp || emit == Emit::Header)) {
     MpiDriver driver{
-        inputFile, &srcMgr, openOutput,
+        inputFile, headerName, &srcMgr, openOutput,
         [](llvm::ToolOutputFile &out, int rc) { return finish(out, rc); }};
     return runMpiTarget(program,
                         runProgram           ? MpiMode::Run
                         : emit == Emit::Plan ? MpiMode::Plan
-                                             : MpiMode::Cpp,
+                        : emit == Emit::Cpp  ? MpiMode::Cpp
+                                             : MpiMode::Header,
                         driver);
   }
 

@@ -11,6 +11,7 @@ struct MapcMpiRemap {
   const char *name;
   int (*run)(const void *src, void *dst, MPI_Comm comm);
   mapc::rt::RemapSpec (*spec)();
+  const mapc::mpi::MpiRemap *(*plan)();
 };
 extern const MapcMpiRemap mapc_mpi_remaps[];
 extern const unsigned mapc_mpi_remap_count;
