@@ -71,16 +71,20 @@ void mapc::printGeneralPlan(const StatementPlan &sp, bool onNetwork,
   }
   if (p.steps.empty())
     os << "  no data moves\n";
-  double ratio =
-      p.predictedTicks ? double(p.lowerBound) / p.predictedTicks : 1.0;
-  os << "  total: " << p.predictedTicks << " ticks (";
+  printPlanTotal(p.predictedTicks, p.lowerBound, onNetwork, os);
+}
+
+void mapc::printPlanTotal(int64_t predictedTicks, int64_t lowerBound,
+                          bool onNetwork, llvm::raw_ostream &os) {
+  double ratio = predictedTicks ? double(lowerBound) / predictedTicks : 1.0;
+  os << "  total: " << predictedTicks << " ticks (";
   if (onNetwork)
     os << "element transfers in sequence";
   else
     os << llvm::format("%.1f",
-                       p.predictedTicks * rt::kNanosecondsPerTick / 1000.0)
+                       predictedTicks * rt::kNanosecondsPerTick / 1000.0)
        << " us";
-  os << "), lower bound " << p.lowerBound << " ticks, bound/plan "
+  os << "), lower bound " << lowerBound << " ticks, bound/plan "
      << llvm::format("%.2f", ratio) << "\n";
 }
 

@@ -479,17 +479,7 @@ void mapc::printPlans(const ProgramPlans &plans, llvm::raw_ostream &os) {
     }
     if (p.steps.empty())
       os << "  no data moves\n";
-    double ratio =
-        p.predictedTicks ? double(p.lowerBound) / p.predictedTicks : 1.0;
-    os << "  total: " << p.predictedTicks << " ticks (";
-    if (plans.onNetwork)
-      os << "element transfers in sequence";
-    else
-      os << llvm::format("%.1f",
-                         p.predictedTicks * rt::kNanosecondsPerTick / 1000.0)
-         << " us";
-    os << "), lower bound " << p.lowerBound << " ticks, bound/plan "
-       << llvm::format("%.2f", ratio) << "\n";
+    printPlanTotal(p.predictedTicks, p.lowerBound, plans.onNetwork, os);
     if (!plans.onNetwork && p.predictedTicks < p.lowerBound)
       os << "  note: the bound covers plans that send every element once "
             "through the router (003 fig. 5.4); "

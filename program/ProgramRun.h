@@ -98,6 +98,12 @@ private:
   bool good = true;
 };
 
+/// --emit=plan's closing line of a plan: `  total: T ticks (... us), lower
+/// bound B ticks, bound/plan R`; on a network ticks are element transfers
+/// in sequence (GeneralRun.cpp).
+void printPlanTotal(int64_t predictedTicks, int64_t lowerBound, bool onNetwork,
+                    llvm::raw_ostream &os);
+
 /// --emit=plan's text for a general plan (GeneralRun.cpp); on a network
 /// ticks are element transfers in sequence.
 void printGeneralPlan(const StatementPlan &sp, bool onNetwork,
