@@ -74,8 +74,9 @@ std::optional<rt::TileMap> refine(const rt::TileMap &t,
     const rt::KDim &k = t.kdims[l];
     const int64_t hi = rt::satMul(place, k.tk);
     for (auto it = at.find(place); it != at.end() && *it != hi; ++it) {
-      if (std::next(it) == at.end() || *std::next(it) > hi)
-        return std::nullopt;
+      if (std::next(it) == at.end() || *std::next(it) > hi ||
+          *std::next(it) % *it != 0)
+        return std::nullopt; // not aligned (fig. 6.2)
       rt::KDim piece = k;
       piece.k = piece.tk = *std::next(it) / *it;
       if (piece.tk != k.tk && k.sense == rt::Sense::Minus)
@@ -99,6 +100,16 @@ std::optional<rt::TileMap> refine(const rt::TileMap &t,
     dim = out;
   }
   return r;
+}
+
+/// Whether two layouts hold the same element in every cell.
+bool sameCells(const rt::TileMap &a, const rt::TileMap &b) {
+  if (a.deviceSize() != b.deviceSize())
+    return false;
+  for (int64_t c = 0; c < a.deviceSize(); ++c)
+    if (a.dataAt(c) != b.dataAt(c))
+      return false;
+  return true;
 }
 
 bool contains(const Digits &ds, unsigned l) {
@@ -306,7 +317,7 @@ mapc::digitPermutationPlans(const GeneralPlanRequest &req) {
     cutsOf(src, at);
     cutsOf(dst, at);
     auto s = refine(src, at), d = refine(dst, at);
-    if (!s || !d)
+    if (!s || !d || !sameCells(*s, src) || !sameCells(*d, dst))
       return {};
     src = *s;
     dst = *d;
