@@ -102,14 +102,53 @@ std::optional<rt::TileMap> refine(const rt::TileMap &t,
   return r;
 }
 
-/// Whether two layouts hold the same element in every cell.
-bool sameCells(const rt::TileMap &a, const rt::TileMap &b) {
-  if (a.deviceSize() != b.deviceSize())
-    return false;
-  for (int64_t c = 0; c < a.deviceSize(); ++c)
-    if (a.dataAt(c) != b.dataAt(c))
+/// Whether every cell of `t` (a digit frame) holds one element: no
+/// constant or replicated digits, no data templates or offsets.
+bool everyCellHeld(const rt::TileMap &t) {
+  for (const rt::KDim &k : t.kdims)
+    if (!(k.k == k.tk && k.otk == 0 && k.ok == 0))
       return false;
+  if (t.groups.size() != t.data.size())
+    return false;
+  unsigned l = 0;
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    const rt::SpaceDim &d = t.data[i];
+    int64_t n = 1;
+    for (unsigned g = 0; g < t.groups[i]; ++g)
+      n = rt::satMul(n, t.kdims[l++].k);
+    if (d.len != d.tlen || d.off || d.toff || n != d.len)
+      return false;
+  }
   return true;
+}
+
+/// rt::sourcesOf for two frames over the same digits in which every cell
+/// is held: each device digit keeps its value and moves to its place in
+/// `from` (a digit permutation, 003 6.2), without evaluating either map.
+std::vector<uint32_t> frameSources(const rt::TileMap &from,
+                                   const rt::TileMap &to) {
+  // Each digit's weight in the linear device address of both layouts.
+  auto weights = [](const rt::TileMap &t) {
+    std::vector<int64_t> w(t.kdims.size(), 0);
+    int64_t place = 1;
+    for (const auto &dim : t.m)
+      for (unsigned l : dim) {
+        w[l] = place;
+        place *= t.kdims[l].tk;
+      }
+    return w;
+  };
+  const std::vector<int64_t> wt = weights(to), wf = weights(from);
+  const int64_t cells = to.deviceSize();
+  std::vector<uint32_t> src(size_t(cells), 0);
+  for (size_t l = 0; l < to.kdims.size(); ++l) {
+    const int64_t base = to.kdims[l].tk;
+    if (base == 1)
+      continue;
+    for (int64_t c = 0; c < cells; ++c)
+      src[size_t(c)] += uint32_t(c / wt[l] % base * wf[l]);
+  }
+  return src;
 }
 
 bool contains(const Digits &ds, unsigned l) {
@@ -177,12 +216,38 @@ private:
   const GeneralPlanRequest &req;
   /// The request's layouts, factorised alike (the planner's frame).
   const rt::TileMap &src, &dst;
+  /// Steps already priced: the candidates share most of their moves.
+  struct Priced {
+    rt::TileMap from, to;
+    bool first;
+    std::optional<rt::GeneralStep> step; ///< its why without the role
+  };
+  std::vector<Priced> priced;
+  int64_t copyBackTicks = -1;
+  std::optional<rt::GeneralStep> price(const rt::TileMap &from,
+                                       const rt::TileMap &to, bool first);
 };
 
 std::optional<rt::GeneralStep> Planner::step(const rt::TileMap &from,
                                              const rt::TileMap &to, bool first,
                                              const std::string &role) {
-  const std::vector<uint32_t> sources = rt::sourcesOf(from, to);
+  auto named = [&](std::optional<rt::GeneralStep> s) {
+    if (s)
+      s->why = role + ": " + s->why;
+    return s;
+  };
+  for (const Priced &p : priced)
+    if (p.first == first && p.from == from && p.to == to)
+      return named(p.step);
+  priced.push_back({from, to, first, price(from, to, first)});
+  return named(priced.back().step);
+}
+
+std::optional<rt::GeneralStep>
+Planner::price(const rt::TileMap &from, const rt::TileMap &to, bool first) {
+  const std::vector<uint32_t> sources = everyCellHeld(from) && everyCellHeld(to)
+                                            ? frameSources(from, to)
+                                            : rt::sourcesOf(from, to);
   const rt::MoveShape shape = rt::analyseMove(from, to, sources);
   const bool mayInPlace = !(first && req.copy);
   struct Option {
@@ -225,7 +290,7 @@ std::optional<rt::GeneralStep> Planner::step(const rt::TileMap &from,
     s.kind = o.kind;
     s.to = to;
     s.inPlace = o.inPlace;
-    s.why = role + ": " + o.how;
+    s.why = o.how;
     one.steps = {s};
     int64_t t = rt::predictGeneralStep(one, 0, req.shape, req.cost, &sources);
     if (t < 0 || (best && t >= best->predictedTicks))
@@ -283,11 +348,13 @@ void Planner::finish(std::vector<rt::GeneralStep> steps,
     back.to = req.dst;
     back.why = "in place: copy back from the scratch region (003 6.3.3)";
     plan.steps.push_back(back);
-    int64_t t = rt::predictGeneralStep(plan, plan.steps.size() - 1, req.shape,
-                                       req.cost);
-    if (t < 0)
+    // Every candidate's copy back is the same step: price it once.
+    if (copyBackTicks < 0)
+      copyBackTicks = rt::predictGeneralStep(plan, plan.steps.size() - 1,
+                                             req.shape, req.cost);
+    if (copyBackTicks < 0)
       return;
-    plan.steps.back().predictedTicks = t;
+    plan.steps.back().predictedTicks = copyBackTicks;
     if (!rt::checkPlanRegions(plan, regions, nullptr))
       return;
   }
@@ -317,7 +384,7 @@ mapc::digitPermutationPlans(const GeneralPlanRequest &req) {
     cutsOf(src, at);
     cutsOf(dst, at);
     auto s = refine(src, at), d = refine(dst, at);
-    if (!s || !d || !sameCells(*s, src) || !sameCells(*d, dst))
+    if (!s || !d)
       return {};
     src = *s;
     dst = *d;
