@@ -188,9 +188,7 @@ Digits replaceRun(const Digits &ds, int at, size_t len, const Digits &by) {
 
 class Planner {
 public:
-  Planner(const GeneralPlanRequest &req, const rt::TileMap &src,
-          const rt::TileMap &dst)
-      : req(req), src(src), dst(dst) {}
+  explicit Planner(const GeneralPlanRequest &req) : req(req) {}
 
   /// The cheapest single step from `from` to `to` among the methods that
   /// keep elements apart (no brute force: it never wins inside a digit
@@ -214,8 +212,6 @@ public:
 
 private:
   const GeneralPlanRequest &req;
-  /// The request's layouts, factorised alike (the planner's frame).
-  const rt::TileMap &src, &dst;
   /// Steps already priced: the candidates share most of their moves.
   struct Priced {
     rt::TileMap from, to;
@@ -397,13 +393,16 @@ mapc::digitPermutationPlans(const GeneralPlanRequest &req) {
     if (!(t == src))
       return {};
   }
-  Planner planner(req, src, dst);
+  Planner planner(req);
   const Digits &ms = src.m[0], &ps = src.m[1], &md = dst.m[0], &pd = dst.m[1];
   // The digits that change sides, each group in the order the destination
   // wants them.
   const Digits toP = pick(pd, ms), toM = pick(md, ps);
   if (toP.empty() && toM.empty()) {
-    // A combined permutation (003 6.2.1): permute_mp, or its halves.
+    // A combined permutation (003 6.2.1): permute_mp, or its halves. A
+    // memory or processor permutation alone is one step, priced already.
+    if (ms == md || ps == pd)
+      return {};
     for (auto &way : planner.permuteMp(src, dst, true, "003 6.2.1 permute_mp"))
       if (way.size() > 1)
         planner.finish(std::move(way), "003 6.2.1 halves");

@@ -52,7 +52,8 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
   while (base * wm < slots && destOf[size_t(base * wm)] == base * wp * slots)
     ++base;
   if (slots % (base * wm) != 0 || pes % (base * wp) != 0)
-    return fail("the exchanged digits do not divide the slots and PEs");
+    return fail("not a digit exchange: the digits found do not divide the "
+                "slots and PEs");
   shape = {base, wp, wm, pes, slots};
   ExchangeMap f{shape};
   for (int64_t b = 0; b < slots * pes; ++b)

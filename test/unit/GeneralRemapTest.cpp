@@ -11,6 +11,7 @@
 #include "RandomTile.h"
 #include "ir/KTile.h"
 #include "mapc/runtime/Contents.h"
+#include "mapc/runtime/DigitExchange.h"
 #include "mapc/runtime/General.h"
 #include "passes/GeneralPlanner.h"
 
@@ -487,4 +488,40 @@ TEST(GeneralRemap, RandomDigitPermutations) {
   }
   EXPECT_GT(digitExchanges, 90u);
   EXPECT_GT(multiStep, 30u);
+}
+
+// A digit-exchange step refuses a move that is not one P/M digit exchange,
+// with a reason, rather than move elements wrongly: here the PE digit
+// arrives reversed (element (x, y) goes to PE 5 - y, slot x). The planner
+// then takes another method, and the remap still checks.
+TEST(GeneralRemap, DigitExchangeRejects) {
+  std::vector<int64_t> bases = {6, 6};
+  KTile from = digitTile(bases, {0}, {1}), to = digitTile(bases, {1}, {0});
+  to.kdims[0].sense = Sense::Minus;
+  ASSERT_TRUE(to.verify().empty());
+  rt::GeneralPlan plan;
+  plan.source = from;
+  plan.dest = to;
+  plan.elemBytes = 1;
+  rt::GeneralStep s;
+  s.kind = rt::GeneralStepKind::DigitExchange;
+  s.to = to;
+  s.inPlace = true;
+  plan.steps = {s};
+  rt::MasPar m(6, 1, 64, 16);
+  rt::Regions regions{{0}, {0}, {32}};
+  std::string why;
+  EXPECT_FALSE(rt::executeGeneralPlan(m, plan, regions, {}, &why));
+  EXPECT_NE(why.find("digit exchange"), std::string::npos) << why;
+  rt::DigitExchangeShape shape;
+  EXPECT_FALSE(
+      rt::findDigitExchange(from, to, rt::sourcesOf(from, to), shape, nullptr));
+  // The other way round is one: base 6, weights 1 and 1.
+  KTile plain = digitTile(bases, {1}, {0});
+  ASSERT_TRUE(rt::findDigitExchange(from, plain, rt::sourcesOf(from, plain),
+                                    shape, nullptr));
+  EXPECT_EQ(shape.base, 6);
+  EXPECT_EQ(shape.peWeight, 1);
+  EXPECT_EQ(shape.slotWeight, 1);
+  runAndCheck(from, to, 6, 1, 16, 1, false, "reversed");
 }
