@@ -288,6 +288,8 @@ const char *generalKindEnumerator(rt::GeneralStepKind k) {
     return "BruteForce";
   case rt::GeneralStepKind::Route:
     return "Route";
+  case rt::GeneralStepKind::DigitExchange:
+    return "DigitExchange";
   }
   return "BruteForce";
 }

@@ -1,5 +1,6 @@
 //===- GeneralPlanner.cpp - choosing a method for a general remap ---------===//
 #include "passes/GeneralPlanner.h"
+#include "passes/DigitPlanner.h"
 
 #include <algorithm>
 
@@ -11,12 +12,16 @@ namespace {
 struct Candidate {
   std::vector<rt::GeneralStep> steps;
   int64_t ticks = 0;
+  std::string name; ///< in the list of prices; the first step's kind if empty
+  bool priced = false;
 };
 
 /// Prices `steps` as a plan of `base` (every step's predictedTicks); a
 /// step from the source to the destination reuses `sources`.
 bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
            const std::vector<uint32_t> &sources, Candidate &c) {
+  if (c.priced)
+    return true;
   rt::GeneralPlan plan = base;
   plan.steps = c.steps;
   c.ticks = 0;
@@ -101,6 +106,14 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
         "every source slot lands in one slot: a processor permutation per "
         "slot, no addresses sent (003 6.2.1, permute_p)"));
   if (!shape.local) {
+    const char *dig =
+        "one P/M digit exchange: b - 1 rounds in which every PE sends to the "
+        "PE whose digit is its own plus k, offsets computed from its digit, "
+        "the memory digits below sent together in chunks of up to 64 bits "
+        "(003 6.2.1, function 6.1; 5.6.3)";
+    candidates.push_back(oneStep(GeneralStepKind::DigitExchange, false, dig));
+    if (!req.copy)
+      candidates.push_back(oneStep(GeneralStepKind::DigitExchange, true, dig));
     const char *why =
         "the sends coloured into rounds in which every PE sends and receives "
         "at most one element: no addresses, no collisions, as few rounds as "
@@ -116,6 +129,16 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
       "every element sent with its destination, skewed starts (003 6.3.3, "
       "6.3.8)"));
 
+  // 003 6.2.2's plans of several steps for digit maps.
+  for (PricedPlan &p : digitPermutationPlans(req)) {
+    Candidate c;
+    c.steps = std::move(p.steps);
+    c.ticks = p.ticks;
+    c.name = std::move(p.name);
+    c.priced = true;
+    candidates.push_back(std::move(c));
+  }
+
   std::string prices;
   Candidate *best = nullptr;
   for (Candidate &c : candidates) {
@@ -123,8 +146,11 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
       continue;
     if (!prices.empty())
       prices += ", ";
-    prices += std::string(rt::generalStepKindName(c.steps[0].kind)) +
-              (c.steps[0].inPlace ? " in place " : " ") + ticksText(c.ticks);
+    if (!c.name.empty())
+      prices += c.name + " " + ticksText(c.ticks);
+    else
+      prices += std::string(rt::generalStepKindName(c.steps[0].kind)) +
+                (c.steps[0].inPlace ? " in place " : " ") + ticksText(c.ticks);
     if (!best || c.ticks < best->ticks)
       best = &c;
   }

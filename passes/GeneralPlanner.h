@@ -5,9 +5,11 @@
 // with templates, offsets and replication. It analyses the element move
 // between the two layouts and prices every method that applies to it
 // (runtime/General.h): a local move (003 6.2.1's memory permutation), a
-// slot-by-slot processor permutation (permute_p), and brute force (6.3.3,
-// skewed as in 6.3.8), which always applies. The cheapest predicted plan
-// wins; its `why` lists the prices of the others.
+// slot-by-slot processor permutation (permute_p), an exchange in
+// contention-free rounds, one P/M digit exchange (function 6.1), brute
+// force (6.3.3, skewed as in 6.3.8), which always applies, and for digit
+// maps 003 6.2.2's plans of several steps (DigitPlanner.h). The cheapest
+// predicted plan wins; its `why` lists the prices of the others.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAPC_PASSES_GENERALPLANNER_H

@@ -9,6 +9,7 @@
 #include "ProgramRun.h"
 
 #include "mapc/runtime/Contents.h"
+#include "mapc/runtime/DigitExchange.h"
 #include "mapc/runtime/General.h"
 #include "mapc/runtime/NetworkExecute.h"
 
@@ -51,6 +52,37 @@ static void printExchangeRounds(const rt::TileMap &before,
   }
 }
 
+/// A digit exchange step's digits and rounds (003 function 6.1): round k
+/// sends from the PE of digit x to that of digit x + k (mod b); for small
+/// steps (at most 16 PEs), which PE sends to which, as fig. 6.3 draws them.
+static void printDigitExchange(const rt::TileMap &before,
+                               const rt::TileMap &after, unsigned elemBytes,
+                               llvm::raw_ostream &os) {
+  rt::DigitExchangeShape d;
+  if (!rt::findDigitExchange(before, after, rt::sourcesOf(before, after), d,
+                             nullptr))
+    return;
+  const int64_t perChunk = elemBytes < 8 ? 8 / elemBytes : 1;
+  int64_t chunk = 1;
+  while (chunk * 2 <= std::min(perChunk, d.slotWeight))
+    chunk *= 2;
+  os << "    digits: base " << d.base << ", PE digit of weight " << d.peWeight
+     << ", memory digit of weight " << d.slotWeight
+     << "; rounds: " << d.base - 1 << " (k and " << d.base
+     << " - k paired), up to " << chunk
+     << (chunk == 1 ? " element" : " elements") << " per send\n";
+  if (d.pes > 16)
+    return;
+  for (int64_t k = 1; k < d.base; ++k) {
+    os << "    round " << k << ":";
+    for (int64_t p = 0; p < d.pes; ++p) {
+      const int64_t x = p / d.peWeight % d.base;
+      os << " " << p << ">" << p + ((x + k) % d.base - x) * d.peWeight;
+    }
+    os << "\n";
+  }
+}
+
 void mapc::printGeneralPlan(const StatementPlan &sp, bool onNetwork,
                             llvm::raw_ostream &os) {
   const rt::GeneralPlan &p = *sp.general;
@@ -68,6 +100,8 @@ void mapc::printGeneralPlan(const StatementPlan &sp, bool onNetwork,
     os << "    why: " << s.why << "\n";
     if (s.kind == rt::GeneralStepKind::Exchange)
       printExchangeRounds(before, s.to, os);
+    if (s.kind == rt::GeneralStepKind::DigitExchange)
+      printDigitExchange(before, s.to, p.elemBytes, os);
   }
   if (p.steps.empty())
     os << "  no data moves\n";

@@ -11,6 +11,7 @@
 #include "mapc/runtime/General.h"
 
 #include "ExchangeRounds.h"
+#include "mapc/runtime/DigitExchange.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -29,6 +30,8 @@ const char *mapc::rt::generalStepKindName(GeneralStepKind k) {
     return "brute-force";
   case GeneralStepKind::Route:
     return "route";
+  case GeneralStepKind::DigitExchange:
+    return "digit-exchange";
   }
   return "?";
 }
@@ -164,6 +167,7 @@ private:
   bool runLocalInPlace(const std::vector<int64_t> &readSlot);
   bool runSlotwise(std::string *why);
   bool runBruteForce();
+  bool runDigitExchangeStep(std::string *why);
 
   /// How many source slots from `s` on one slotwise send can carry: a
   /// power of two of elements of at most 64 bits together, each slot with
@@ -200,6 +204,8 @@ bool GeneralStepRunner::run(std::string *why) {
     return runExchange(why);
   case GeneralStepKind::Route:
     return fail("a route step needs a hypercube or mesh machine");
+  case GeneralStepKind::DigitExchange:
+    return runDigitExchangeStep(why);
   }
   return fail("unknown step kind");
 }
@@ -701,6 +707,16 @@ bool GeneralStepRunner::runBruteForce() {
         raddr[p] += xferBytes;
     }
   }
+  return true;
+}
+
+// 003 function 6.1 (DigitExchange.cpp), once the move is known to be one
+// P/M digit exchange.
+bool GeneralStepRunner::runDigitExchangeStep(std::string *why) {
+  DigitExchangeShape shape;
+  if (!findDigitExchange(from, to, *given, shape, why))
+    return false;
+  runDigitExchange(m, shape, {readBase, writeBase, elemBytes, inPlace});
   return true;
 }
 

@@ -11,6 +11,7 @@
 #include "RandomTile.h"
 #include "ir/KTile.h"
 #include "mapc/runtime/Contents.h"
+#include "mapc/runtime/DigitExchange.h"
 #include "mapc/runtime/General.h"
 #include "passes/GeneralPlanner.h"
 
@@ -281,4 +282,246 @@ TEST(GeneralRemap, ReplicationByRecursiveDoubling) {
   EXPECT_LT(rounds.size(), 31u);
   runAndCheck(src, dst, 32, 1, 16, 4, false, "doubling");
   runAndCheck(src, dst, 32, 1, 16, 16, true, "doubling copy");
+}
+
+namespace {
+
+/// A digit map over the linear index of an array of prod(bases) elements:
+/// data digit i has base bases[i]; `mem` and `pe` list the digits of the
+/// two device dims, least significant first.
+KTile digitTile(const std::vector<int64_t> &bases,
+                const std::vector<unsigned> &mem,
+                const std::vector<unsigned> &pe) {
+  KTile t;
+  int64_t n = 1;
+  for (int64_t b : bases) {
+    t.kdims.push_back(KDim::plain(b));
+    n *= b;
+  }
+  t.data = {SpaceDim::plain(n)};
+  t.groups = {unsigned(bases.size())};
+  t.m = {mem, pe};
+  int64_t dm = 1, dp = 1;
+  for (unsigned l : mem)
+    dm *= bases[l];
+  for (unsigned l : pe)
+    dp *= bases[l];
+  t.device = {SpaceDim::plain(dm), SpaceDim::plain(dp)};
+  return t;
+}
+
+/// The compact form of a digitTile (003 6.1.3): neighbouring data digits
+/// that sit next to each other, in order, in one device dim become one
+/// digit, as the language's digit maps lower. The planner must re-factorise
+/// it to align it with the other layout (fig. 6.1).
+KTile compact(const KTile &t) {
+  std::vector<unsigned> runOf(t.kdims.size(), 0);
+  std::vector<std::pair<unsigned, int64_t>> runs; // first digit, base
+  for (const auto &dim : t.m)
+    for (size_t i = 0; i < dim.size(); ++i) {
+      if (i > 0 && dim[i] == dim[i - 1] + 1) {
+        runOf[dim[i]] = runOf[dim[i - 1]];
+        runs[runOf[dim[i]]].second *= t.kdims[dim[i]].k;
+        continue;
+      }
+      runOf[dim[i]] = unsigned(runs.size());
+      runs.push_back({dim[i], t.kdims[dim[i]].k});
+    }
+  std::vector<unsigned> order(runs.size()), rank(runs.size());
+  for (unsigned r = 0; r < runs.size(); ++r)
+    order[r] = r;
+  std::sort(order.begin(), order.end(), [&](unsigned x, unsigned y) {
+    return runs[x].first < runs[y].first;
+  });
+  KTile c = t;
+  c.kdims.clear();
+  for (unsigned i = 0; i < order.size(); ++i) {
+    rank[order[i]] = i;
+    c.kdims.push_back(KDim::plain(runs[order[i]].second));
+  }
+  c.groups = {unsigned(c.kdims.size())};
+  for (auto &dim : c.m) {
+    std::vector<unsigned> out;
+    for (size_t i = 0; i < dim.size(); ++i)
+      if (i == 0 || dim[i] != dim[i - 1] + 1)
+        out.push_back(rank[runOf[dim[i]]]);
+    dim = out;
+  }
+  return c;
+}
+
+} // namespace
+
+// 003 fig. 6.3: a base-6 P/M exchange on 6 PEs is one digit-exchange step
+// in place: 5 rounds paired as function 6.1 pairs them, with per-PE offsets
+// and no schedule table. With identity memory digits below the exchanged
+// one (a 6 x 6 transpose of 4-element rows) the four u8 elements of a row
+// travel in one 32-bit send: 3 pair-rounds of 2 sends (the last a single
+// send), so 5 sends instead of 20.
+TEST(GeneralRemap, DigitExchangeFigure63) {
+  for (bool rows : {false, true}) {
+    std::vector<int64_t> bases = {6, 6};
+    KTile from = digitTile(bases, {0}, {1}), to = digitTile(bases, {1}, {0});
+    if (rows) {
+      bases = {4, 6, 6};
+      from = digitTile(bases, {0, 1}, {2});
+      to = digitTile(bases, {0, 2}, {1});
+    }
+    GeneralPlanRequest req;
+    req.src = from;
+    req.dst = to;
+    req.elemBytes = 1;
+    req.shape = {6, 1, 16};
+    auto planned = planGeneralRemap(req);
+    ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned));
+    const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+    ASSERT_EQ(plan.steps.size(), 1u);
+    EXPECT_EQ(plan.steps[0].kind, rt::GeneralStepKind::DigitExchange);
+    EXPECT_TRUE(plan.steps[0].inPlace);
+    const uint64_t region = uint64_t(rt::slotsOf(from));
+    rt::MasPar m(6, 1, 3 * region, 16);
+    rt::Regions regions{{region}, {region}, {2 * region}};
+    std::string why;
+    ASSERT_TRUE(rt::executeGeneralPlan(m, plan, regions, {}, &why)) << why;
+    EXPECT_EQ(m.ledger().routerSends, 5) << (rows ? "rows" : "elements");
+    runAndCheck(from, to, 6, 1, 16, 1, false, "fig. 6.3");
+    runAndCheck(from, to, 6, 1, 16, 1, true, "fig. 6.3, copy");
+  }
+}
+
+// 003 6.2.1's combined permutation and its base-5 P/M exchange plan in
+// several steps (6.2.2): the combined one as a processor permutation in
+// place and a memory permutation in place, the exchange through a digit
+// exchange; both cheaper than one step of the general methods.
+TEST(GeneralRemap, FiveStepPlans) {
+  // [p: a3:2 a2:5 | m: a1:3 a0:2] -> [p: a2:5 a3:2 | m: a0:2 a1:3]
+  std::vector<int64_t> b1 = {2, 3, 5, 2};
+  KTile s1 = digitTile(b1, {0, 1}, {2, 3}), d1 = digitTile(b1, {1, 0}, {3, 2});
+  // [p: a3:2 a2:5 | m: a1:3 a0:5] -> [p: a3:2 a0:5 | m: a1:3 a2:5]
+  std::vector<int64_t> b2 = {5, 3, 5, 2};
+  KTile s2 = digitTile(b2, {0, 1}, {2, 3}), d2 = digitTile(b2, {2, 1}, {0, 3});
+  for (const auto &[s, d] : {std::pair<KTile, KTile>{s1, d1}, {s2, d2}}) {
+    GeneralPlanRequest req;
+    req.src = s;
+    req.dst = d;
+    req.elemBytes = 1;
+    req.shape = {32, 32, 16};
+    auto planned = planGeneralRemap(req);
+    ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned));
+    const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+    EXPECT_GT(plan.steps.size(), 1u);
+    EXPECT_NE(plan.steps[0].why.find("003 6.2."), std::string::npos)
+        << plan.steps[0].why;
+    runAndCheck(s, d, 32, 32, 16, 1, false, "6.2.1");
+    runAndCheck(s, d, 32, 32, 16, 4, true, "6.2.1, copy");
+  }
+}
+
+// Random aligned digit permutations: random bases, random digit orders on
+// both sides, some digits of equal base traded between P and M, on grids
+// of any sides, either layout in compact form (so the planner must align
+// the factorisations first); every element checked, every prediction equal
+// to its simulation, every plan above the bound. The digit-exchange step and
+// plans of several steps must be taken often.
+TEST(GeneralRemap, RandomDigitPermutations) {
+  std::mt19937 rng(20261125);
+  unsigned runs = 0, digitExchanges = 0, multiStep = 0;
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  while (runs < 600) {
+    const unsigned n = unsigned(pick(2, 5));
+    std::vector<int64_t> bases(n);
+    for (int64_t &b : bases)
+      b = pick(2, 6);
+    std::vector<unsigned> order(n);
+    for (unsigned i = 0; i < n; ++i)
+      order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    const unsigned split = unsigned(pick(1, int(n) - 1));
+    std::vector<unsigned> mem(order.begin(), order.begin() + split),
+        pe(order.begin() + split, order.end());
+    // Trade some pairs of equal base between the sides, then shuffle each.
+    std::vector<unsigned> mem2 = mem, pe2 = pe;
+    for (unsigned &x : mem2)
+      for (unsigned &y : pe2)
+        if (bases[x] == bases[y] && rng() % 2)
+          std::swap(x, y);
+    if (rng() % 2)
+      std::shuffle(mem2.begin(), mem2.end(), rng);
+    if (rng() % 2)
+      std::shuffle(pe2.begin(), pe2.end(), rng);
+    KTile a = digitTile(bases, mem, pe), b = digitTile(bases, mem2, pe2);
+    if (rng() % 2)
+      a = compact(a);
+    if (rng() % 2)
+      b = compact(b);
+    ASSERT_TRUE(a.verify().empty());
+    ASSERT_TRUE(b.verify().empty());
+    const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
+    if (pes > 64 || rt::slotsOf(a) > 64)
+      continue;
+    unsigned width = unsigned(pick(1, 8));
+    unsigned height = unsigned((pes + width - 1) / width);
+    unsigned cluster = 1u << pick(0, 4);
+    unsigned elemBytes = 1u << pick(0, 4);
+    bool copy = rng() % 4 == 0;
+    GeneralPlanRequest req;
+    req.src = a;
+    req.dst = b;
+    req.elemBytes = elemBytes;
+    req.copy = copy;
+    req.shape = {width, height, cluster};
+    auto planned = planGeneralRemap(req);
+    ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned));
+    for (const rt::GeneralStep &s : std::get<rt::GeneralPlan>(planned).steps)
+      if (s.kind == rt::GeneralStepKind::DigitExchange) {
+        ++digitExchanges;
+        break;
+      }
+    multiStep += std::get<rt::GeneralPlan>(planned).steps.size() > 1;
+    runAndCheck(a, b, width, height, cluster, elemBytes, copy,
+                "digit run " + std::to_string(runs));
+    if (HasFailure())
+      return;
+    ++runs;
+  }
+  EXPECT_GT(digitExchanges, 90u);
+  EXPECT_GT(multiStep, 30u);
+}
+
+// A digit-exchange step refuses a move that is not one P/M digit exchange,
+// with a reason, rather than move elements wrongly: here the PE digit
+// arrives reversed (element (x, y) goes to PE 5 - y, slot x). The planner
+// then takes another method, and the remap still checks.
+TEST(GeneralRemap, DigitExchangeRejects) {
+  std::vector<int64_t> bases = {6, 6};
+  KTile from = digitTile(bases, {0}, {1}), to = digitTile(bases, {1}, {0});
+  to.kdims[0].sense = Sense::Minus;
+  ASSERT_TRUE(to.verify().empty());
+  rt::GeneralPlan plan;
+  plan.source = from;
+  plan.dest = to;
+  plan.elemBytes = 1;
+  rt::GeneralStep s;
+  s.kind = rt::GeneralStepKind::DigitExchange;
+  s.to = to;
+  s.inPlace = true;
+  plan.steps = {s};
+  rt::MasPar m(6, 1, 64, 16);
+  rt::Regions regions{{0}, {0}, {32}};
+  std::string why;
+  EXPECT_FALSE(rt::executeGeneralPlan(m, plan, regions, {}, &why));
+  EXPECT_NE(why.find("digit exchange"), std::string::npos) << why;
+  rt::DigitExchangeShape shape;
+  EXPECT_FALSE(
+      rt::findDigitExchange(from, to, rt::sourcesOf(from, to), shape, nullptr));
+  // The other way round is one: base 6, weights 1 and 1.
+  KTile plain = digitTile(bases, {1}, {0});
+  ASSERT_TRUE(rt::findDigitExchange(from, plain, rt::sourcesOf(from, plain),
+                                    shape, nullptr));
+  EXPECT_EQ(shape.base, 6);
+  EXPECT_EQ(shape.peWeight, 1);
+  EXPECT_EQ(shape.slotWeight, 1);
+  runAndCheck(from, to, 6, 1, 16, 1, false, "reversed");
 }

@@ -22,6 +22,11 @@
 //               and receives at most one element, with receivers knowing
 //               their slots: König's edge colouring of the send graph gives
 //               the fewest rounds (max degree); indirect addressing.
+//   DigitExchange  one P/M digit exchange (003 6.2.1, function 6.1): the
+//               b - 1 rounds of exchange_dig with offsets each PE computes
+//               from its own digit, the identity memory digits below the
+//               exchanged one sent together in chunks of up to 64 bits,
+//               in place by pairing rounds k and b - k.
 //   BruteForce  003 6.3.3's brute_copy: each PE sends its elements one per
 //               round with their destination slot, starting at a skewed
 //               element (6.3.8); senders that collide on a PE go in
@@ -67,7 +72,14 @@ inline int64_t pesOf(const TileMap &l) { return l.deviceSize() / slotsOf(l); }
 /// Route is the one method of a hypercube or mesh machine
 /// (NetworkExecute.h): every element goes to its cell by dimension-order
 /// routing; the MasPar refuses it.
-enum class GeneralStepKind { Local, Slotwise, Exchange, BruteForce, Route };
+enum class GeneralStepKind {
+  Local,
+  Slotwise,
+  Exchange,
+  BruteForce,
+  Route,
+  DigitExchange
+};
 constexpr unsigned kRouteDimsDown = 1, kRouteFarthestFirst = 2,
                    kRouteRotated = 4;
 const char *generalStepKindName(GeneralStepKind k);

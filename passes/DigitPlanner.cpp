@@ -1,0 +1,463 @@
+//===- DigitPlanner.cpp - 003 6.2.2's digit permutation in steps ----------===//
+#include "passes/DigitPlanner.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+using namespace mapc;
+using rt::GeneralStepKind;
+
+namespace {
+
+using Digits = std::vector<unsigned>; ///< k-Tile dims, least significant first
+
+/// Whether `t` is a digit map whose device is [memory, PEs] with plain
+/// dims, each as long as the product of its digits, so that moving digits
+/// between them gives another such layout.
+bool isDigitFrame(const rt::TileMap &t) {
+  if (t.device.size() != 2 || t.m.size() != 2)
+    return false;
+  for (size_t i = 0; i < 2; ++i) {
+    const rt::SpaceDim &d = t.device[i];
+    if (d.len != d.tlen || d.off || d.toff || t.m[i].empty())
+      return false;
+    int64_t n = 1;
+    for (unsigned l : t.m[i]) {
+      const rt::KDim &k = t.kdims[l];
+      if (k.k != k.tk || k.otk || k.enc != rt::Encoding::Binary)
+        return false;
+      n = rt::satMul(n, k.tk);
+    }
+    if (n != d.len)
+      return false;
+  }
+  return true;
+}
+
+/// `frame` with its memory and PE digits replaced.
+rt::TileMap withDigits(const rt::TileMap &frame, const Digits &mem,
+                       const Digits &pe) {
+  rt::TileMap t = frame;
+  t.m = {mem, pe};
+  for (size_t i = 0; i < 2; ++i) {
+    int64_t n = 1;
+    for (unsigned l : t.m[i])
+      n *= t.kdims[l].tk;
+    t.device[i] = rt::SpaceDim::plain(n);
+  }
+  return t;
+}
+
+/// The places where `t`'s data digits split its one data dim's index.
+void cutsOf(const rt::TileMap &t, std::set<int64_t> &out) {
+  int64_t place = 1;
+  out.insert(place);
+  for (unsigned l = 0; l < t.firstEmptyDim(); ++l)
+    out.insert(place = rt::satMul(place, t.kdims[l].tk));
+}
+
+/// `t` with every data digit cut at `at` into the digits it spans, least
+/// significant first (003 6.1.3, fig. 6.1): the same layout, factorised
+/// finer. Fails on a reversed digit that would be cut.
+std::optional<rt::TileMap> refine(const rt::TileMap &t,
+                                  const std::set<int64_t> &at) {
+  if (t.data.size() != 1 || t.data[0].len != t.data[0].tlen || t.data[0].off ||
+      t.data[0].toff || t.groups.empty())
+    return std::nullopt;
+  const unsigned firstEmpty = t.firstEmptyDim();
+  rt::TileMap r = t;
+  r.kdims.clear();
+  std::vector<std::vector<unsigned>> pieces(t.kdims.size());
+  int64_t place = 1;
+  for (unsigned l = 0; l < firstEmpty; ++l) {
+    const rt::KDim &k = t.kdims[l];
+    const int64_t hi = rt::satMul(place, k.tk);
+    for (auto it = at.find(place); it != at.end() && *it != hi; ++it) {
+      if (std::next(it) == at.end() || *std::next(it) > hi ||
+          *std::next(it) % *it != 0)
+        return std::nullopt; // not aligned (fig. 6.2)
+      rt::KDim piece = k;
+      piece.k = piece.tk = *std::next(it) / *it;
+      if (piece.tk != k.tk && k.sense == rt::Sense::Minus)
+        return std::nullopt;
+      pieces[l].push_back(unsigned(r.kdims.size()));
+      r.kdims.push_back(piece);
+    }
+    if (pieces[l].empty())
+      return std::nullopt;
+    place = hi;
+  }
+  r.groups[0] = unsigned(r.kdims.size());
+  for (unsigned l = firstEmpty; l < t.kdims.size(); ++l) {
+    pieces[l].push_back(unsigned(r.kdims.size()));
+    r.kdims.push_back(t.kdims[l]);
+  }
+  for (auto &dim : r.m) {
+    Digits out;
+    for (unsigned l : dim)
+      out.insert(out.end(), pieces[l].begin(), pieces[l].end());
+    dim = out;
+  }
+  return r;
+}
+
+/// Whether every cell of `t` (a digit frame) holds one element: no
+/// constant or replicated digits, no data templates or offsets.
+bool everyCellHeld(const rt::TileMap &t) {
+  for (const rt::KDim &k : t.kdims)
+    if (!(k.k == k.tk && k.otk == 0 && k.ok == 0))
+      return false;
+  if (t.groups.size() != t.data.size())
+    return false;
+  unsigned l = 0;
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    const rt::SpaceDim &d = t.data[i];
+    int64_t n = 1;
+    for (unsigned g = 0; g < t.groups[i]; ++g)
+      n = rt::satMul(n, t.kdims[l++].k);
+    if (d.len != d.tlen || d.off || d.toff || n != d.len)
+      return false;
+  }
+  return true;
+}
+
+/// rt::sourcesOf for two frames over the same digits in which every cell
+/// is held: each device digit keeps its value and moves to its place in
+/// `from` (a digit permutation, 003 6.2), without evaluating either map.
+std::vector<uint32_t> frameSources(const rt::TileMap &from,
+                                   const rt::TileMap &to) {
+  // Each digit's weight in the linear device address of both layouts.
+  auto weights = [](const rt::TileMap &t) {
+    std::vector<int64_t> w(t.kdims.size(), 0);
+    int64_t place = 1;
+    for (const auto &dim : t.m)
+      for (unsigned l : dim) {
+        w[l] = place;
+        place *= t.kdims[l].tk;
+      }
+    return w;
+  };
+  const std::vector<int64_t> wt = weights(to), wf = weights(from);
+  const int64_t cells = to.deviceSize();
+  std::vector<uint32_t> src(size_t(cells), 0);
+  for (size_t l = 0; l < to.kdims.size(); ++l) {
+    const int64_t base = to.kdims[l].tk;
+    if (base == 1)
+      continue;
+    for (int64_t c = 0; c < cells; ++c)
+      src[size_t(c)] += uint32_t(c / wt[l] % base * wf[l]);
+  }
+  return src;
+}
+
+bool contains(const Digits &ds, unsigned l) {
+  return std::find(ds.begin(), ds.end(), l) != ds.end();
+}
+
+/// The digits of `order` that are in `set`, in `order`'s order.
+Digits pick(const Digits &order, const Digits &set) {
+  Digits out;
+  for (unsigned l : order)
+    if (contains(set, l))
+      out.push_back(l);
+  return out;
+}
+
+Digits without(const Digits &ds, const Digits &drop) {
+  Digits out;
+  for (unsigned l : ds)
+    if (!contains(drop, l))
+      out.push_back(l);
+  return out;
+}
+
+/// Where `group` sits in `ds` as a run of neighbours in its order, or -1.
+int runAt(const Digits &ds, const Digits &group) {
+  auto it = std::search(ds.begin(), ds.end(), group.begin(), group.end());
+  return it == ds.end() ? -1 : int(it - ds.begin());
+}
+
+/// `ds` with the run of `group` at `at` replaced by `by`.
+Digits replaceRun(const Digits &ds, int at, size_t len, const Digits &by) {
+  Digits out(ds.begin(), ds.begin() + at);
+  out.insert(out.end(), by.begin(), by.end());
+  out.insert(out.end(), ds.begin() + at + long(len), ds.end());
+  return out;
+}
+
+class Planner {
+public:
+  explicit Planner(const GeneralPlanRequest &req) : req(req) {}
+
+  /// The cheapest single step from `from` to `to` among the methods that
+  /// keep elements apart (no brute force: it never wins inside a digit
+  /// plan), in place unless it must read the copy's source.
+  std::optional<rt::GeneralStep> step(const rt::TileMap &from,
+                                      const rt::TileMap &to, bool first,
+                                      const std::string &role);
+  /// The ways to do `from` -> `to`, a processor/memory permutation
+  /// (permute_mp): one step, or the processor and the memory halves through
+  /// an intermediate layout, in either order. One empty way if `from` is
+  /// `to`; none if nothing applies.
+  std::vector<std::vector<rt::GeneralStep>> permuteMp(const rt::TileMap &from,
+                                                      const rt::TileMap &to,
+                                                      bool first,
+                                                      const std::string &role);
+  /// Adds a candidate of `steps` named `name`, made to end in the
+  /// destination region.
+  void finish(std::vector<rt::GeneralStep> steps, const std::string &name);
+
+  std::vector<PricedPlan> plans;
+
+private:
+  const GeneralPlanRequest &req;
+  /// Steps already priced: the candidates share most of their moves.
+  struct Priced {
+    rt::TileMap from, to;
+    bool first;
+    std::optional<rt::GeneralStep> step; ///< its why without the role
+  };
+  std::vector<Priced> priced;
+  int64_t copyBackTicks = -1;
+  std::optional<rt::GeneralStep> price(const rt::TileMap &from,
+                                       const rt::TileMap &to, bool first);
+};
+
+std::optional<rt::GeneralStep> Planner::step(const rt::TileMap &from,
+                                             const rt::TileMap &to, bool first,
+                                             const std::string &role) {
+  auto named = [&](std::optional<rt::GeneralStep> s) {
+    if (s)
+      s->why = role + ": " + s->why;
+    return s;
+  };
+  for (const Priced &p : priced)
+    if (p.first == first && p.from == from && p.to == to)
+      return named(p.step);
+  priced.push_back({from, to, first, price(from, to, first)});
+  return named(priced.back().step);
+}
+
+std::optional<rt::GeneralStep>
+Planner::price(const rt::TileMap &from, const rt::TileMap &to, bool first) {
+  const std::vector<uint32_t> sources = everyCellHeld(from) && everyCellHeld(to)
+                                            ? frameSources(from, to)
+                                            : rt::sourcesOf(from, to);
+  const rt::MoveShape shape = rt::analyseMove(from, to, sources);
+  const bool mayInPlace = !(first && req.copy);
+  struct Option {
+    GeneralStepKind kind;
+    bool inPlace;
+    const char *how;
+  };
+  std::vector<Option> options;
+  if (shape.local)
+    options.push_back(
+        {GeneralStepKind::Local,
+         mayInPlace && shape.slotUniformFrom && shape.slotUniformTo,
+         "a memory permutation (003 6.2.1, permute_m)"});
+  if (shape.slotUniformFrom)
+    options.push_back({GeneralStepKind::Slotwise,
+                       mayInPlace && shape.keepsSlots,
+                       "a processor permutation per slot in chunks of up to "
+                       "64 bits (003 6.2.1, permute_p; 5.6.3)"});
+  if (!shape.local) {
+    const char *dig = "a P/M digit exchange in b - 1 rounds with offsets "
+                      "computed per PE (003 6.2.1, function 6.1)";
+    const char *ex = "sends coloured into contention-free rounds (003 6.4)";
+    if (mayInPlace)
+      options.push_back({GeneralStepKind::DigitExchange, true, dig});
+    options.push_back({GeneralStepKind::DigitExchange, false, dig});
+    if (!shape.slotUniformFrom) {
+      if (mayInPlace)
+        options.push_back({GeneralStepKind::Exchange, true, ex});
+      options.push_back({GeneralStepKind::Exchange, false, ex});
+    }
+  }
+  std::optional<rt::GeneralStep> best;
+  rt::GeneralPlan one;
+  one.source = from;
+  one.dest = to;
+  one.elemBytes = req.elemBytes;
+  one.copy = req.copy && first;
+  for (const Option &o : options) {
+    rt::GeneralStep s;
+    s.kind = o.kind;
+    s.to = to;
+    s.inPlace = o.inPlace;
+    s.why = o.how;
+    one.steps = {s};
+    int64_t t = rt::predictGeneralStep(one, 0, req.shape, req.cost, &sources);
+    if (t < 0 || (best && t >= best->predictedTicks))
+      continue;
+    s.predictedTicks = t;
+    best = s;
+  }
+  return best;
+}
+
+std::vector<std::vector<rt::GeneralStep>>
+Planner::permuteMp(const rt::TileMap &from, const rt::TileMap &to, bool first,
+                   const std::string &role) {
+  std::vector<std::vector<rt::GeneralStep>> ways;
+  if (from == to) {
+    ways.emplace_back();
+    return ways;
+  }
+  if (auto s = step(from, to, first, role))
+    ways.push_back({*s});
+  // The processor half first, then the memory half; and the other way.
+  for (bool peFirst : {true, false}) {
+    rt::TileMap mid = peFirst ? withDigits(from, from.m[0], to.m[1])
+                              : withDigits(from, to.m[0], from.m[1]);
+    if (mid == from || mid == to)
+      continue;
+    auto a = step(from, mid, first,
+                  role + (peFirst ? ", PE digits" : ", memory digits"));
+    auto b = a ? step(mid, to, false,
+                      role + (peFirst ? ", memory digits" : ", PE digits"))
+               : std::nullopt;
+    if (a && b)
+      ways.push_back({*a, *b});
+  }
+  return ways;
+}
+
+void Planner::finish(std::vector<rt::GeneralStep> steps,
+                     const std::string &name) {
+  if (steps.empty())
+    return;
+  rt::GeneralPlan plan;
+  plan.source = req.src;
+  plan.dest = req.dst;
+  plan.elemBytes = req.elemBytes;
+  plan.copy = req.copy;
+  plan.steps = steps;
+  // The same cells as the aligned form: the plan ends in the request's own.
+  plan.steps.back().to = req.dst;
+  // Distinct bases, only to see which region the plan ends in.
+  const rt::Regions regions{{1}, {2}, {3}};
+  if (!rt::checkPlanRegions(plan, regions, nullptr)) {
+    rt::GeneralStep back;
+    back.kind = GeneralStepKind::Local;
+    back.to = req.dst;
+    back.why = "in place: copy back from the scratch region (003 6.3.3)";
+    plan.steps.push_back(back);
+    // Every candidate's copy back is the same step: price it once.
+    if (copyBackTicks < 0)
+      copyBackTicks = rt::predictGeneralStep(plan, plan.steps.size() - 1,
+                                             req.shape, req.cost);
+    if (copyBackTicks < 0)
+      return;
+    plan.steps.back().predictedTicks = copyBackTicks;
+    if (!rt::checkPlanRegions(plan, regions, nullptr))
+      return;
+  }
+  PricedPlan p;
+  p.steps = std::move(plan.steps);
+  for (const rt::GeneralStep &s : p.steps)
+    p.ticks += s.predictedTicks;
+  p.name = name;
+  for (size_t i = 0; i < p.steps.size(); ++i)
+    p.name += std::string(i ? "+" : " ") +
+              rt::generalStepKindName(p.steps[i].kind) +
+              (p.steps[i].inPlace ? "[in place]" : "");
+  plans.push_back(std::move(p));
+}
+
+} // namespace
+
+std::vector<PricedPlan>
+mapc::digitPermutationPlans(const GeneralPlanRequest &req) {
+  if (!isDigitFrame(req.src) || !isDigitFrame(req.dst))
+    return {};
+  // Align the two factorisations (fig. 6.1) when they differ: the compact
+  // forms of two digit maps split the index at different places.
+  rt::TileMap src = req.src, dst = req.dst;
+  if (src.kdims.size() != dst.kdims.size() || src.groups != dst.groups) {
+    std::set<int64_t> at;
+    cutsOf(src, at);
+    cutsOf(dst, at);
+    auto s = refine(src, at), d = refine(dst, at);
+    if (!s || !d)
+      return {};
+    src = *s;
+    dst = *d;
+  }
+  {
+    // The same digits, only placed differently.
+    rt::TileMap t = dst;
+    t.m = src.m;
+    t.device = src.device;
+    if (!(t == src))
+      return {};
+  }
+  Planner planner(req);
+  const Digits &ms = src.m[0], &ps = src.m[1], &md = dst.m[0], &pd = dst.m[1];
+  // The digits that change sides, each group in the order the destination
+  // wants them.
+  const Digits toP = pick(pd, ms), toM = pick(md, ps);
+  if (toP.empty() && toM.empty()) {
+    // A combined permutation (003 6.2.1): permute_mp, or its halves. A
+    // memory or processor permutation alone is one step, priced already.
+    if (ms == md || ps == pd)
+      return {};
+    for (auto &way : planner.permuteMp(src, dst, true, "003 6.2.1 permute_mp"))
+      if (way.size() > 1)
+        planner.finish(std::move(way), "003 6.2.1 halves");
+    return std::move(planner.plans);
+  }
+  int64_t sizeP = 1, sizeM = 1;
+  for (unsigned l : toP)
+    sizeP *= src.kdims[l].tk;
+  for (unsigned l : toM)
+    sizeM *= src.kdims[l].tk;
+  if (sizeP != sizeM || toP.empty() || toM.empty())
+    return {};
+  // Step (i): the memory group on top of memory (the digits below travel
+  // in chunks) or where it is, if its digits are neighbours in order; the
+  // PE group at the bottom of the PE digits (003 6.2.2) or where it is.
+  std::vector<Digits> memOptions = {[&] {
+    Digits d = without(ms, toP);
+    d.insert(d.end(), toP.begin(), toP.end());
+    return d;
+  }()};
+  if (runAt(ms, pick(ms, toP)) >= 0 && ms != memOptions[0])
+    memOptions.push_back(ms);
+  std::vector<Digits> peOptions = {[&] {
+    Digits d = toM;
+    Digits rest = without(ps, toM);
+    d.insert(d.end(), rest.begin(), rest.end());
+    return d;
+  }()};
+  if (runAt(ps, pick(ps, toM)) >= 0 && ps != peOptions[0])
+    peOptions.push_back(ps);
+  for (const Digits &mem1 : memOptions)
+    for (const Digits &pe1 : peOptions) {
+      const Digits gm = pick(mem1, toP), gp = pick(pe1, toM);
+      const rt::TileMap i1 = withDigits(src, mem1, pe1);
+      // Step (iii): the two groups trade places as compound digits.
+      const rt::TileMap i2 =
+          withDigits(src, replaceRun(mem1, runAt(mem1, gm), gm.size(), gp),
+                     replaceRun(pe1, runAt(pe1, gp), gp.size(), gm));
+      auto before = planner.permuteMp(
+          src, i1, true,
+          "003 6.2.2 (i)-(ii): the exchanged digits side by side");
+      auto ex =
+          planner.step(i1, i2, src == i1, "003 6.2.2 (iii): exchange_dig");
+      if (!ex)
+        continue;
+      auto after =
+          planner.permuteMp(i2, dst, false, "003 6.2.2 (iv)-(v): permute_mp");
+      for (const auto &w1 : before)
+        for (const auto &w3 : after) {
+          std::vector<rt::GeneralStep> steps = w1;
+          steps.push_back(*ex);
+          steps.insert(steps.end(), w3.begin(), w3.end());
+          if (steps.size() > 1)
+            planner.finish(std::move(steps), "003 6.2.2");
+        }
+    }
+  return std::move(planner.plans);
+}

@@ -1,0 +1,52 @@
+//===- DigitPlanner.h - plans of several steps for digit permutations -----===//
+//
+// 003 6.2.2 performs any aligned index digit permutation in five steps: (i)
+// move the digits that change sides between P and M next to each other,
+// (ii) compound each group into one digit of the other's size, (iii)
+// exchange the two compound digits (exchange_dig, function 6.1), (iv) undo
+// the compounding and (v) finish with a processor/memory permutation.
+// Steps (i)-(ii) and (iv)-(v) are each one permute_mp; here a permute_mp is
+// planned as one step or as a processor permutation and a memory
+// permutation through an intermediate layout, whichever the cost model
+// prices lower, so that each half keeps its cheap form (a slotwise step in
+// place, with 64-bit chunks; a local step walked in place).
+//
+// The candidates apply when both layouts are digit maps over the same data
+// digits (the same k-Tile dims, no templates or offsets, one memory and one
+// PE device dim) that differ only in where the digits sit: the layouts the
+// language's `digits [...]` maps over one factorisation give. Compound
+// digits need no layout change of their own: a group of neighbouring
+// digits exchanged as one is a compound digit (6.2.1, "Resizing/
+// compounding"), and the digit-exchange step finds it in the move.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAPC_PASSES_DIGITPLANNER_H
+#define MAPC_PASSES_DIGITPLANNER_H
+
+#include "passes/GeneralPlanner.h"
+
+#include <string>
+#include <vector>
+
+namespace mapc {
+
+/// A priced candidate plan: its steps (predictedTicks set) and a name for
+/// the planner's list of prices.
+struct PricedPlan {
+  std::vector<rt::GeneralStep> steps;
+  int64_t ticks = 0;
+  std::string name;
+};
+
+/// The plans of 003 6.2.2 for `req` (empty when its layouts are not digit
+/// maps over one factorisation): a combined permutation as a processor and
+/// a memory permutation in either order, and a P/M exchange as permute_mp,
+/// digit exchange, permute_mp, with the exchanged memory digits moved to
+/// the top of memory (so that the digits below travel in chunks) or left
+/// where they are, and the PE digits moved to the bottom or left. Every
+/// step is priced on the simulator; the plan ends in the destination.
+std::vector<PricedPlan> digitPermutationPlans(const GeneralPlanRequest &req);
+
+} // namespace mapc
+
+#endif
