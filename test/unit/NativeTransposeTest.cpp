@@ -74,7 +74,7 @@ TEST(NativeTranspose, EverySideMatchesTheDefinition) {
   // This host has at least the AVX2 paths (the x86-64 machines mapc is
   // built on do); elsewhere there is nothing to test.
   if (hostHasAvx2Transpose()) {
-    EXPECT_GE(cases, 160u);
+    EXPECT_GE(cases, 80u); // 160 with AVX-512, unless capped
   }
 }
 
