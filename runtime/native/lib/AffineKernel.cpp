@@ -209,7 +209,7 @@ public:
           // Ask for the next tile's source lines while this one is written:
           // scattered runs get no help from the hardware prefetchers
           // (measured on the transposed tiles: asking two or four tiles
-          // ahead was 1.15-1.35x slower, not asking 1.4x slower).
+          // ahead took 1.15-1.36x the time, not asking 1.42-1.44x).
           uint64_t next = s0 ^ applyColumns(mFree, i + 1);
           for (size_t r = 0; r < nRows; ++r) {
             const uint8_t *p = src + ((next ^ rowS[r]) & ~low) * sz;
@@ -478,9 +478,9 @@ buildAffineKernel(const rt::RemapSpec &spec, size_t shortRuns) {
   unsigned t = 0;
   // (Measured: longer runs with an L2-sized buffer were slower.)
   // (Measured on the 8192^2 f32 transpose: two-level tiles, runs of 1-2 KiB
-  // through an L2-sized buffer, were 0.9-1.5x the time of these; with the
-  // direct transposes, runs of 512 bytes took 1.2-1.5x the time and runs of
-  // 128 bytes 1.0-1.1x. docs/native.md.)
+  // through an L2-sized buffer, took 0.75-1.49x the time of these, mostly
+  // more; with the direct transposes, runs of 512 bytes took 1.2-1.5x the
+  // time and runs of 128 bytes 1.0-1.1x. docs/native.md.)
   const unsigned maxT = 6;
   while (t < maxT && t < kr && (cell << t) < 256)
     ++t;
