@@ -476,7 +476,6 @@ buildAffineKernel(const rt::RemapSpec &spec, size_t shortRuns) {
 
   // Runs of at least 256 bytes on both sides; tiles of at most 4096 cells.
   unsigned t = 0;
-  // (Measured: longer runs with an L2-sized buffer were slower.)
   // (Measured on the 8192^2 f32 transpose: two-level tiles, runs of 1-2 KiB
   // through an L2-sized buffer, took 0.75-1.49x the time of these, mostly
   // more; with the direct transposes, runs of 512 bytes took 1.2-1.5x the
