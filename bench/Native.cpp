@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <random>
 #include <sys/mman.h>
 #include <thread>
@@ -59,6 +60,11 @@ unsigned gThreads = 0;
 int gRuns = 5;
 bool gDescribe = false;
 std::string gOnly; ///< --only=TEXT: rows whose name holds TEXT
+/// --ab=VAR=VALUE: each row also planned with VAR=VALUE in the environment
+/// (the kernels' switches, e.g. MAPC_NATIVE_TRANSPOSE=off), run alternately
+/// with the default plan; the last column is that plan's time over the
+/// default's.
+std::string gAbVar, gAbValue;
 
 double bestOf(int runs, const std::function<void()> &f) {
   double best = 1e30;
@@ -89,6 +95,7 @@ void threadedMemcpy(uint8_t *to, const uint8_t *from, size_t bytes) {
 struct Row {
   std::string name;
   double mapc = 0, memcpy = 0, naive = 0, blas = 0;
+  double ab = 0; ///< --ab: the other plan's time over the default's
 };
 std::vector<Row> gRows;
 
@@ -101,9 +108,12 @@ void printRow(const Row &r) {
       std::snprintf(buf, sizeof buf, "%8s", "-");
     return std::string(buf);
   };
-  std::printf("%-44s %s %s %s %s %7.2fx\n", r.name.c_str(), col(r.mapc).c_str(),
+  std::printf("%-44s %s %s %s %s %7.2fx", r.name.c_str(), col(r.mapc).c_str(),
               col(r.memcpy).c_str(), col(r.naive).c_str(), col(r.blas).c_str(),
               r.mapc / r.memcpy);
+  if (r.ab > 0)
+    std::printf(" %7.2f", r.ab);
+  std::printf("\n");
   std::fflush(stdout);
 }
 
@@ -135,7 +145,24 @@ Row measure(const std::string &name, const rt::RemapSpec &spec,
   // mapc and memcpy alternate, so that both see the same load on a shared
   // machine; each keeps its best run.
   Buffer copyFrom(size_t(bytes / 2)), copyTo(size_t(bytes / 2));
-  double bestMapc = 1e30, bestCopy = 1e30;
+  std::optional<native::NativeRemap> other;
+  if (!gAbVar.empty()) {
+    const char *was = getenv(gAbVar.c_str());
+    std::string saved = was ? was : "";
+    setenv(gAbVar.c_str(), gAbValue.c_str(), 1);
+    auto p = native::NativeRemap::plan(spec, opt);
+    if (was)
+      setenv(gAbVar.c_str(), saved.c_str(), 1);
+    else
+      unsetenv(gAbVar.c_str());
+    if (!std::holds_alternative<native::NativeRemap>(p))
+      die(kDriver, name + ": " + std::get<std::string>(p));
+    other.emplace(std::move(std::get<native::NativeRemap>(p)));
+    if (gDescribe)
+      std::printf("# with %s=%s:\n%s\n", gAbVar.c_str(), gAbValue.c_str(),
+                  other->describe().c_str());
+  }
+  double bestMapc = 1e30, bestCopy = 1e30, bestOther = 1e30;
   for (int run = 0; run < gRuns; ++run) {
     bestMapc = std::min(bestMapc,
                         bestOf(1, [&] { remap.execute(src.data, dst.data); }));
@@ -143,7 +170,12 @@ Row measure(const std::string &name, const rt::RemapSpec &spec,
         std::min(bestCopy, bestOf(1, [&] {
                    threadedMemcpy(copyTo.data, copyFrom.data, copyFrom.bytes);
                  }));
+    if (other)
+      bestOther = std::min(
+          bestOther, bestOf(1, [&] { other->execute(src.data, dst.data); }));
   }
+  if (other)
+    r.ab = bestOther / bestMapc;
   r.mapc = bytes / bestMapc / 1e9;
   r.memcpy = bytes / bestCopy / 1e9;
   if (runNaive && !getenv("MAPC_NOVERIFY")) {
@@ -339,18 +371,23 @@ int main(int argc, char **argv) {
       gOnly = a.substr(7);
     else if (a == "--describe")
       gDescribe = true;
-    else {
-      std::fprintf(
-          stderr,
-          "usage: %s [--quick] [--threads=N] [--describe] [--only=TEXT]\n",
-          kDriver);
+    else if (a.rfind("--runs=", 0) == 0 && std::atoi(a.c_str() + 7) > 0)
+      gRuns = std::atoi(a.c_str() + 7);
+    else if (a.rfind("--ab=", 0) == 0 && a.find('=', 5) != std::string::npos) {
+      gAbVar = a.substr(5, a.find('=', 5) - 5);
+      gAbValue = a.substr(a.find('=', 5) + 1);
+    } else {
+      std::fprintf(stderr,
+                   "usage: %s [--quick] [--threads=N] [--runs=N] [--describe] "
+                   "[--only=TEXT] [--ab=VAR=VALUE]\n",
+                   kDriver);
       return 2;
     }
   }
   if (!gThreads)
     gThreads = std::max(1u, std::thread::hardware_concurrency());
   if (quick)
-    gRuns = 2;
+    gRuns = std::min(gRuns, 2);
   const unsigned bits = quick ? 16 : 26;
   const int64_t side = quick ? 256 : 8192;
   std::printf("mapc-bench-native: %u threads, f32, best of %d runs; GB/s = "

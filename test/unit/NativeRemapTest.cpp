@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <random>
 
@@ -479,7 +480,11 @@ TEST(NativeRemap, BitReversalIsOnePassOfTiles) {
   auto planned = native::NativeRemap::plan(spec);
   ASSERT_TRUE(std::holds_alternative<native::NativeRemap>(planned));
   const auto &remap = std::get<native::NativeRemap>(planned);
-  EXPECT_NE(remap.describe().find("tiles of 64 x 64 blocks"), std::string::npos)
+  // 64 x 64 through an L1 buffer; 32 x 64 straight from the source when the
+  // host transposes in registers.
+  EXPECT_TRUE(
+      remap.describe().find("tiles of 64 x 64 blocks") != std::string::npos ||
+      remap.describe().find("tiles of 32 x 64 blocks") != std::string::npos)
       << remap.describe();
   EXPECT_EQ(remap.bytesMoved(), uint64_t(2) * 4 << 16);
 }
@@ -572,6 +577,99 @@ TEST(NativeRemap, DenseAffineMapsInterleaveTheTileOrder) {
   }
   // Most take the path (a thin tile set may leave nothing to reorder).
   EXPECT_GT(interleaved, runs * 3 / 4);
+}
+
+/// Whether the kernels transpose in registers here (AVX2 or AVX-512, and
+/// not turned off by MAPC_NATIVE_TRANSPOSE=off).
+bool hostTransposes() {
+  const char *cap = std::getenv("MAPC_NATIVE_TRANSPOSE");
+  return __builtin_cpu_supports("avx2") && !(cap && std::string(cap) == "off");
+}
+
+TEST(NativeRemap, TransposedTilesEveryElementSize) {
+  // Transposes of 2^14-2^18 cells between affine layouts (two bit fields
+  // swapped, some low bits kept in place so that 1- and 2-byte elements
+  // fuse into 4- and 8-byte cells, a random XOR constant on either side),
+  // elements of 1 to 16 bytes, 1 to 5 threads, in place and out of place.
+  // Cells of 4 and 8 bytes must take the in-register transposes read
+  // straight from the source (on hosts that have them); the rest their
+  // other paths. Every cell is checked.
+  std::mt19937_64 rng(1211);
+  unsigned transposed = 0, eligible = 0;
+  for (unsigned run = 0; run < 160 && !HasFailure(); ++run) {
+    unsigned eb = 1 + run % 16;
+    unsigned keep = eb <= 2 ? 3 - eb : unsigned(rng() % 2);
+    unsigned h = 7 + unsigned(rng() % 2), bits = keep + 2 * h;
+    AffineLayout a, b;
+    a.mBits = b.mBits = bits;
+    a.dataBits = b.dataBits = bits;
+    a.row.assign(bits, 0);
+    b.row.assign(bits, 0);
+    for (unsigned i = 0; i < bits; ++i) {
+      a.row[i] = uint64_t(1) << i;
+      unsigned j = i < keep ? i : keep + (i - keep + h) % (2 * h);
+      b.row[i] = uint64_t(1) << j;
+    }
+    (rng() % 2 ? a : b).constant =
+        rng() & ((uint64_t(1) << bits) - 1) & ~((uint64_t(1) << keep) - 1);
+    RemapSpec spec =
+        specOf(DeviceLayout::fromAffine(a), DeviceLayout::fromAffine(b), eb);
+    unsigned threads = 1 + unsigned(rng() % 5);
+    runAndCheck(spec, threads, rng() % 3 == 0, rng,
+                "transpose of " + std::to_string(eb) + "-byte elements, run " +
+                    std::to_string(run));
+    auto planned = native::NativeRemap::plan(spec);
+    ASSERT_TRUE(std::holds_alternative<native::NativeRemap>(planned));
+    std::string text = std::get<native::NativeRemap>(planned).describe();
+    size_t cell = size_t(eb) << keep;
+    if (cell == 4 || cell == 8) {
+      ++eligible;
+      if (text.find("straight into registers") != std::string::npos)
+        ++transposed;
+    } else {
+      EXPECT_EQ(text.find("straight into registers"), std::string::npos)
+          << text;
+    }
+  }
+  EXPECT_GT(eligible, 20u);
+  if (hostTransposes()) {
+    EXPECT_EQ(transposed, eligible);
+  }
+}
+
+TEST(NativeRemap, StridedTransposesInRegisters) {
+  // 2-d HPF layouts with the data dims in opposite orders in memory: whole
+  // and ragged tiles of 4- and 8-byte elements go through the in-register
+  // transposes (on hosts that have them), others through the cell loop.
+  std::mt19937_64 rng(1212);
+  unsigned transposed = 0;
+  struct Case {
+    int64_t n0, n1, p0, p1;
+    unsigned eb;
+  };
+  for (Case c : {Case{300, 170, 1, 1, 4}, Case{257, 129, 1, 1, 8},
+                 Case{640, 700, 1, 1, 4}, Case{100, 90, 2, 3, 8},
+                 Case{64, 64, 1, 1, 4}, Case{31, 300, 1, 1, 8},
+                 Case{130, 150, 1, 1, 3}, Case{96, 80, 1, 1, 16}})
+    for (unsigned threads : {1u, 3u, 5u}) {
+      RemapSpec spec = specOf(
+          DeviceLayout::fromTile(hpf2d(c.n0, c.n1, c.p0, c.p1, 0, 0, false)),
+          DeviceLayout::fromTile(hpf2d(c.n0, c.n1, c.p0, c.p1, 0, 0, true)),
+          c.eb);
+      runAndCheck(spec, threads, threads == 3, rng,
+                  "strided transpose " + std::to_string(c.n0) + " x " +
+                      std::to_string(c.n1) + " of " + std::to_string(c.eb));
+      auto planned = native::NativeRemap::plan(spec);
+      ASSERT_TRUE(std::holds_alternative<native::NativeRemap>(planned));
+      std::string text = std::get<native::NativeRemap>(planned).describe();
+      if (text.find("tiles transposed in registers") != std::string::npos) {
+        EXPECT_TRUE(c.eb == 4 || c.eb == 8) << text;
+        ++transposed;
+      }
+    }
+  if (hostTransposes()) {
+    EXPECT_EQ(transposed, 18u);
+  }
 }
 
 TEST(NativeRemap, BadSpecsAreErrors) {

@@ -5,6 +5,7 @@
 #include "ElementCopy.h"
 #include "Parallel.h"
 #include "StreamStore.h"
+#include "Transpose.h"
 
 #include <algorithm>
 #include <cstring>
@@ -75,6 +76,9 @@ public:
   std::vector<int64_t> replicaOff; ///< every destination copy's offset
   /// Tile rows go out as streaming stores (the output is large).
   bool stream = false;
+  /// Tile mode: the side of the in-register transposes (Transpose.h), 0
+  /// when the host has none for this element size.
+  unsigned tside = 0;
   int64_t sourceCells = 0;
   /// Run mode with short runs on one side (cyclic(k) with small k): that
   /// side's lowest `periodDigits` digits, `period` coordinates in all, are
@@ -117,8 +121,9 @@ public:
     uint64_t bytes = uint64_t(dataSize) * elementBytes * 2;
     int64_t perOuter = innerItems();
     parallelRanges(threads, items(), bytes, [&](uint64_t b, uint64_t e) {
-      std::vector<int64_t> sA, dA, sB, dB;
-      std::vector<uint8_t> tile(tiled ? size_t(tileSize * tileSize) * 4 : 0);
+      TileScratch ts;
+      ts.buf.resize(tiled && !tside ? size_t(tileSize * tileSize) * elementBytes
+                                    : 0);
       struct Fence {
         bool on;
         ~Fence() {
@@ -141,7 +146,7 @@ public:
         if (!tiled)
           runItem(mv, s, d, bs, bd, inItem);
         else
-          tileItem(mv, s, d, bs, bd, inItem, sA, dA, sB, dB, tile.data());
+          tileItem(mv, s, d, bs, bd, inItem, ts);
       }
     });
   }
@@ -280,21 +285,79 @@ public:
     }
   }
 
+  /// The next tile along B most likely continues these rows' stride: asks
+  /// for its source lines now.
+  void prefetchNextTile(const uint8_t *s, int64_t bs, int64_t a0,
+                        const std::vector<int64_t> &sB, int64_t na, int64_t nb,
+                        int64_t sz) const {
+    int64_t step = sB[1] - sB[0];
+    if (sB[size_t(nb - 1)] - sB[0] != step * (nb - 1))
+      return;
+    for (int64_t ib = 0; ib < nb; ++ib) {
+      int64_t at = bs + a0 + sB[size_t(nb - 1)] + step * (ib + 1);
+      if (at >= 0 && at + na <= sourceCells)
+        for (int64_t b = 0; b < na * sz; b += 64)
+          __builtin_prefetch(s + at * sz + b, 0, 1);
+    }
+  }
+
+  /// What a thread reuses from tile to tile.
+  struct TileScratch {
+    std::vector<int64_t> sA, dA, sB, dB;
+    std::vector<uint8_t> buf;
+    std::vector<const uint8_t *> rows;
+    std::vector<uint8_t *> cols;
+  };
+
   template <class Mover>
   void tileItem(Mover mv, const uint8_t *s, uint8_t *d, int64_t bs, int64_t bd,
-                int64_t inItem, std::vector<int64_t> &sA,
-                std::vector<int64_t> &dA, std::vector<int64_t> &sB,
-                std::vector<int64_t> &dB, uint8_t *buf) const {
+                int64_t inItem, TileScratch &ts) const {
     const int64_t sz = int64_t(mv.size());
+    std::vector<int64_t> &sA = ts.sA, &dA = ts.dA, &sB = ts.sB, &dB = ts.dB;
+    uint8_t *buf = ts.buf.data();
     int64_t lenA = src.axes[axisA].length, lenB = src.axes[axisB].length;
+    int64_t ta = (lenA + tileSize - 1) / tileSize;
     int64_t tb = (lenB + tileSize - 1) / tileSize;
-    int64_t a0 = (inItem / tb) * tileSize, b0 = (inItem % tb) * tileSize;
+    // Transposed tiles go along the source rows (axis A), so that each
+    // source row is read as one stream; the others down them.
+    int64_t a0 = (tside ? inItem % ta : inItem / tb) * tileSize;
+    int64_t b0 = (tside ? inItem / ta : inItem % tb) * tileSize;
     int64_t na = std::min(tileSize, lenA - a0);
     int64_t nb = std::min(tileSize, lenB - b0);
     fill(src.axes[axisA], a0, na, sA);
     fill(dst.axes[axisA], a0, na, dA);
     fill(src.axes[axisB], b0, nb, sB);
     fill(dst.axes[axisB], b0, nb, dB);
+    const int64_t side = int64_t(tside);
+    if (side && na >= side && nb >= side && contiguous(sA) && contiguous(dB)) {
+      // The source rows transposed in registers straight into the
+      // destination rows (each load takes whole lines, so rows that share
+      // L1 sets need no buffer), while the next tile's rows are fetched.
+      ts.rows.resize(size_t(nb));
+      ts.cols.resize(size_t(na));
+      for (int64_t ib = 0; ib < nb; ++ib)
+        ts.rows[size_t(ib)] = s + (bs + sB[size_t(ib)] + sA[0]) * sz;
+      if (a0 + tileSize < lenA)
+        for (int64_t ib = 0; ib < nb; ++ib) {
+          const uint8_t *p = ts.rows[size_t(ib)] + na * sz;
+          int64_t n = std::min(tileSize, lenA - a0 - tileSize) * sz;
+          for (int64_t b = 0; b < n; b += 64)
+            __builtin_prefetch(p + b, 0, 1);
+        }
+      const int64_t na2 = na / side * side, nb2 = nb / side * side;
+      for (int64_t r : replicaOff) {
+        for (int64_t ia = 0; ia < na; ++ia)
+          ts.cols[size_t(ia)] = d + (bd + dA[size_t(ia)] + dB[0] + r) * sz;
+        transposeCells(size_t(sz), tside, ts.rows.data(), ts.cols.data(),
+                       size_t(nb2), size_t(na2), stream);
+        // The ragged edges of a tile at the end of a dim, cell by cell.
+        for (int64_t ia = 0; ia < na; ++ia)
+          for (int64_t ib = ia < na2 ? nb2 : 0; ib < nb; ++ib)
+            mv.copy(ts.cols[size_t(ia)] + ib * sz,
+                    ts.rows[size_t(ib)] + ia * sz);
+      }
+      return;
+    }
 #ifdef MAPC_NATIVE_AVX2
     if (sz == 4 && na == tileSize && nb == tileSize && na % 8 == 0 &&
         nb % 8 == 0 && contiguous(sA) && contiguous(dB) && hostHasAvx2()) {
@@ -303,16 +366,7 @@ public:
       for (int64_t ib = 0; ib < nb; ++ib)
         std::memcpy(buf + ib * na * 4, s + (bs + sB[size_t(ib)] + sA[0]) * 4,
                     size_t(na) * 4);
-      // The next tile along B most likely continues these rows' stride:
-      // ask for its source lines now.
-      int64_t step = sB[1] - sB[0];
-      if (sB[size_t(nb - 1)] - sB[0] == step * (nb - 1))
-        for (int64_t ib = 0; ib < nb; ++ib) {
-          int64_t at = bs + sA[0] + sB[size_t(nb - 1)] + step * (ib + 1);
-          if (at >= 0 && at + na <= sourceCells)
-            for (int64_t b = 0; b < na * 4; b += 64)
-              __builtin_prefetch(s + at * 4 + b, 0, 1);
-        }
+      prefetchNextTile(s, bs, sA[0], sB, na, nb, 4);
       for (int64_t r : replicaOff)
         for (int64_t ia = 0; ia < na; ++ia) {
           uint8_t *out = d + (bd + dA[size_t(ia)] + dB[0] + r) * 4;
@@ -375,6 +429,9 @@ public:
            std::to_string(axisB) +
            " (destination contiguous): both sides touch whole lines; " +
            std::to_string(items()) + " tiles over the threads";
+    if (tiled && tside)
+      s += "\n  tiles transposed in registers, " + std::to_string(tside) +
+           " x " + std::to_string(tside) + " cells at a time";
     return s;
   }
 };
@@ -455,6 +512,7 @@ mapc::native::planStrideKernel(const rt::RemapSpec &spec) {
     int64_t side = 256 / int64_t(spec.elementBytes);
     k->tileSize = std::clamp<int64_t>(side, 8, 64);
     k->stream = uint64_t(D.size()) * spec.elementBytes >= (uint64_t(8) << 20);
+    k->tside = transposeSide(spec.elementBytes);
   } else {
     k->inner = unsigned(jd >= 0 ? jd : js >= 0 ? js : 0);
   }
