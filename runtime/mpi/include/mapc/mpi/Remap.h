@@ -94,7 +94,7 @@ public:
                                                   const LinkCosts &costs);
 
   /// See the file comment. Collective; returns false (on the ranks that
-  /// saw it) when MPI reported an error.
+  /// saw it) when MPI reported an error or a single-copy read failed.
   bool execute(const void *src, void *dst);
 
   /// This rank's cells of the two layouts.
