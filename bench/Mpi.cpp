@@ -9,12 +9,16 @@
 //   * a bare MPI_Alltoall of pre-packed buffers of the same bytes per rank
 //     (the baseline; no packing, no index maps),
 //   * the remap under every algorithm of 004 (Schedule.h) and alltoallv,
+//     and under the single-copy transport (cma, Cma.h) when the ranks can
+//     read each other's memory,
 //
 // each the best of several runs (the slowest rank's time each run), and
-// marks with '*' the algorithm the model picks from the Ts, Tw and Tc
-// measured at start-up. Columns: seconds; the last two are the pick
-// against the fastest algorithm and against MPI_Alltoall (the issue's
-// goals: within 1.1x and 1.2x).
+// marks with '*' the one the model picks (a plan with default options)
+// from the costs measured at start-up. Columns: seconds; the last two are
+// the pick against the fastest and against MPI_Alltoall (the issue's
+// goals: within 1.1x and 1.2x). A second table says where the time of
+// pairwise and cma goes (MpiRemap::lastTimes: pack, local copy, exchange,
+// unpack; per phase the slowest rank, in the fastest of a few runs).
 //
 //===----------------------------------------------------------------------===//
 #include "BenchSupport.h"
@@ -77,6 +81,13 @@ struct Variant {
   Algorithm a;
   unsigned radix;
   std::string name;
+  Transport transport = Transport::Messages;
+};
+
+/// One row of the phase table.
+struct Phases {
+  std::string size, variant;
+  ExecuteTimes t;
 };
 
 } // namespace
@@ -99,12 +110,23 @@ int main(int argc, char **argv) {
   for (int r = 3; r <= ranks; ++r)
     variants.push_back(
         {Algorithm::Bruck, unsigned(r), "bruck" + std::to_string(r)});
+  const CmaInfo &cma = cmaInfo(comm);
+  if (cma.usable)
+    variants.push_back({Algorithm::Auto, 0, "cma", Transport::Cma});
+  std::vector<Phases> phases;
 
   if (rank == 0) {
     std::printf("# %d ranks; measured ts=%.3g s, to=%.3g s, tw=%.3g s/byte "
                 "(%.2f GB/s), tc=%.3g s/byte (%.2f GB/s)\n",
                 ranks, costs.ts, costs.to, costs.tw, 1e-9 / costs.tw, costs.tc,
                 1e-9 / costs.tc);
+    if (cma.usable)
+      std::printf("# cma: tr=%.3g s/byte (%.2f GB/s), tseg=%.3g s/source "
+                  "run, tpiece=%.3g s/destination run, tcall=%.3g s\n",
+                  costs.tr, 1e-9 / costs.tr, costs.tseg, costs.tpiece,
+                  costs.tcall);
+    else
+      std::printf("# cma: not usable: %s\n", cma.why.c_str());
     std::printf("%-9s %10s", "per rank", "alltoall");
     for (const Variant &v : variants)
       std::printf(" %11s", v.name.c_str());
@@ -129,9 +151,13 @@ int main(int argc, char **argv) {
                    MPI_BYTE, comm);
     });
 
-    MpiOptions autoOptions;
-    std::string pick =
-        chooseAlgorithm(trafficOf(spec, ranks), costs, autoOptions).name();
+    std::string pick;
+    {
+      auto planned = MpiRemap::plan(spec, comm, MpiOptions{}, costs);
+      if (auto *why = std::get_if<std::string>(&planned))
+        bench::die(kDriver, "auto: " + *why);
+      pick = std::get<MpiRemap>(planned).chosen().name();
+    }
     if (pick.rfind("bruck(r=", 0) == 0)
       pick = "bruck" + pick.substr(8, pick.size() - 9);
     if (pick == "gbutterfly")
@@ -142,6 +168,7 @@ int main(int argc, char **argv) {
       MpiOptions o;
       o.algorithm = v.a;
       o.radix = v.radix;
+      o.transport = v.transport;
       auto planned = MpiRemap::plan(spec, comm, o, costs);
       if (auto *why = std::get_if<std::string>(&planned))
         bench::die(kDriver, v.name + ": " + *why);
@@ -159,6 +186,25 @@ int main(int argc, char **argv) {
       times.push_back(t);
       if (v.name == pick)
         pickTime = t;
+      if (v.name == "pairwise" || v.name == "cma") {
+        // The phases of the fastest of a few runs (this rank's total).
+        ExecuteTimes best;
+        double bestTotal = 1e30;
+        for (int k = 0; k < 5; ++k) {
+          MPI_Barrier(comm);
+          remap.execute(src.data(), dst.data());
+          const ExecuteTimes &e = remap.lastTimes();
+          double total = e.pack + e.local + e.exchange + e.unpack;
+          if (total < bestTotal) {
+            bestTotal = total;
+            best = e;
+          }
+        }
+        double mine[4] = {best.pack, best.local, best.exchange, best.unpack},
+               most[4];
+        MPI_Reduce(mine, most, 4, MPI_DOUBLE, MPI_MAX, 0, comm);
+        phases.push_back({"", v.name, {most[0], most[1], most[2], most[3]}});
+      }
     }
     if (rank == 0) {
       char size[32];
@@ -177,7 +223,19 @@ int main(int argc, char **argv) {
       }
       std::printf(" %9.2f %9.2f\n", pickTime / best, pickTime / a2a);
       std::fflush(stdout);
+      for (Phases &p : phases)
+        if (p.size.empty())
+          p.size = size;
     }
+  }
+  if (rank == 0) {
+    std::printf("\n# where the time goes: per phase the slowest rank, "
+                "seconds\n%-9s %-9s %10s %10s %10s %10s\n",
+                "per rank", "variant", "pack", "local", "exchange", "unpack");
+    for (const Phases &p : phases)
+      std::printf("%-9s %-9s %10.3g %10.3g %10.3g %10.3g\n", p.size.c_str(),
+                  p.variant.c_str(), p.t.pack, p.t.local, p.t.exchange,
+                  p.t.unpack);
   }
   MPI_Finalize();
   return 0;

@@ -1,12 +1,15 @@
 //===- MpiCheck.cpp - many remaps per mpirun launch, every element checked ===//
 //
-// mapc-mpi-check [--all] FILE.map... reads each program and runs every
-// data-moving statement over the ranks of MPI_COMM_WORLD, each run on fresh
-// data, checking every destination cell on every rank: under the model's
-// choice (auto) and one more algorithm in turn (statement i takes the i-th
-// of alltoallv, mpich, pairwise, gbutterfly, butterfly and Bruck with radix
-// 3 to R), or with --all under every one of them. Rank 0 prints one line per
-// failure and
+// mapc-mpi-check [--all] [--transport=T] [--in-place] FILE.map... reads
+// each program and runs every data-moving statement over the ranks of
+// MPI_COMM_WORLD, each run on fresh data, checking every destination cell
+// on every rank: under the model's choice (auto) and one more algorithm in
+// turn (statement i takes the i-th of alltoallv, mpich, pairwise,
+// gbutterfly, butterfly and Bruck with radix 3 to R), or with --all under
+// every one of them. --transport=messages keeps the single-copy transport
+// out of auto's choice; --transport=cma runs every statement once under it
+// (Cma.h). --in-place passes one buffer as both source and destination
+// (sized for the larger layout). Rank 0 prints one line per failure and
 //
 //   P programs, S statements, E executions verified on R ranks, F failures
 //
@@ -24,6 +27,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -61,9 +65,30 @@ int main(int argc, char **argv) {
   // Fixed costs: every rank must price alike, and the run is not timed.
   LinkCosts costs;
   unsigned programs = 0, statements = 0, verified = 0, failures = 0;
-  bool all = argc > 1 && std::string(argv[1]) == "--all";
+  bool all = false, inPlace = false;
+  Transport transport = Transport::Auto;
+  int first = 1;
+  for (; first < argc && argv[first][0] == '-'; ++first) {
+    std::string flag = argv[first];
+    std::optional<Transport> t;
+    if (flag == "--all")
+      all = true;
+    else if (flag == "--in-place")
+      inPlace = true;
+    else if (flag.rfind("--transport=", 0) == 0 &&
+             (t = parseTransport(flag.substr(12))))
+      transport = *t;
+    else {
+      if (rank == 0)
+        std::fprintf(stderr, "mapc-mpi-check: unknown option '%s'\n",
+                     flag.c_str());
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  }
   std::vector<Variant> variants = variantsFor(ranks);
-  for (int i = all ? 2 : 1; i < argc; ++i) {
+  if (transport == Transport::Cma)
+    variants = {{Algorithm::Auto, 0}};
+  for (int i = first; i < argc; ++i) {
     auto file = llvm::MemoryBuffer::getFile(argv[i]);
     if (!file) {
       if (rank == 0)
@@ -87,15 +112,18 @@ int main(int argc, char **argv) {
       unsigned eb = spec.elementBytes;
       uint64_t tag = statements;
       std::vector<Variant> chosen = variants;
-      if (!all)
+      if (!all && variants.size() > 1)
         chosen = {variants[0],
                   variants[1 + statements % (variants.size() - 1)]};
       for (Variant v : chosen) {
         MpiOptions options;
         options.algorithm = v.algorithm;
         options.radix = v.radix;
+        // Forced algorithms travel as messages anyway.
+        options.transport = transport;
         auto planned = MpiRemap::plan(spec, MPI_COMM_WORLD, options, costs);
-        std::string name = algorithmName(v.algorithm);
+        std::string name =
+            transport == Transport::Cma ? "cma" : algorithmName(v.algorithm);
         if (v.radix)
           name += "(r=" + std::to_string(v.radix) + ")";
         if (auto *why = std::get_if<std::string>(&planned)) {
@@ -108,8 +136,15 @@ int main(int argc, char **argv) {
         MpiRemap &remap = std::get<MpiRemap>(planned);
         std::vector<unsigned char> src(size_t(remap.sourceCells()) * eb),
             dst(size_t(remap.destCells()) * eb, 0xA5);
-        storeLocalPattern(spec.source, sd, rank, eb, tag, src.data());
-        int ran = remap.execute(src.data(), dst.data()), allRan = 0;
+        if (inPlace) {
+          src.resize(std::max(src.size(), dst.size()), 0xA5);
+          storeLocalPattern(spec.source, sd, rank, eb, tag, src.data());
+          dst = src;
+        } else {
+          storeLocalPattern(spec.source, sd, rank, eb, tag, src.data());
+        }
+        unsigned char *in = inPlace ? dst.data() : src.data();
+        int ran = remap.execute(in, dst.data()), allRan = 0;
         uint64_t bad = countLocalMismatches(spec.dest, dd, rank, eb, tag,
                                             dst.data()),
                  allBad = 0;

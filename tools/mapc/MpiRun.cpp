@@ -32,6 +32,13 @@ cl::opt<std::string> mpiAlgorithm(
              "butterfly, gbutterfly or alltoallv (default auto: the model's "
              "cheapest)"),
     cl::init("auto"), cl::cat(mpiOptionCategory()));
+cl::opt<std::string> mpiTransport(
+    "mpi-transport",
+    cl::desc("How elements travel between ranks: auto, messages or cma "
+             "(single-copy reads with process_vm_readv, ranks on one node; "
+             "default auto: cma when every rank can read every other and "
+             "the model prices it cheapest)"),
+    cl::init("auto"), cl::cat(mpiOptionCategory()));
 cl::opt<unsigned> mpiRadix("mpi-radix",
                            cl::desc("Bruck's radix (default: the model's)"),
                            cl::init(0), cl::cat(mpiOptionCategory()));
@@ -147,6 +154,21 @@ bool readOptions(int ranks, Setup &s, bool report) {
   }
   s.options.algorithm = *a;
   s.options.radix = mpiRadix;
+  std::optional<Transport> transport = parseTransport(mpiTransport);
+  if (!transport) {
+    if (report)
+      error() << "--mpi-transport=" << mpiTransport
+              << " is not a transport; use auto, messages or cma\n";
+    return false;
+  }
+  s.options.transport = *transport;
+  if (*transport == Transport::Cma && *a != Algorithm::Auto) {
+    if (report)
+      error() << "--mpi-transport=cma reads every element directly and runs "
+                 "no all-to-all algorithm; drop --mpi-algorithm="
+              << mpiAlgorithm << " or use --mpi-transport=messages\n";
+    return false;
+  }
   if (mpiRadix.getNumOccurrences() && *a != Algorithm::Bruck) {
     if (report)
       error() << "--mpi-radix needs --mpi-algorithm=bruck\n";
@@ -194,11 +216,22 @@ void printCosts(const LinkCosts &c, const char *source, llvm::raw_ostream &os) {
   os << "  costs: ts=" << seconds(c.ts) << " s, tw=" << seconds(c.tw)
      << " s/byte, tc=" << seconds(c.tc) << " s/byte, to=" << seconds(c.to)
      << " s (" << source << ")\n";
+  os << "  cma costs: tr=" << seconds(c.tr)
+     << " s/byte, tseg=" << seconds(c.tseg)
+     << " s/source run, tpiece=" << seconds(c.tpiece)
+     << " s/destination run, tcall=" << seconds(c.tcall) << " s/call\n";
 }
+
+/// Whether the single-copy transport can run: `why` says so or why not.
+struct CmaState {
+  bool usable = false;
+  std::string why;
+};
 
 /// --emit=plan's lines for one statement.
 void printPlan(const rt::RemapSpec &spec, int ranks, const LinkCosts &c,
-               const MpiOptions &options, llvm::raw_ostream &os) {
+               const MpiOptions &options, const CmaState &cma,
+               llvm::raw_ostream &os) {
   os << spec.label << "\n";
   BlockDistribution s = distributionOf(spec.source, ranks);
   BlockDistribution d = distributionOf(spec.dest, ranks);
@@ -222,20 +255,30 @@ void printPlan(const rt::RemapSpec &spec, int ranks, const LinkCosts &c,
      << t.activeRanks() << " of " << ranks
      << " ranks send or receive; the busiest sends " << t.maxSendBytes()
      << " bytes\n";
-  Prediction chosen = chooseAlgorithm(t, c, options);
+  Prediction chosen = chooseAlgorithm(t, c, options, cma.usable);
   os << "  choice: " << chosen.name() << " (" << chosen.steps << " steps, "
      << "predicted " << seconds(chosen.seconds) << " s"
-     << (options.algorithm == Algorithm::Auto ? ", the model's cheapest"
-                                              : ", as asked")
+     << (options.algorithm == Algorithm::Auto &&
+                 options.transport != Transport::Cma
+             ? ", the model's cheapest"
+             : ", as asked")
      << ")\n";
-  for (const Prediction &p : predictAll(t, c))
+  auto print = [&](const Prediction &p, const std::string &note) {
+    bool reads = p.algorithm == Algorithm::Cma;
     os << "  model " << p.name() << ": " << seconds(p.seconds) << " s, "
        << p.steps << " steps, " << p.maxMessages
-       << " messages per rank per step at most, " << p.wireBytes
-       << " bytes on the wire"
-       << (p.algorithm == Algorithm::Alltoallv ? " (no model: priced as mpich)"
-                                               : "")
+       << (reads ? " ranks read per rank at most, "
+                 : " messages per rank per step at most, ")
+       << p.wireBytes << (reads ? " bytes read" : " bytes on the wire") << note
        << "\n";
+  };
+  bool withCma = cma.usable && options.transport != Transport::Messages;
+  for (const Prediction &p : predictAll(t, c, withCma))
+    print(p, p.algorithm == Algorithm::Alltoallv
+                 ? " (no model: priced as mpich)"
+                 : "");
+  if (!withCma)
+    print(predict(Algorithm::Cma, 0, t, c), " (" + cma.why + ")");
   if (ranks > 1) {
     // 004's closed forms for the same bytes in uniform blocks (N in 8-byte
     // words of the whole array, Tw per word).
@@ -380,11 +423,20 @@ int runUnderMpi(const Program &program, MpiMode mode, const MpiDriver &driver) {
   bool good = true;
   try {
     if (mode == MpiMode::Plan) {
+      CmaState cma;
+      if (setup.options.transport != Transport::Messages) {
+        const CmaInfo &info = cmaInfo(comm);
+        cma.usable = info.usable;
+        cma.why = info.usable ? "" : "not usable: " + info.why;
+      } else {
+        cma.why = "not considered: --mpi-transport=messages";
+      }
       if (os)
         printCosts(costs, setup.costsGiven ? "given" : "measured", *os);
       for (const Statement &st : program.statements)
         if (os)
-          printPlan(remapSpecOf(program, st), ranks, costs, setup.options, *os);
+          printPlan(remapSpecOf(program, st), ranks, costs, setup.options, cma,
+                    *os);
     } else {
       for (const Statement &st : program.statements) {
         uint64_t tag = 0;
@@ -441,8 +493,16 @@ int mapc::runMpiTarget(const Program &program, MpiMode mode,
                               : "defaults where not given; under mpirun they "
                                 "are measured",
              out->os());
+  // Outside mpirun nobody knows where the ranks will run: the single-copy
+  // transport is priced but chosen only when forced.
+  CmaState cma;
+  cma.usable = setup.options.transport == Transport::Cma;
+  cma.why = setup.options.transport == Transport::Messages
+                ? "not considered: --mpi-transport=messages"
+                : "chosen under mpirun when the ranks share a node";
   for (const Statement &st : program.statements)
-    printPlan(remapSpecOf(program, st), ranks, costs, setup.options, out->os());
+    printPlan(remapSpecOf(program, st), ranks, costs, setup.options, cma,
+              out->os());
   return driver.finish(*out, 0);
 }
 

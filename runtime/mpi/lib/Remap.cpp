@@ -43,6 +43,9 @@ constexpr unsigned kPackBuffer = ~0u;
 constexpr unsigned kSrcBuffer = ~0u - 1;
 constexpr unsigned kDstBuffer = ~0u - 2;
 constexpr int kTagBase = 0x4d50; // "MP"
+// The single-copy transport's two messages (below Cma.cpp's 8192).
+constexpr int kTagAddress = kTagBase + 4096;
+constexpr int kTagDone = kTagBase + 4097;
 
 /// Element moves by element size, so the compiler copies words, not bytes.
 template <unsigned N> struct Cell { unsigned char b[N]; };
@@ -199,6 +202,21 @@ struct MpiRemap::Impl {
   std::vector<char> sendDirect, recvDirect;
   std::vector<MPI_Datatype> types;
 
+  /// The single-copy transport: the runs read from each origin rank (in
+  /// its source cells and this rank's destination cells), the ranks that
+  /// read from this one and those it reads from, their process ids.
+  bool cma = false;
+  std::vector<CmaReads> cmaReads;
+  std::vector<int> cmaReaders, cmaOrigins;
+  std::vector<int64_t> pids;
+  std::vector<uint64_t> peerAddress;
+  /// Runs of each origin's block (TrafficMatrix::sourceRuns, destRuns),
+  /// from build().
+  std::vector<int64_t> recvSourceRuns, recvDestRuns;
+  /// The source copied aside when execute() works in place.
+  std::vector<unsigned char> scratch;
+  ExecuteTimes times;
+
   ~Impl() {
     int finalized = 0;
     MPI_Finalized(&finalized);
@@ -218,6 +236,9 @@ struct MpiRemap::Impl {
 
   std::string build();
   std::string layOut();
+  std::string layOutCma();
+  std::vector<std::vector<std::pair<int64_t, uint32_t>>> arrivals() const;
+  bool executeCma(const unsigned char *src, unsigned char *dst);
 };
 
 BlockDistribution mapc::mpi::distributionOf(const rt::DeviceLayout &l,
@@ -233,24 +254,39 @@ TrafficMatrix mapc::mpi::trafficOf(const rt::RemapSpec &spec, int ranks) {
   t.counts.assign(size_t(ranks) * ranks, 0);
   BlockDistribution s = distributionOf(spec.source, ranks);
   BlockDistribution d = distributionOf(spec.dest, ranks);
+  t.sourceRuns.assign(size_t(ranks) * ranks, 0);
+  t.destRuns.assign(size_t(ranks) * ranks, 0);
+  // Sources in order and each element's destinations sorted are the
+  // receiver's order (MpiRemap::Impl::arrivals).
+  std::vector<int64_t> lastA(t.counts.size(), -2), lastB(t.counts.size(), -2);
   std::vector<int64_t> bs;
   for (int64_t a = 0; a < spec.source.size(); ++a) {
     int64_t x = spec.source.dataAt(a);
     if (x < 0 || !canonical(spec.source, a, x))
       continue;
     destAddresses(spec.dest, x, bs);
-    for (int64_t b : bs)
-      ++t.counts[size_t(s.rankOf(a)) * ranks + d.rankOf(b)];
+    for (int64_t b : bs) {
+      size_t k = size_t(s.rankOf(a)) * ranks + d.rankOf(b);
+      ++t.counts[k];
+      t.sourceRuns[k] += a != lastA[k] + 1;
+      t.destRuns[k] += b != lastB[k] + 1;
+      lastA[k] = a;
+      lastB[k] = b;
+    }
   }
   return t;
 }
 
 Prediction mapc::mpi::chooseAlgorithm(const TrafficMatrix &t,
                                       const LinkCosts &c,
-                                      const MpiOptions &options) {
+                                      const MpiOptions &options,
+                                      bool cmaUsable) {
+  if (options.transport == Transport::Cma)
+    return predict(Algorithm::Cma, 0, t, c);
   switch (options.algorithm) {
   case Algorithm::Auto:
-    return predictAll(t, c).front();
+    return predictAll(t, c, cmaUsable && options.transport == Transport::Auto)
+        .front();
   case Algorithm::Bruck: {
     if (options.radix)
       return predict(Algorithm::Bruck, options.radix, t, c);
@@ -346,12 +382,29 @@ LinkCosts mapc::mpi::measureLinkCosts(MPI_Comm comm) {
     values[1] = std::max(1e-13, (large - small) / double(1 << 20));
     values[3] = std::max(0.0, (many - 2 * small) / 7);
   }
+  // The single-copy transport's reads, when the ranks can use it.
+  LinkCosts measured;
+  double cma[5] = {0, 0, 0, 0, 0};
+  if (size > 1 && cmaInfo(comm).usable && measureCmaCosts(comm, measured)) {
+    cma[0] = measured.tr;
+    cma[1] = measured.tseg;
+    cma[2] = measured.tcall;
+    cma[3] = 1;
+    cma[4] = measured.tpiece;
+  }
   MPI_Bcast(values, 4, MPI_DOUBLE, 0, comm);
+  MPI_Bcast(cma, 5, MPI_DOUBLE, 0, comm);
   LinkCosts c;
   if (size > 1) {
     c.ts = values[0];
     c.tw = values[1];
     c.to = values[3];
+  }
+  if (cma[3] != 0) {
+    c.tr = cma[0];
+    c.tseg = cma[1];
+    c.tcall = cma[2];
+    c.tpiece = cma[4];
   }
   c.tc = std::max(1e-13, values[2]);
   return c;
@@ -372,7 +425,7 @@ std::string MpiRemap::Impl::build() {
   sendIdx.assign(ranks, {});
   recvIdx.assign(ranks, {});
   int64_t s0 = srcDist.firstAddress(rank), s1 = s0 + srcDist.cells(rank);
-  int64_t d0 = dstDist.firstAddress(rank), d1 = d0 + dstDist.cells(rank);
+  int64_t d0 = dstDist.firstAddress(rank);
   std::vector<int64_t> bs;
   for (int64_t a = s0; a < s1 && a < src.size(); ++a) {
     int64_t x = src.dataAt(a);
@@ -389,24 +442,16 @@ std::string MpiRemap::Impl::build() {
       }
     }
   }
-  // What arrives from rank p comes in p's packing order: by source address,
-  // then by destination address.
-  std::vector<std::vector<std::pair<int64_t, uint32_t>>> from(ranks);
-  for (int64_t b = d0; b < d1 && b < dst.size(); ++b) {
-    int64_t x = dst.dataAt(b);
-    if (x < 0)
-      continue;
-    int64_t a = src.firstAddressOf(x);
-    int p = srcDist.rankOf(a);
-    if (p != rank)
-      from[p].push_back({a, uint32_t(b - d0)});
-  }
+  std::vector<std::vector<std::pair<int64_t, uint32_t>>> from = arrivals();
+  recvSourceRuns.assign(ranks, 0);
+  recvDestRuns.assign(ranks, 0);
   for (int p = 0; p < ranks; ++p) {
     auto &list = from[p];
-    if (!std::is_sorted(list.begin(), list.end()))
-      std::sort(list.begin(), list.end());
-    for (auto &e : list)
-      recvIdx[p].push(e.second);
+    for (size_t k = 0; k < list.size(); ++k) {
+      recvIdx[p].push(list[k].second);
+      recvSourceRuns[p] += k == 0 || list[k].first != list[k - 1].first + 1;
+      recvDestRuns[p] += k == 0 || list[k].second != list[k - 1].second + 1;
+    }
     list = {};
   }
   for (int p = 0; p < ranks; ++p) {
@@ -431,8 +476,72 @@ std::string MpiRemap::Impl::build() {
   return "";
 }
 
+/// What arrives from each rank p: (p's source address, this rank's
+/// destination cell), in p's packing order (by source address, then by
+/// destination address), which is also the order the single-copy transport
+/// reads in.
+std::vector<std::vector<std::pair<int64_t, uint32_t>>>
+MpiRemap::Impl::arrivals() const {
+  const rt::DeviceLayout &src = spec.source, &dst = spec.dest;
+  int64_t d0 = dstDist.firstAddress(rank), d1 = d0 + dstDist.cells(rank);
+  std::vector<std::vector<std::pair<int64_t, uint32_t>>> from(ranks);
+  for (int64_t b = d0; b < d1 && b < dst.size(); ++b) {
+    int64_t x = dst.dataAt(b);
+    if (x < 0)
+      continue;
+    int64_t a = src.firstAddressOf(x);
+    int p = srcDist.rankOf(a);
+    if (p != rank)
+      from[p].push_back({a, uint32_t(b - d0)});
+  }
+  for (auto &list : from)
+    if (!std::is_sorted(list.begin(), list.end()))
+      std::sort(list.begin(), list.end());
+  return from;
+}
+
+/// Appends cell `x` to `runs`, extending the last run when it is the next.
+static void extend(std::vector<CmaRun> &runs, uint32_t x) {
+  if (!runs.empty() && runs.back().start + runs.back().cells == x)
+    ++runs.back().cells;
+  else
+    runs.push_back({x, 1});
+}
+
+/// The single-copy transport's reads (no MPI): from each origin, the runs
+/// of its source cells and of this rank's destination cells, in order.
+std::string MpiRemap::Impl::layOutCma() {
+  cma = true;
+  cmaReads.assign(ranks, {});
+  std::vector<std::vector<std::pair<int64_t, uint32_t>>> from = arrivals();
+  for (int p = 0; p < ranks; ++p) {
+    int64_t s0 = srcDist.firstAddress(p);
+    CmaReads &reads = cmaReads[p];
+    for (auto [a, b] : from[p]) {
+      extend(reads.source, uint32_t(a - s0));
+      extend(reads.dest, b);
+    }
+    from[p] = {};
+    if (!reads.source.empty())
+      cmaOrigins.push_back(p);
+    if (p != rank && !sendIdx[p].empty())
+      cmaReaders.push_back(p);
+  }
+  peerAddress.assign(ranks, 0);
+  // The element lists of the messages are not needed.
+  for (int p = 0; p < ranks; ++p) {
+    sendIdx[p].idx = {};
+    sendIdx[p].runs = {};
+    recvIdx[p].idx = {};
+    recvIdx[p].runs = {};
+  }
+  return "";
+}
+
 /// Buffers and messages for the chosen schedule (no MPI).
 std::string MpiRemap::Impl::layOut() {
+  if (chosen.algorithm == Algorithm::Cma)
+    return layOutCma();
   unsigned eb = spec.elementBytes;
   auto blockBytes = [&](int64_t id) {
     return uint64_t(traffic.counts[size_t(id)]) * eb;
@@ -612,6 +721,23 @@ std::variant<MpiRemap, std::string> MpiRemap::plan(const rt::RemapSpec &spec,
   if (!allOk)
     return error.empty() ? std::string("another rank could not plan") : error;
 
+  // The single-copy transport is a candidate when asked for, or when
+  // nothing is forced and every rank can read every other (probed once per
+  // communicator, agreed by all).
+  bool considerCma = options.transport == Transport::Cma ||
+                     (options.transport == Transport::Auto &&
+                      options.algorithm == Algorithm::Auto && R > 1);
+  bool cmaUsable = false;
+  if (considerCma) {
+    const CmaInfo &info = cmaInfo(comm);
+    cmaUsable = info.usable;
+    if (options.transport == Transport::Cma && !cmaUsable)
+      return "the single-copy transport (--mpi-transport=cma) cannot run "
+             "here: " +
+             info.why + "; use --mpi-transport=auto or messages";
+    impl->pids = info.pids;
+  }
+
   std::vector<int64_t> row(R);
   for (int q = 0; q < R; ++q)
     row[q] = q == impl->rank ? int64_t(impl->selfCount)
@@ -622,8 +748,28 @@ std::variant<MpiRemap, std::string> MpiRemap::plan(const rt::RemapSpec &spec,
   t.counts.assign(size_t(R) * R, 0);
   MPI_Allgather(row.data(), R, MPI_INT64_T, t.counts.data(), R, MPI_INT64_T,
                 comm);
-  impl->predictions = predictAll(t, costs);
-  impl->chosen = chooseAlgorithm(t, costs, options);
+  if (cmaUsable) {
+    // Each rank knows the runs of what it receives: gathered by receiver,
+    // stored by sender.
+    std::vector<int64_t> mine(size_t(R) * 2), byReceiver(size_t(R) * R * 2);
+    for (int o = 0; o < R; ++o) {
+      mine[size_t(o) * 2] = impl->recvSourceRuns[size_t(o)];
+      mine[size_t(o) * 2 + 1] = impl->recvDestRuns[size_t(o)];
+    }
+    MPI_Allgather(mine.data(), 2 * R, MPI_INT64_T, byReceiver.data(), 2 * R,
+                  MPI_INT64_T, comm);
+    t.sourceRuns.assign(size_t(R) * R, 0);
+    t.destRuns.assign(size_t(R) * R, 0);
+    for (int d = 0; d < R; ++d)
+      for (int o = 0; o < R; ++o) {
+        size_t k = (size_t(d) * R + o) * 2;
+        t.sourceRuns[size_t(o) * R + d] = byReceiver[k];
+        t.destRuns[size_t(o) * R + d] = byReceiver[k + 1];
+      }
+  }
+  impl->predictions = predictAll(
+      t, costs, cmaUsable && options.transport != Transport::Messages);
+  impl->chosen = chooseAlgorithm(t, costs, options, cmaUsable);
   try {
     error = impl->layOut();
   } catch (const std::bad_alloc &) {
@@ -636,23 +782,42 @@ std::variant<MpiRemap, std::string> MpiRemap::plan(const rt::RemapSpec &spec,
   return MpiRemap(std::move(impl));
 }
 
+/// Copies the elements that stay on this rank.
+static void copyLocal(const MpiRemap::Impl &m, const unsigned char *src,
+                      unsigned char *dst);
+
 bool MpiRemap::execute(const void *srcBuffer, void *dstBuffer) {
   Impl &m = *impl;
   unsigned eb = m.spec.elementBytes;
   const auto *src = static_cast<const unsigned char *>(srcBuffer);
   auto *dst = static_cast<unsigned char *>(dstBuffer);
+  m.times = ExecuteTimes{};
+  double t0 = MPI_Wtime();
+  // In place: every transport reads the source from a copy, so that no
+  // element is overwritten (here or by a reader on another rank) before it
+  // has been read.
+  size_t srcBytes = size_t(m.srcDist.cells(m.rank)) * eb,
+         dstBytes = size_t(m.dstDist.cells(m.rank)) * eb;
+  auto s = reinterpret_cast<uintptr_t>(src),
+       d = reinterpret_cast<uintptr_t>(dst);
+  if (srcBytes && dstBytes && s < d + dstBytes && d < s + srcBytes) {
+    m.scratch.resize(srcBytes);
+    std::memcpy(m.scratch.data(), src, srcBytes);
+    src = m.scratch.data();
+  }
+  if (m.cma)
+    return m.executeCma(src, dst);
   unsigned char *packed = m.buffers[0].data();
   bool alltoallv = m.chosen.algorithm == Algorithm::Alltoallv;
   for (int q = 0; q < m.ranks; ++q)
     if (q != m.rank && !m.sendIdx[q].empty() && (alltoallv || !m.sendDirect[q]))
       gather(packed + m.packOffset[q], src, m.sendIdx[q], eb);
+  double t1 = MPI_Wtime();
+  m.times.pack = t1 - t0;
   // What stays on this rank moves while nothing else can.
-  for (const auto &r : m.selfRuns)
-    std::memcpy(dst + size_t(r[1]) * eb, src + size_t(r[0]) * eb,
-                size_t(r[2]) * eb);
-  for (size_t k = 0; k < m.selfSrc.size(); ++k)
-    std::memcpy(dst + size_t(m.selfDst[k]) * eb,
-                src + size_t(m.selfSrc[k]) * eb, eb);
+  copyLocal(m, src, dst);
+  double t2 = MPI_Wtime();
+  m.times.local = t2 - t1;
 
   int rc = MPI_SUCCESS;
   if (alltoallv) {
@@ -697,13 +862,71 @@ bool MpiRemap::execute(const void *srcBuffer, void *dstBuffer) {
                         MPI_STATUSES_IGNORE);
     }
   }
+  double t3 = MPI_Wtime();
+  m.times.exchange = t3 - t2;
   for (int p = 0; p < m.ranks; ++p) {
     if (p == m.rank || m.recvIdx[p].empty() || (!alltoallv && m.recvDirect[p]))
       continue;
     const Place &pl = m.finalPlace[p];
     scatter(dst, m.buffers[pl.buffer].data() + pl.offset, m.recvIdx[p], eb);
   }
+  m.times.unpack = MPI_Wtime() - t3;
   return rc == MPI_SUCCESS;
+}
+
+static void copyLocal(const MpiRemap::Impl &m, const unsigned char *src,
+                      unsigned char *dst) {
+  unsigned eb = m.spec.elementBytes;
+  for (const auto &r : m.selfRuns)
+    std::memcpy(dst + size_t(r[1]) * eb, src + size_t(r[0]) * eb,
+                size_t(r[2]) * eb);
+  for (size_t k = 0; k < m.selfSrc.size(); ++k)
+    std::memcpy(dst + size_t(m.selfDst[k]) * eb,
+                src + size_t(m.selfSrc[k]) * eb, eb);
+}
+
+/// The single-copy transport (Cma.h). The address message tells a reader
+/// that the sender's source is ready; the reader's "done" tells the sender
+/// that it may return (and so let its caller overwrite the source). Reads
+/// start with whichever sender's address arrives first.
+bool MpiRemap::Impl::executeCma(const unsigned char *src, unsigned char *dst) {
+  double t0 = MPI_Wtime();
+  int rc = MPI_SUCCESS;
+  bool read = true;
+  uint64_t mine = reinterpret_cast<uintptr_t>(src);
+  static char token = 0;
+  requests.clear();
+  for (int d : cmaReaders) {
+    requests.emplace_back();
+    rc |= MPI_Irecv(&token, 0, MPI_BYTE, d, kTagDone, comm, &requests.back());
+    requests.emplace_back();
+    rc |= MPI_Isend(&mine, 1, MPI_UINT64_T, d, kTagAddress, comm,
+                    &requests.back());
+  }
+  std::vector<MPI_Request> addresses(cmaOrigins.size());
+  for (size_t k = 0; k < cmaOrigins.size(); ++k)
+    rc |= MPI_Irecv(&peerAddress[cmaOrigins[k]], 1, MPI_UINT64_T, cmaOrigins[k],
+                    kTagAddress, comm, &addresses[k]);
+  for (size_t k = 0; k < cmaOrigins.size(); ++k) {
+    int which = MPI_UNDEFINED;
+    rc |= MPI_Waitany(int(addresses.size()), addresses.data(), &which,
+                      MPI_STATUS_IGNORE);
+    if (which == MPI_UNDEFINED)
+      break;
+    int o = cmaOrigins[size_t(which)];
+    read &= cmaRead(pids[size_t(o)], peerAddress[size_t(o)], dst,
+                    cmaReads[size_t(o)], spec.elementBytes, nullptr);
+    requests.emplace_back();
+    rc |= MPI_Isend(&token, 0, MPI_BYTE, o, kTagDone, comm, &requests.back());
+  }
+  double t1 = MPI_Wtime();
+  copyLocal(*this, src, dst);
+  double t2 = MPI_Wtime();
+  // No return before every reader is done with this rank's source.
+  rc |= MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  times.local = t2 - t1;
+  times.exchange = (t1 - t0) + (MPI_Wtime() - t2);
+  return rc == MPI_SUCCESS && read;
 }
 
 int64_t MpiRemap::sourceCells() const {
@@ -723,6 +946,7 @@ const std::vector<Prediction> &MpiRemap::predictions() const {
 }
 const LinkCosts &MpiRemap::costs() const { return impl->costs; }
 const rt::RemapSpec &MpiRemap::spec() const { return impl->spec; }
+const ExecuteTimes &MpiRemap::lastTimes() const { return impl->times; }
 
 void mapc::mpi::storeLocalPattern(const rt::DeviceLayout &l,
                                   const BlockDistribution &d, int rank,

@@ -117,8 +117,29 @@ const char *mapc::mpi::algorithmName(Algorithm a) {
     return "butterfly";
   case Algorithm::GeneralizedButterfly:
     return "gbutterfly";
+  case Algorithm::Cma:
+    return "cma";
   }
   return "?";
+}
+
+const char *mapc::mpi::transportName(Transport t) {
+  switch (t) {
+  case Transport::Auto:
+    return "auto";
+  case Transport::Messages:
+    return "messages";
+  case Transport::Cma:
+    return "cma";
+  }
+  return "?";
+}
+
+std::optional<Transport> mapc::mpi::parseTransport(const std::string &name) {
+  for (Transport t : {Transport::Auto, Transport::Messages, Transport::Cma})
+    if (name == transportName(t))
+      return t;
+  return std::nullopt;
 }
 
 std::optional<Algorithm> mapc::mpi::parseAlgorithm(const std::string &name) {
@@ -202,6 +223,7 @@ static std::vector<Step> unnumbered(Algorithm a, unsigned radix, int ranks,
     return butterflySteps(ranks, me);
   case Algorithm::Auto:
   case Algorithm::Alltoallv:
+  case Algorithm::Cma:
     break;
   }
   return {};
@@ -244,8 +266,45 @@ std::string Prediction::name() const {
   return algorithmName(algorithm);
 }
 
+/// The single-copy transport: every rank copies what stays (Tc per byte) and
+/// reads what it receives, one system call per kCmaBatch runs (Tcall), Tseg
+/// per further run of source cells, Tpiece per further run of destination
+/// cells and Tr per byte; around the reads the sender's address
+/// arrives and a "done" goes back (a start-up each, To for every further
+/// peer, as messages posted together). One step; the slowest rank counts.
+static Prediction predictCma(const TrafficMatrix &t, const LinkCosts &c) {
+  Prediction p;
+  p.algorithm = Algorithm::Cma;
+  int n = t.ranks;
+  bool any = false;
+  for (int d = 0; d < n; ++d) {
+    double time = c.tc * double(t.bytes(d, d));
+    unsigned peers = 0;
+    for (int o = 0; o < n; ++o) {
+      if (o == d || t.at(o, d) == 0)
+        continue;
+      int64_t from = std::max<int64_t>(1, t.sourceRunsAt(o, d)),
+              into = std::max<int64_t>(1, t.destRunsAt(o, d)),
+              calls = (std::max(from, into) + kCmaBatch - 1) / kCmaBatch;
+      time += c.tcall * double(calls) + c.tseg * double(from - 1) +
+              c.tpiece * double(into - 1) + c.tr * double(t.bytes(o, d));
+      p.wireBytes += t.bytes(o, d);
+      ++peers;
+    }
+    if (peers)
+      time += 2 * (c.ts + c.to * (peers - 1));
+    any |= peers > 0;
+    p.maxMessages = std::max(p.maxMessages, peers);
+    p.seconds = std::max(p.seconds, time);
+  }
+  p.steps = any;
+  return p;
+}
+
 Prediction mapc::mpi::predict(Algorithm a, unsigned radix,
                               const TrafficMatrix &t, const LinkCosts &c) {
+  if (a == Algorithm::Cma)
+    return predictCma(t, c);
   Prediction p;
   p.algorithm = a;
   p.radix = a == Algorithm::Bruck ? radix : 0;
@@ -308,7 +367,8 @@ Prediction mapc::mpi::predict(Algorithm a, unsigned radix,
 }
 
 std::vector<Prediction> mapc::mpi::predictAll(const TrafficMatrix &t,
-                                              const LinkCosts &c) {
+                                              const LinkCosts &c,
+                                              bool withCma) {
   std::vector<Prediction> out;
   int n = t.ranks;
   out.push_back(predict(Algorithm::Pairwise, 0, t, c));
@@ -322,9 +382,12 @@ std::vector<Prediction> mapc::mpi::predictAll(const TrafficMatrix &t,
     out.push_back(predict(Algorithm::Bruck, unsigned(r), t, c));
   if (n > kMaxTriedRadix)
     out.push_back(predict(Algorithm::Bruck, unsigned(n), t, c));
+  if (withCma)
+    out.push_back(predictCma(t, c));
   // Prices equal to the picosecond tie (sums in another order differ in the
   // last bit); ties go to the order above: pairwise before mpich (004 3.3
-  // finds it the faster of the two), butterfly before gbutterfly.
+  // finds it the faster of the two), butterfly before gbutterfly, messages
+  // before single-copy reads.
   auto key = [](const Prediction &p) { return std::llround(p.seconds * 1e12); };
   std::stable_sort(out.begin(), out.end(),
                    [&](const Prediction &a, const Prediction &b) {

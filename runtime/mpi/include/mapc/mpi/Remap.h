@@ -14,19 +14,25 @@
 //   execute packs each destination rank's elements into one block, copies
 //           the elements that stay, runs the chosen schedule (forwarding
 //           blocks for Bruck and the butterflies) and unpacks every block
-//           that arrived.
+//           that arrived; or, under the single-copy transport (Cma.h),
+//           reads every element it receives straight from the sender's
+//           source buffer into its destination buffer.
 //
 // Semantics of execute(src, dst), per rank: src holds this rank's cells of
 // the source layout, dst its cells of the destination layout, in address
 // order; every destination cell that holds data receives the element of that
 // data index (every copy of a replicated destination; a replicated source
 // is read at its first address, 003 6.2.1); padding is left as it was.
-// plan() and execute() are collective over the communicator.
+// src and dst may overlap (a remap in place, the same buffer sized for the
+// larger layout): the rank then copies its source cells aside first and
+// every transport reads from that copy. plan() and execute() are collective
+// over the communicator.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAPC_MPI_REMAP_H
 #define MAPC_MPI_REMAP_H
 
+#include "mapc/mpi/Cma.h"
 #include "mapc/mpi/Distribution.h"
 #include "mapc/mpi/Schedule.h"
 #include "mapc/runtime/RemapSpec.h"
@@ -44,6 +50,9 @@ struct MpiOptions {
   Algorithm algorithm = Algorithm::Auto;
   /// Bruck's radix; 0 lets the model choose.
   unsigned radix = 0;
+  /// Messages, single-copy reads, or (Auto) the model's cheaper when the
+  /// reads are possible and `algorithm` is Auto.
+  Transport transport = Transport::Auto;
   /// The model's parameters; unset ones are measured (measureLinkCosts).
   std::optional<double> ts, tw, tc, to;
 };
@@ -61,9 +70,19 @@ TrafficMatrix trafficOf(const rt::RemapSpec &spec, int ranks);
 /// rank: only Tc is measured.
 LinkCosts measureLinkCosts(MPI_Comm comm);
 
-/// The model's choice for `t` under `options` (Auto: the cheapest).
+/// The model's choice for `t` under `options` (Auto: the cheapest; the
+/// single-copy transport among the candidates when `cmaUsable`).
 Prediction chooseAlgorithm(const TrafficMatrix &t, const LinkCosts &c,
-                           const MpiOptions &options);
+                           const MpiOptions &options, bool cmaUsable = false);
+
+/// Where the last execute() spent its time on this rank, in seconds:
+/// gathering blocks into send buffers, copying the elements that stay, the
+/// exchange (MPI calls, or the single-copy reads and their synchronisation)
+/// and scattering what arrived. Datatype sends pack and unpack inside MPI,
+/// so that time counts as exchange.
+struct ExecuteTimes {
+  double pack = 0, local = 0, exchange = 0, unpack = 0;
+};
 
 class MpiRemap {
 public:
@@ -75,7 +94,7 @@ public:
                                                   const LinkCosts &costs);
 
   /// See the file comment. Collective; returns false (on the ranks that
-  /// saw it) when MPI reported an error.
+  /// saw it) when MPI reported an error or a single-copy read failed.
   bool execute(const void *src, void *dst);
 
   /// This rank's cells of the two layouts.
@@ -89,6 +108,7 @@ public:
   const std::vector<Prediction> &predictions() const;
   const LinkCosts &costs() const;
   const rt::RemapSpec &spec() const;
+  const ExecuteTimes &lastTimes() const;
 
   MpiRemap(MpiRemap &&) noexcept;
   MpiRemap &operator=(MpiRemap &&) noexcept;

@@ -21,6 +21,11 @@
 //   * gbutterfly (004 4.2, the generalized butterfly): Bruck with radix 2,
 //     ceil(log2 R) steps for any R.
 //   * alltoallv: MPI_Alltoallv, the library's own, as the baseline.
+//   * cma: no messages for the data at all. Ranks on one node read their
+//     elements straight out of each other's source buffers with
+//     process_vm_readv(2) (Linux's cross-memory attach, the single copy
+//     MPI itself uses for large contiguous messages), one iovec per run of
+//     cells that is consecutive on both sides (Cma.h).
 //
 // 004 prices a step as Ts + Tw * bytes (eqs. 1-18, blocks of one size).
 // predict() applies the same price to the real traffic matrix: a step costs
@@ -52,8 +57,20 @@ enum class Algorithm {
   Pairwise,
   Bruck,
   Butterfly,
-  GeneralizedButterfly
+  GeneralizedButterfly,
+  /// The single-copy transport (Cma.h): not one of 004's algorithms and not
+  /// a value of --mpi-algorithm; --mpi-transport=cma selects it.
+  Cma
 };
+
+/// How a remap's elements travel between ranks: MPI messages under one of
+/// 004's algorithms, single-copy reads (Cma.h), or whichever the model
+/// prices cheaper when the reads are possible (auto).
+enum class Transport { Auto, Messages, Cma };
+
+/// "auto", "messages", "cma".
+const char *transportName(Transport t);
+std::optional<Transport> parseTransport(const std::string &name);
 
 /// "auto", "alltoallv", "mpich", "pairwise", "bruck", "butterfly",
 /// "gbutterfly".
@@ -65,8 +82,20 @@ struct TrafficMatrix {
   int ranks = 1;
   unsigned elementBytes = 1;
   std::vector<int64_t> counts;
+  /// The single-copy transport reads block (o, d) in the receiver's order
+  /// (by source address): sourceRuns counts its stretches of consecutive
+  /// source cells (an iovec each in the sender's memory), destRuns those of
+  /// consecutive destination cells (an iovec each in the receiver's).
+  /// Empty when unknown (then every element counts as a run).
+  std::vector<int64_t> sourceRuns, destRuns;
 
   int64_t at(int o, int d) const { return counts[size_t(o) * ranks + d]; }
+  int64_t sourceRunsAt(int o, int d) const {
+    return sourceRuns.empty() ? at(o, d) : sourceRuns[size_t(o) * ranks + d];
+  }
+  int64_t destRunsAt(int o, int d) const {
+    return destRuns.empty() ? at(o, d) : destRuns[size_t(o) * ranks + d];
+  }
   uint64_t bytes(int o, int d) const {
     return uint64_t(at(o, d)) * elementBytes;
   }
@@ -87,7 +116,18 @@ struct LinkCosts {
   /// What each further message posted in the same step adds (004 prices
   /// every message at Ts; posted together they overlap).
   double to = 2e-6;
+  /// The single-copy transport: seconds per byte read from another rank
+  /// (process_vm_readv of one long run), per further run of the sender's
+  /// cells (the kernel pins each run's pages apart), per further run of the
+  /// receiver's cells, and per system call (kCmaBatch runs at most).
+  double tr = 1e-10;
+  double tseg = 1.5e-7;
+  double tpiece = 1e-8;
+  double tcall = 3e-7;
 };
+
+/// Runs one process_vm_readv call takes (Linux's IOV_MAX).
+constexpr int64_t kCmaBatch = 1024;
 
 /// One message of a step: the peer and the blocks it carries, block
 /// (o, d) numbered o * ranks + d, in order.
@@ -132,9 +172,10 @@ Prediction predict(Algorithm a, unsigned radix, const TrafficMatrix &t,
 constexpr int kMaxTriedRadix = 16;
 
 /// Every algorithm that runs on t.ranks ranks (Bruck with radix 2 to
-/// kMaxTriedRadix and R), cheapest first; alltoallv last (it has no model and
-/// is never chosen).
-std::vector<Prediction> predictAll(const TrafficMatrix &t, const LinkCosts &c);
+/// kMaxTriedRadix and R; with `withCma`, the single-copy transport too),
+/// cheapest first; alltoallv last (it has no model and is never chosen).
+std::vector<Prediction> predictAll(const TrafficMatrix &t, const LinkCosts &c,
+                                   bool withCma = false);
 
 /// 004's closed forms for N 8-byte words in uniform blocks over P ranks,
 /// in the paper's words-of-8-bytes units (Tw per word).

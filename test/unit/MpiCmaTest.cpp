@@ -1,0 +1,144 @@
+//===- MpiCmaTest.cpp - the single-copy transport's reads and price
+//--------===//
+//
+// cmaRead batches two independent run lists (the sender's cells and the
+// receiver's) into process_vm_readv calls of at most kCmaBatch iovecs a
+// side, splitting runs at the other side's boundaries. Here it reads from
+// this very process (a process may always read itself) and every byte is
+// compared with the element-by-element copy the runs describe.
+//
+//===----------------------------------------------------------------------===//
+#include "mapc/mpi/Cma.h"
+#include "mapc/mpi/Schedule.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstring>
+#include <random>
+
+using namespace mapc::mpi;
+
+namespace {
+
+void extend(std::vector<CmaRun> &runs, uint32_t x) {
+  if (!runs.empty() && runs.back().start + runs.back().cells == x)
+    ++runs.back().cells;
+  else
+    runs.push_back({x, 1});
+}
+
+/// `n` distinct cells out of `space`, in runs of random lengths (1 to
+/// `longest`), in random order of runs.
+std::vector<uint32_t> randomCells(std::mt19937 &rng, uint32_t n, uint32_t space,
+                                  uint32_t longest) {
+  std::vector<uint32_t> starts;
+  std::vector<uint32_t> out;
+  std::vector<char> used(space, 0);
+  while (out.size() < n) {
+    uint32_t len = std::uniform_int_distribution<uint32_t>(1, longest)(rng);
+    uint32_t at = std::uniform_int_distribution<uint32_t>(0, space - 1)(rng);
+    for (uint32_t k = 0; k < len && at + k < space && out.size() < n; ++k) {
+      if (used[at + k])
+        break;
+      used[at + k] = 1;
+      out.push_back(at + k);
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+TEST(MpiCma, ReadsEveryRunOfRandomListsFromItself) {
+  std::mt19937 rng(1414);
+  std::string why;
+  {
+    unsigned char a = 1, b = 0;
+    CmaReads one{{{0, 1}}, {{0, 1}}};
+    if (!cmaRead(getpid(), reinterpret_cast<uintptr_t>(&a), &b, one, 1, &why))
+      GTEST_SKIP() << "process_vm_readv is not usable here: " << why;
+  }
+  for (int round = 0; round < 300; ++round) {
+    unsigned eb = std::vector<unsigned>{1, 2, 3, 8, 16}[round % 5];
+    // Few and long runs, or many short ones (several system calls).
+    uint32_t n = std::uniform_int_distribution<uint32_t>(1, 6000)(rng);
+    uint32_t space = n + std::uniform_int_distribution<uint32_t>(0, n)(rng);
+    uint32_t longest = round % 3 == 0 ? 1 : round % 3 == 1 ? 4 : 700;
+    std::vector<uint32_t> from = randomCells(rng, n, space, longest);
+    std::vector<uint32_t> into =
+        randomCells(rng, n, space, round % 2 ? longest : 3);
+    CmaReads reads;
+    for (uint32_t k = 0; k < n; ++k) {
+      extend(reads.source, from[k]);
+      extend(reads.dest, into[k]);
+    }
+    std::vector<unsigned char> src(size_t(space) * eb), dst(src.size(), 0xA5),
+        want(src.size(), 0xA5);
+    for (size_t k = 0; k < src.size(); ++k)
+      src[k] = static_cast<unsigned char>(rng());
+    for (uint32_t k = 0; k < n; ++k)
+      std::memcpy(&want[size_t(into[k]) * eb], &src[size_t(from[k]) * eb], eb);
+    ASSERT_TRUE(cmaRead(getpid(), reinterpret_cast<uintptr_t>(src.data()),
+                        dst.data(), reads, eb, &why))
+        << why;
+    ASSERT_EQ(dst, want) << "round " << round << ": " << reads.source.size()
+                         << " source runs, " << reads.dest.size()
+                         << " destination runs, " << eb << "-byte elements";
+  }
+}
+
+TEST(MpiCma, AFailedReadSaysWhy) {
+  CmaReads one{{{0, 8}}, {{0, 8}}};
+  unsigned char into[8];
+  std::string why;
+  // Address 8 is never mapped.
+  EXPECT_FALSE(cmaRead(getpid(), 8, into, one, 1, &why));
+  EXPECT_NE(why.find("process_vm_readv"), std::string::npos) << why;
+}
+
+TEST(MpiCma, PriceIsCallsRunsAndBytes) {
+  // Two ranks: rank 0 reads 3000 elements from rank 1 in 3 source runs and
+  // 2500 destination runs (three calls), and copies 10 that stay.
+  TrafficMatrix t;
+  t.ranks = 2;
+  t.elementBytes = 8;
+  t.counts = {10, 0, 3000, 0};
+  t.sourceRuns = {0, 0, 3, 0};
+  t.destRuns = {0, 0, 2500, 0};
+  LinkCosts c;
+  c.ts = 1e-6;
+  c.to = 1e-7;
+  c.tc = 1e-10;
+  c.tr = 2e-11;
+  c.tseg = 1e-7;
+  c.tpiece = 1e-8;
+  c.tcall = 5e-7;
+  Prediction p = predict(Algorithm::Cma, 0, t, c);
+  double want = 80 * c.tc + 3 * c.tcall + 2 * c.tseg + 2499 * c.tpiece +
+                24000 * c.tr + 2 * c.ts;
+  EXPECT_NEAR(p.seconds, want, 1e-15);
+  EXPECT_EQ(p.steps, 1u);
+  EXPECT_EQ(p.maxMessages, 1u);
+  EXPECT_EQ(p.wireBytes, 24000u);
+  // Without run counts every element is its own run: far dearer.
+  t.sourceRuns.clear();
+  t.destRuns.clear();
+  EXPECT_GT(predict(Algorithm::Cma, 0, t, c).seconds, 10 * want);
+  // Offered to predictAll only when asked.
+  for (const Prediction &q : predictAll(t, c))
+    EXPECT_NE(q.algorithm, Algorithm::Cma);
+  bool offered = false;
+  for (const Prediction &q : predictAll(t, c, true))
+    offered |= q.algorithm == Algorithm::Cma;
+  EXPECT_TRUE(offered);
+}
+
+TEST(MpiCma, TransportNames) {
+  for (Transport t : {Transport::Auto, Transport::Messages, Transport::Cma})
+    EXPECT_EQ(parseTransport(transportName(t)), t);
+  EXPECT_FALSE(parseTransport("shm"));
+  // cma is a transport, not a value of --mpi-algorithm.
+  EXPECT_FALSE(parseAlgorithm("cma"));
+}
