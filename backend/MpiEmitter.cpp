@@ -24,9 +24,9 @@ const char *kPlanDoc = "/// Its plan (the algorithm chosen and its price) "
                        "/// it; null before.\n";
 
 const char *kSetOptionsDoc =
-    "/// Options for every later plan (algorithm, Bruck's radix, the model's\n"
-    "/// costs); call it on every rank of the communicator with the same\n"
-    "/// options. The next call of each function plans again.\n";
+    "/// Options for every later plan (algorithm, Bruck's radix, transport,\n"
+    "/// the model's costs); call it on every rank of the communicator with\n"
+    "/// the same options. The next call of each function plans again.\n";
 
 std::string guardOf(const std::string &header) {
   std::string g = "MAPC_MPI_";
