@@ -14,17 +14,26 @@ struct Candidate {
 };
 
 /// Prices `steps` as a plan of `base` (every step's predictedTicks); a
-/// step from the source to the destination reuses `sources`.
+/// step from the source to the destination reuses `sources`, and a copy
+/// back within the destination `identity` (made by the first that needs
+/// it), so that the candidates walk the elements once.
 bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
-           const std::vector<uint32_t> &sources, Candidate &c) {
+           const std::vector<uint32_t> &sources,
+           std::vector<uint32_t> &identity, Candidate &c) {
   rt::GeneralPlan plan = base;
   plan.steps = c.steps;
   c.ticks = 0;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
-    bool known =
-        plan.layoutAfter(int(i) - 1) == req.src && plan.steps[i].to == req.dst;
-    int64_t t = rt::predictGeneralStep(plan, i, req.shape, req.cost,
-                                       known ? &sources : nullptr);
+    const rt::TileMap &before = plan.layoutAfter(int(i) - 1);
+    const std::vector<uint32_t> *known = nullptr;
+    if (before == req.src && plan.steps[i].to == req.dst) {
+      known = &sources;
+    } else if (before == req.dst && plan.steps[i].to == req.dst) {
+      if (identity.empty())
+        identity = rt::sourcesOf(req.dst, req.dst);
+      known = &identity;
+    }
+    int64_t t = rt::predictGeneralStep(plan, i, req.shape, req.cost, known);
     if (t < 0)
       return false;
     c.steps[i].predictedTicks = t;
@@ -118,8 +127,9 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
 
   std::string prices;
   Candidate *best = nullptr;
+  std::vector<uint32_t> identity;
   for (Candidate &c : candidates) {
-    if (!price(req, plan, sources, c))
+    if (!price(req, plan, sources, identity, c))
       continue;
     if (!prices.empty())
       prices += ", ";

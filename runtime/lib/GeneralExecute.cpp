@@ -11,6 +11,7 @@
 #include "mapc/runtime/General.h"
 
 #include "ExchangeRounds.h"
+#include "mapc/runtime/TileWalk.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -38,6 +39,13 @@ std::vector<uint32_t> mapc::rt::sourcesOf(const TileMap &from,
   const int64_t cells = to.deviceSize();
   const int64_t toSlots = slotsOf(to), fromSlots = slotsOf(from);
   std::vector<uint32_t> src(size_t(cells), kNoSource);
+  // Neither layout replicates: walk both in data order, incrementally.
+  if (TileWalk::walkable(from) && TileWalk::walkable(to)) {
+    TileWalk a(from), b(to);
+    for (int64_t n = to.dataSize(); b.index() < n; a.next(), b.next())
+      src[size_t(b.address())] = uint32_t(a.address());
+    return src;
+  }
   // Between a layout and itself (an in-place plan's copy back) every
   // element stays.
   if (from == to) {
