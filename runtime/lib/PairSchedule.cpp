@@ -39,19 +39,29 @@ void takeDiagonals(const std::vector<PairCount> &pairs,
   for (size_t v = 0; v < pes; ++v)
     degree = std::max({degree, degL[v], degR[v]});
   std::vector<uint32_t> markL(pes, kNone), markR(pes, kNone), target(span);
-  std::vector<int64_t> digit(grid.size());
+  // Each PE's digits in the grid, and each dim's place value.
+  std::vector<int64_t> peDigit(size_t(span) * grid.size()),
+      shiftDigit(grid.size()), place(grid.size());
+  for (size_t i = 0, v = 1; i < grid.size(); v *= size_t(grid[i]), ++i)
+    place[i] = int64_t(v);
+  for (uint64_t p = 0; p < span; ++p)
+    for (size_t i = 0; i < grid.size(); ++i)
+      peDigit[p * grid.size() + i] = int64_t(p) / place[i] % grid[i];
   uint32_t generation = 0;
   // Each try either takes a diagonal or ends its shift; a try that empties
   // no pair ends its shift too, so the tries stay near span.
   for (uint64_t s = 0; s < span && degree > 0; ++s) {
     // target[p] = p + s, digit by digit (first dim fastest).
+    uint64_t rest = s;
+    for (size_t i = 0; i < grid.size(); ++i) {
+      shiftDigit[i] = int64_t(rest % uint64_t(grid[i]));
+      rest /= uint64_t(grid[i]);
+    }
     for (uint64_t p = 0; p < span; ++p) {
-      uint64_t q = 0, place = 1, a = p, b = s;
-      for (int64_t g : grid) {
-        q += ((a % uint64_t(g) + b % uint64_t(g)) % uint64_t(g)) * place;
-        a /= uint64_t(g);
-        b /= uint64_t(g);
-        place *= uint64_t(g);
+      int64_t q = 0;
+      for (size_t i = 0; i < grid.size(); ++i) {
+        int64_t x = peDigit[p * grid.size() + i] + shiftDigit[i];
+        q += (x >= grid[i] ? x - grid[i] : x) * place[i];
       }
       target[p] = uint32_t(q);
     }
