@@ -46,6 +46,31 @@ std::string ticksText(int64_t t) { return std::to_string(t) + " ticks"; }
 
 } // namespace
 
+// Brute force has a round per element of the busiest source PE, each
+// paying two divisions, an indirect load and an indirect store; its plain
+// router sends open a connection per element leaving a cluster, one
+// cluster at a time (runtime/GeneralExecute.cpp, runBruteForce).
+int64_t mapc::bruteForceStepBound(const GeneralPlanRequest &req,
+                                  const rt::MoveShape &shape) {
+  const unsigned xferBytes = std::min(req.elemBytes, 8u);
+  const int64_t xfers = int64_t(req.elemBytes / xferBytes);
+  const unsigned w = rt::widthIndex(xferBytes);
+  const int64_t perRound =
+      2 * req.cost.divmod +
+      xfers * (req.cost.loadIndirect[w] + req.cost.storeIndirect(w));
+  rt::MasPar m = rt::MasPar::pricing(req.shape.width, req.shape.height,
+                                     req.shape.clusterSize, req.cost);
+  std::vector<int64_t> leavingCluster(m.clusterCount(), 0);
+  for (size_t p = 0; p < shape.leaving.size() && p < m.peCount(); ++p)
+    leavingCluster[m.clusterOfPe(unsigned(p))] += shape.leaving[p];
+  int64_t busiestCluster = 0;
+  for (int64_t n : leavingCluster)
+    busiestCluster = std::max(busiestCluster, n);
+  const int64_t perSend =
+      req.cost.ropen + req.cost.rsend[w] + req.cost.rsend[rt::widthIndex(4)];
+  return shape.busiestSource * perRound + xfers * busiestCluster * perSend;
+}
+
 std::variant<rt::GeneralPlan, std::string>
 mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   for (const rt::TileMap *l : {&req.src, &req.dst}) {
@@ -129,6 +154,14 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   Candidate *best = nullptr;
   std::vector<uint32_t> identity;
   for (Candidate &c : candidates) {
+    if (best && c.steps[0].kind == GeneralStepKind::BruteForce) {
+      const int64_t bound = bruteForceStepBound(req, shape);
+      if (bound >= best->ticks) {
+        prices += ", brute-force at least " + ticksText(bound) +
+                  " (its bound; not run)";
+        continue;
+      }
+    }
     if (!price(req, plan, sources, identity, c))
       continue;
     if (!prices.empty())

@@ -85,6 +85,8 @@ MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
   const int64_t toSlots = slotsOf(to), fromSlots = slotsOf(from);
   std::vector<int64_t> readsFrom(static_cast<size_t>(toSlots), -1);
   std::vector<int64_t> feeds(size_t(fromSlots), -1);
+  std::vector<int64_t> perSource(size_t(std::max<int64_t>(1, pesOf(from))), 0);
+  s.leaving.assign(perSource.size(), 0);
   for (size_t b = 0; b < sources.size(); ++b) {
     if (sources[b] == kNoSource)
       continue;
@@ -92,6 +94,10 @@ MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
     const int64_t ap = a / fromSlots, as = a % fromSlots;
     const int64_t bp = int64_t(b) / toSlots, bs = int64_t(b) % toSlots;
     ++s.held;
+    if (size_t(ap) < perSource.size()) {
+      s.busiestSource = std::max(s.busiestSource, ++perSource[size_t(ap)]);
+      s.leaving[size_t(ap)] += ap != bp;
+    }
     s.keepsSlots &= as == bs;
     if (ap != bp || as != bs) {
       s.identity = false;
