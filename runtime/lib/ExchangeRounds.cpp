@@ -119,10 +119,9 @@ bool colourByShift(std::vector<ExchangeSend> sends, unsigned pes, uint64_t span,
   for (const ExchangeSend &e : sends)
     sorted[start[shift(e)]++] = e;
   constexpr size_t kPairScheduleFrom = 1024;
-  if (sorted.size() > kPairScheduleFrom) {
-    scheduleByPairs(sorted, pes, grid, rounds);
+  if (sorted.size() > kPairScheduleFrom &&
+      scheduleByPairs(sorted, pes, grid, rounds))
     return true;
-  }
   std::vector<std::pair<uint32_t, uint32_t>> edges;
   for (const ExchangeSend &e : sorted)
     edges.push_back({e.srcPe, e.dstPe});

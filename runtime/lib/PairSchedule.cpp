@@ -11,6 +11,9 @@ using namespace mapc::rt;
 namespace {
 
 constexpr uint32_t kNone = ~uint32_t(0);
+/// Below this many elements per pair on average, and up to this many
+/// elements, scheduleByPairs leaves the sends to element colouring.
+constexpr size_t kElementsPerPair = 4, kElementColouringUpTo = size_t(1) << 18;
 
 /// Whole diagonals of the PE grid taken as rounds (function 6.1's
 /// schedule, 003 6.2.1, fig. 6.3): for each shift, in order, the pairs
@@ -106,7 +109,7 @@ void takeDiagonals(const std::vector<PairCount> &pairs,
 
 } // namespace
 
-void mapc::rt::scheduleByPairs(const std::vector<ExchangeSend> &sends,
+bool mapc::rt::scheduleByPairs(const std::vector<ExchangeSend> &sends,
                                unsigned pes, const std::vector<int64_t> &grid,
                                std::vector<std::vector<ExchangeSend>> &rounds) {
   // The pairs, numbered sender by sender, and each send's pair.
@@ -133,6 +136,12 @@ void mapc::rt::scheduleByPairs(const std::vector<ExchangeSend> &sends,
     pairOf[i] = pairAt[e.dstPe];
     ++pairs[pairOf[i]].count;
   }
+  // Few elements per pair and not too many in all: colouring element by
+  // element in order of shift (the caller's Kempe chains) suits the
+  // router's clusters better and costs little.
+  if (sends.size() < pairs.size() * kElementsPerPair &&
+      sends.size() <= kElementColouringUpTo)
+    return false;
   // Each pair's sends, in the order of `sends`.
   std::vector<uint32_t> pairStart(pairs.size() + 1, 0), member(sends.size());
   for (uint32_t k = 0; k < pairs.size(); ++k)
@@ -176,4 +185,5 @@ void mapc::rt::scheduleByPairs(const std::vector<ExchangeSend> &sends,
       }
       rounds.push_back(std::move(round));
     }
+  return true;
 }

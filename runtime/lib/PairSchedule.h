@@ -13,8 +13,10 @@ namespace mapc::rt {
 /// dim of `grid`, the PE grid both layouts share, first dim fastest; empty
 /// when they differ) as long as each covers every PE of the current largest
 /// degree, then colourPairs on what remains. The elements of one pair go
-/// in the order `sends` lists them. Appends to `rounds`.
-void scheduleByPairs(const std::vector<ExchangeSend> &sends, unsigned pes,
+/// in the order `sends` lists them. Appends to `rounds`; false, appending
+/// nothing, when the sends are few and spread over many pairs (fewer than
+/// 4 a pair, at most 2^18), which element colouring does as well.
+bool scheduleByPairs(const std::vector<ExchangeSend> &sends, unsigned pes,
                      const std::vector<int64_t> &grid,
                      std::vector<std::vector<ExchangeSend>> &rounds);
 

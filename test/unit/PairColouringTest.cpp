@@ -19,6 +19,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 
 using namespace mapc;
 
@@ -112,7 +113,7 @@ TEST(PairColouring, LargeHpfRedistributions) {
   std::mt19937 rng(20261125);
   const std::vector<std::vector<int64_t>> grids = {{7},    {10},   {6},
                                                    {3, 5}, {4, 3}, {5, 7}};
-  unsigned exchanges = 0;
+  unsigned exchanges = 0, byPairs = 0;
   for (int run = 0; run < 24; ++run) {
     const std::vector<int64_t> procs = grids[size_t(run) % grids.size()];
     std::vector<int64_t> shape =
@@ -143,9 +144,18 @@ TEST(PairColouring, LargeHpfRedistributions) {
       ++in[c / size_t(toSlots)];
       ++moves[{sources[c], c}];
     }
-    uint64_t degree = 0;
+    uint64_t degree = 0, sends = 0;
     for (unsigned p = 0; p < pes; ++p)
       degree = std::max({degree, out[p], in[p]});
+    std::set<std::pair<uint64_t, uint64_t>> pairs;
+    for (const auto &[move, count] : moves) {
+      pairs.insert(
+          {move.first / uint64_t(fromSlots), move.second / uint64_t(toSlots)});
+      sends += uint64_t(count);
+    }
+    // PairSchedule.cpp's choice: by pair counts from 1024 sends, at 4 a
+    // pair or more.
+    byPairs += sends > 1024 && sends >= 4 * pairs.size();
     EXPECT_EQ(rounds.size(), degree) << what;
     for (const auto &round : rounds) {
       std::vector<uint8_t> sends(pes, 0), gets(pes, 0);
@@ -193,4 +203,5 @@ TEST(PairColouring, LargeHpfRedistributions) {
     EXPECT_LE(plan.lowerBound, plan.predictedTicks) << what;
   }
   EXPECT_GT(exchanges, 8u);
+  EXPECT_GT(byPairs, 12u);
 }
