@@ -183,6 +183,8 @@ private:
           break;
       }
     }
+    a.reserve(es.size() / 2 + n);
+    b.reserve(es.size() / 2 + n);
     for (uint32_t i = 0; i < es.size(); ++i) {
       const Entry &e = es[i];
       uint64_t half = e.count / 2;

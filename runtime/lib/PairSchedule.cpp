@@ -51,6 +51,13 @@ void takeDiagonals(const std::vector<PairCount> &pairs,
     for (size_t i = 0; i < grid.size(); ++i)
       peDigit[p * grid.size() + i] = int64_t(p) / place[i] % grid[i];
   uint32_t generation = 0;
+  auto busiestSender = [&]() -> uint64_t {
+    for (uint64_t p = 0; p < span; ++p)
+      if (degL[p] == degree)
+        return p;
+    return span;
+  };
+  uint64_t busiest = busiestSender();
   // Each try either takes a diagonal or ends its shift; a try that empties
   // no pair ends its shift too, so the tries stay near span.
   for (uint64_t s = 0; s < span && degree > 0; ++s) {
@@ -60,14 +67,22 @@ void takeDiagonals(const std::vector<PairCount> &pairs,
       shiftDigit[i] = int64_t(rest % uint64_t(grid[i]));
       rest /= uint64_t(grid[i]);
     }
-    for (uint64_t p = 0; p < span; ++p) {
+    auto plus = [&](uint64_t p) {
       int64_t q = 0;
       for (size_t i = 0; i < grid.size(); ++i) {
         int64_t x = peDigit[p * grid.size() + i] + shiftDigit[i];
         q += (x >= grid[i] ? x - grid[i] : x) * place[i];
       }
-      target[p] = uint32_t(q);
+      return uint32_t(q);
+    };
+    // A sender of the largest degree off this diagonal rules it out.
+    if (busiest < span) {
+      uint32_t k = at[size_t(busiest * span + plus(busiest))];
+      if (k == kNone || left[k] == 0)
+        continue;
     }
+    for (uint64_t p = 0; p < span; ++p)
+      target[p] = plus(p);
     for (;;) {
       ++generation;
       uint64_t least = ~uint64_t(0);
@@ -99,6 +114,7 @@ void takeDiagonals(const std::vector<PairCount> &pairs,
         degR[pairs[k].right] -= r.times;
       }
       degree -= r.times;
+      busiest = busiestSender();
       const bool emptied = r.times == least;
       out.push_back(std::move(r));
       if (!emptied)
