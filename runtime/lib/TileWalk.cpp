@@ -2,12 +2,29 @@
 #include "mapc/runtime/TileWalk.h"
 
 #include <cstddef>
+#include <vector>
 
 using namespace mapc::rt;
 
 bool TileWalk::walkable(const TileMap &t) {
-  return !t.replicates() && t.groups.size() >= t.data.size() &&
-         t.m.size() == t.device.size();
+  if (t.replicates() || t.groups.size() < t.data.size() ||
+      t.m.size() != t.device.size())
+    return false;
+  // Every k-Tile dim in one device dim, each of some length.
+  std::vector<unsigned> seen(t.kdims.size(), 0);
+  for (const auto &group : t.m)
+    for (unsigned l : group)
+      if (l >= seen.size() || seen[l]++)
+        return false;
+  for (size_t l = 0; l < t.kdims.size(); ++l)
+    if (!seen[l] || t.kdims[l].k < 1 ||
+        (t.kdims[l].ok != kReplicated &&
+         (t.kdims[l].ok < 0 || t.kdims[l].ok >= t.kdims[l].k)))
+      return false;
+  for (const SpaceDim &s : t.device)
+    if (s.len < 1)
+      return false;
+  return true;
 }
 
 TileWalk::TileWalk(const TileMap &t) : t(t) {
@@ -30,13 +47,15 @@ TileWalk::TileWalk(const TileMap &t) : t(t) {
   sum.assign(t.device.size(), 0);
   int64_t p = 1;
   for (const SpaceDim &s : t.device) {
-    place.push_back(p);
+    device.push_back({s.len, s.len > 0 ? s.off % s.len : 0, s.toff, p});
     p *= s.tlen;
   }
   // Every digit starts at 0 (empty dims stay there), then each data dim is
   // set to the position of its index 0.
-  for (Digit &d : digits)
-    sum[d.device] += term(d, 0);
+  for (Digit &d : digits) {
+    d.term = term(d, 0);
+    sum[d.device] += d.term;
+  }
   unsigned l = 0;
   for (unsigned j = 0; j < t.data.size(); ++j) {
     const SpaceDim &s = t.data[j];
@@ -48,21 +67,6 @@ TileWalk::TileWalk(const TileMap &t) : t(t) {
   }
 }
 
-// templateIndex's K -> T_K and addressOf's encoding and sense, for one digit.
-int64_t TileWalk::term(const Digit &d, int64_t w) const {
-  int64_t x = d.ok == kReplicated ? d.otk : d.otk + (w + d.ok) % d.k;
-  if (d.gray)
-    x = int64_t(grayEncode(uint64_t(x)));
-  if (d.minus)
-    x = d.tk - 1 - x;
-  return x * d.radix;
-}
-
-void TileWalk::set(Digit &d, int64_t w) {
-  sum[d.device] += term(d, w) - term(d, d.w);
-  d.w = w;
-}
-
 void TileWalk::setDim(const Dim &dim, int64_t u) {
   for (unsigned g = 0; g < dim.count; ++g) {
     Digit &d = digits[dim.first + g];
@@ -71,17 +75,7 @@ void TileWalk::setDim(const Dim &dim, int64_t u) {
   }
 }
 
-int64_t TileWalk::address() const {
-  int64_t addr = 0;
-  for (size_t i = 0; i < sum.size(); ++i) {
-    const SpaceDim &s = t.device[i];
-    addr += (s.toff + (sum[i] + s.off) % s.len) * place[i];
-  }
-  return addr;
-}
-
-void TileWalk::next() {
-  ++index_;
+void TileWalk::carry() {
   for (Dim &dim : dims) {
     if (++dim.i == dim.len) {
       // This dim starts over; the next one moves on.
