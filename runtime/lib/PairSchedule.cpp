@@ -13,7 +13,7 @@ namespace {
 constexpr uint32_t kNone = ~uint32_t(0);
 /// Below this many elements per pair on average, and up to this many
 /// elements, scheduleByPairs leaves the sends to element colouring.
-constexpr size_t kElementsPerPair = 4, kElementColouringUpTo = size_t(1) << 18;
+constexpr size_t kElementsPerPair = 64, kElementColouringUpTo = size_t(1) << 18;
 
 /// Whole diagonals of the PE grid taken as rounds (function 6.1's
 /// schedule, 003 6.2.1, fig. 6.3): for each shift, in order, the pairs
