@@ -9,13 +9,19 @@
 // multiplicities, and the colouring is a list of matchings, each repeated
 // some number of times.
 //
-// The method is Gabow's Euler partition (1976): pad the graph to a D-regular
-// one; while D is odd take one perfect matching (Hopcroft-Karp on the
-// pairs) as a round; when D is even split every pair's multiplicity in half,
-// the odd ones along closed trails so that each half is D/2-regular, and
-// colour both halves. A half whose multiplicities are all even is the other
-// half, coloured once and repeated; a graph whose pairs form one perfect
-// matching is D rounds of it. The work is about O(E log D) for E pairs.
+// The graph is padded to a D-regular one. A graph of few pairs carrying
+// many elements each (more elements per vertex than pairs, at most 4096
+// pairs: an HPF redistribution on 7 PEs) is decomposed by Birkhoff's method:
+// a perfect matching of the pairs still carrying elements (Hopcroft-Karp,
+// repaired from the last one), used as often as its scarcest pair allows,
+// which empties at least one pair. Any other graph goes by Gabow's Euler
+// partition (1976): while D is odd one perfect matching is a round; when D
+// is even every pair's multiplicity is halved, the odd ones along closed
+// trails so that both halves are D/2-regular, and both are coloured. A half
+// whose multiplicities are all even is the other half, coloured once and
+// used twice; a graph whose pairs form one perfect matching is D rounds of
+// it. Either way the rounds number D and the work grows with the pairs,
+// not the elements.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAPC_RUNTIME_PAIRCOLOURING_H
