@@ -19,7 +19,8 @@
 // The problems: 003 6.2.1's memory, processor and combined digit
 // permutations and its base-5 P/M exchange at MasPar size, digit swaps and
 // random digit permutations (the workloads of 003 figs. 6.11-6.14), and HPF
-// block <-> cyclic(k) redistributions on 7, 10, 3 x 5 and 31 x 33 PEs.
+// block <-> cyclic(k) redistributions of 10^6 elements on 7, 10, 3 x 5 and
+// 31 x 33 PEs, and of 10^7 on 7 and 3 x 5.
 //
 // Run: build/bench/mapc-bench-mixed-radix [--quick]. --quick (CI's smoke
 // test) runs the same code on small sizes in a few seconds. The table with
@@ -463,7 +464,8 @@ std::vector<Problem> randomDigitProblems(bool quick) {
   return out;
 }
 
-/// HPF block <-> cyclic(k) on 7, 10, 3 x 5 and 31 x 33 PEs.
+/// HPF block <-> cyclic(k) on 7, 10, 3 x 5 and 31 x 33 PEs (10^6 elements),
+/// and on 7 and 3 x 5 (10^7).
 std::vector<Problem> hpfProblems(bool quick) {
   struct Spec {
     const char *name, *pes, *procs, *array, *from, *to;
@@ -479,6 +481,11 @@ std::vector<Problem> hpfProblems(bool quick) {
        "cyclic, cyclic(3)", 2u << 20},
       {"1e6 on 31x33: bb<->c(2),c", "31, 33", "31, 33", "1000, 1000",
        "block, block", "cyclic(2), cyclic", 64u << 10},
+      // 10^7: planning walks the elements in a few seconds here.
+      {"1e7 on 7: block<->cyclic(3)", "7", "7", "10000000", "block",
+       "cyclic(3)", 28u << 20},
+      {"1e7 on 3x5: bb<->c,c(3)", "3, 5", "3, 5", "2500, 4000", "block, block",
+       "cyclic, cyclic(3)", 12u << 20},
   };
   const Spec small[] = {
       {"1e4 on 7: block<->cyclic(3)", "7", "7", "10000", "block", "cyclic(3)",

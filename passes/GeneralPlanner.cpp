@@ -17,19 +17,28 @@ struct Candidate {
 };
 
 /// Prices `steps` as a plan of `base` (every step's predictedTicks); a
-/// step from the source to the destination reuses `sources`.
+/// step from the source to the destination reuses `sources`, and a copy
+/// back within the destination `identity` (made by the first that needs
+/// it), so that the candidates walk the elements once.
 bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
-           const std::vector<uint32_t> &sources, Candidate &c) {
+           const std::vector<uint32_t> &sources,
+           std::vector<uint32_t> &identity, Candidate &c) {
   if (c.priced)
     return true;
   rt::GeneralPlan plan = base;
   plan.steps = c.steps;
   c.ticks = 0;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
-    bool known =
-        plan.layoutAfter(int(i) - 1) == req.src && plan.steps[i].to == req.dst;
-    int64_t t = rt::predictGeneralStep(plan, i, req.shape, req.cost,
-                                       known ? &sources : nullptr);
+    const rt::TileMap &before = plan.layoutAfter(int(i) - 1);
+    const std::vector<uint32_t> *known = nullptr;
+    if (before == req.src && plan.steps[i].to == req.dst) {
+      known = &sources;
+    } else if (before == req.dst && plan.steps[i].to == req.dst) {
+      if (identity.empty())
+        identity = rt::sourcesOf(req.dst, req.dst);
+      known = &identity;
+    }
+    int64_t t = rt::predictGeneralStep(plan, i, req.shape, req.cost, known);
     if (t < 0)
       return false;
     c.steps[i].predictedTicks = t;
@@ -41,6 +50,31 @@ bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
 std::string ticksText(int64_t t) { return std::to_string(t) + " ticks"; }
 
 } // namespace
+
+// Brute force has a round per element of the busiest source PE, each
+// paying two divisions, an indirect load and an indirect store; its plain
+// router sends open a connection per element leaving a cluster, one
+// cluster at a time (runtime/GeneralExecute.cpp, runBruteForce).
+int64_t mapc::bruteForceStepBound(const GeneralPlanRequest &req,
+                                  const rt::MoveShape &shape) {
+  const unsigned xferBytes = std::min(req.elemBytes, 8u);
+  const int64_t xfers = int64_t(req.elemBytes / xferBytes);
+  const unsigned w = rt::widthIndex(xferBytes);
+  const int64_t perRound =
+      2 * req.cost.divmod +
+      xfers * (req.cost.loadIndirect[w] + req.cost.storeIndirect(w));
+  rt::MasPar m = rt::MasPar::pricing(req.shape.width, req.shape.height,
+                                     req.shape.clusterSize, req.cost);
+  std::vector<int64_t> leavingCluster(m.clusterCount(), 0);
+  for (size_t p = 0; p < shape.leaving.size() && p < m.peCount(); ++p)
+    leavingCluster[m.clusterOfPe(unsigned(p))] += shape.leaving[p];
+  int64_t busiestCluster = 0;
+  for (int64_t n : leavingCluster)
+    busiestCluster = std::max(busiestCluster, n);
+  const int64_t perSend =
+      req.cost.ropen + req.cost.rsend[w] + req.cost.rsend[rt::widthIndex(4)];
+  return shape.busiestSource * perRound + xfers * busiestCluster * perSend;
+}
 
 std::variant<rt::GeneralPlan, std::string>
 mapc::planGeneralRemap(const GeneralPlanRequest &req) {
@@ -141,8 +175,17 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
 
   std::string prices;
   Candidate *best = nullptr;
+  std::vector<uint32_t> identity;
   for (Candidate &c : candidates) {
-    if (!price(req, plan, sources, c))
+    if (best && c.steps[0].kind == GeneralStepKind::BruteForce) {
+      const int64_t bound = bruteForceStepBound(req, shape);
+      if (bound >= best->ticks) {
+        prices += ", brute-force at least " + ticksText(bound) +
+                  " (its bound; not run)";
+        continue;
+      }
+    }
+    if (!price(req, plan, sources, identity, c))
       continue;
     if (!prices.empty())
       prices += ", ";

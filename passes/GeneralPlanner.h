@@ -37,6 +37,12 @@ constexpr int64_t kMaxGeneralCells = int64_t(1) << 28;
 std::variant<rt::GeneralPlan, std::string>
 planGeneralRemap(const GeneralPlanRequest &request);
 
+/// A lower bound on the ticks of a brute-force step for a move of `shape`
+/// (rt::analyseMove): the planner does not run brute force when this
+/// reaches the best price found.
+int64_t bruteForceStepBound(const GeneralPlanRequest &request,
+                            const rt::MoveShape &shape);
+
 } // namespace mapc
 
 #endif

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ExchangeRounds.h"
+#include "PairSchedule.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -99,7 +100,11 @@ namespace {
 /// (receiver - sender, modulo `span` PEs): sends of one shift never share a
 /// sender or a receiver, so a remap whose shifts each carry one element per
 /// PE (a P/M digit exchange) takes exactly the diagonals of function 6.1.
+/// Many sends are scheduled from their pair counts instead (PairSchedule.h,
+/// diagonals of `grid` first): as few rounds, without colouring element by
+/// element.
 bool colourByShift(std::vector<ExchangeSend> sends, unsigned pes, uint64_t span,
+                   const std::vector<int64_t> &grid,
                    std::vector<std::vector<ExchangeSend>> &rounds) {
   auto shift = [&](const ExchangeSend &e) {
     return (e.dstPe + span - e.srcPe % span) % span;
@@ -113,6 +118,10 @@ bool colourByShift(std::vector<ExchangeSend> sends, unsigned pes, uint64_t span,
   std::vector<ExchangeSend> sorted(sends.size());
   for (const ExchangeSend &e : sends)
     sorted[start[shift(e)]++] = e;
+  constexpr size_t kPairScheduleFrom = 1024;
+  if (sorted.size() > kPairScheduleFrom &&
+      scheduleByPairs(sorted, pes, grid, rounds))
+    return true;
   std::vector<std::pair<uint32_t, uint32_t>> edges;
   for (const ExchangeSend &e : sorted)
     edges.push_back({e.srcPe, e.dstPe});
@@ -138,6 +147,15 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
                 toSlots = slotsOf(to);
   fanOut.clear();
   rounds.clear();
+  // The PE grid both layouts share, for the diagonals (empty if they
+  // differ).
+  std::vector<int64_t> grid;
+  if (from.device.size() == to.device.size())
+    for (size_t i = 1; i < to.device.size(); ++i)
+      grid.push_back(to.device[i].tlen);
+  for (size_t i = 0; i < grid.size(); ++i)
+    if (from.device[i + 1].tlen != grid[i])
+      grid.clear();
   // When no source cell feeds two destination cells (no replication), the
   // grouping below keeps every delivery in its own group, in order: colour
   // them as they come, without the hash tables (the same rounds, faster).
@@ -159,7 +177,7 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
       }
     if (!repeats)
       return colourByShift(std::move(direct), pes,
-                           uint64_t(std::max<int64_t>(1, toPes)), rounds);
+                           uint64_t(std::max<int64_t>(1, toPes)), grid, rounds);
   }
   // An element bound for several cells of one PE (a destination replicated
   // in memory) travels once; the receiver copies it (003 6.2.1, "Data
@@ -193,7 +211,7 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
     direct.insert(direct.end(), list.begin(), list.end());
     widest = std::max(widest, list.size());
   }
-  if (!colourByShift(direct, pes, span, rounds))
+  if (!colourByShift(direct, pes, span, grid, rounds))
     return false;
   if (widest < 3)
     return true;
@@ -233,7 +251,7 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
     }
     if (wave.empty())
       break;
-    if (!colourByShift(std::move(wave), pes, span, waves))
+    if (!colourByShift(std::move(wave), pes, span, grid, waves))
       return false;
   }
   if (waves.size() < rounds.size())

@@ -12,6 +12,7 @@
 
 #include "ExchangeRounds.h"
 #include "mapc/runtime/DigitExchange.h"
+#include "mapc/runtime/TileWalk.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -41,6 +42,13 @@ std::vector<uint32_t> mapc::rt::sourcesOf(const TileMap &from,
   const int64_t cells = to.deviceSize();
   const int64_t toSlots = slotsOf(to), fromSlots = slotsOf(from);
   std::vector<uint32_t> src(size_t(cells), kNoSource);
+  // Neither layout replicates: walk both in data order, incrementally.
+  if (TileWalk::walkable(from) && TileWalk::walkable(to)) {
+    TileWalk a(from), b(to);
+    for (int64_t n = to.dataSize(); b.index() < n; a.next(), b.next())
+      src[size_t(b.address())] = uint32_t(a.address());
+    return src;
+  }
   // Between a layout and itself (an in-place plan's copy back) every
   // element stays.
   if (from == to) {
@@ -80,6 +88,8 @@ MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
   const int64_t toSlots = slotsOf(to), fromSlots = slotsOf(from);
   std::vector<int64_t> readsFrom(static_cast<size_t>(toSlots), -1);
   std::vector<int64_t> feeds(size_t(fromSlots), -1);
+  std::vector<int64_t> perSource(size_t(std::max<int64_t>(1, pesOf(from))), 0);
+  s.leaving.assign(perSource.size(), 0);
   for (size_t b = 0; b < sources.size(); ++b) {
     if (sources[b] == kNoSource)
       continue;
@@ -87,6 +97,10 @@ MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
     const int64_t ap = a / fromSlots, as = a % fromSlots;
     const int64_t bp = int64_t(b) / toSlots, bs = int64_t(b) % toSlots;
     ++s.held;
+    if (size_t(ap) < perSource.size()) {
+      s.busiestSource = std::max(s.busiestSource, ++perSource[size_t(ap)]);
+      s.leaving[size_t(ap)] += ap != bp;
+    }
     s.keepsSlots &= as == bs;
     if (ap != bp || as != bs) {
       s.identity = false;

@@ -129,6 +129,11 @@ struct MoveShape {
   bool keepsSlots = true;      ///< every element keeps its slot
   int64_t moved = 0; ///< held cells whose element comes from elsewhere
   int64_t held = 0;  ///< cells of the destination holding data
+  /// Held destination cells fed by the busiest source PE: brute force's
+  /// rounds.
+  int64_t busiestSource = 0;
+  /// Per source PE, the held destination cells it feeds on other PEs.
+  std::vector<int64_t> leaving;
 };
 MoveShape analyseMove(const TileMap &from, const TileMap &to,
                       const std::vector<uint32_t> &sources);

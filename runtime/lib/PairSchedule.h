@@ -1,0 +1,26 @@
+//===- PairSchedule.h - internal: exchange rounds from pair counts --------===//
+#ifndef MAPC_RUNTIME_LIB_PAIRSCHEDULE_H
+#define MAPC_RUNTIME_LIB_PAIRSCHEDULE_H
+
+#include "mapc/runtime/General.h"
+
+namespace mapc::rt {
+
+/// The rounds of an exchange step's `sends` on `pes` PEs, in as many rounds
+/// as the busiest PE's degree, built from the traffic between each
+/// (sender, receiver) pair rather than element by element (003 6.2.1,
+/// fig. 6.3): first whole diagonals (receiver = sender + a shift in every
+/// dim of `grid`, the PE grid both layouts share, first dim fastest; empty
+/// when they differ) as long as each covers every PE of the current largest
+/// degree, then colourPairs on what remains. The elements of one pair go
+/// in the order `sends` lists them. Appends to `rounds`; false, appending
+/// nothing, when the sends are few and spread over many pairs (fewer than
+/// 64 a pair, at most 2^18), which element colouring does as well (its
+/// shift order suits the router clusters of digit exchanges better).
+bool scheduleByPairs(const std::vector<ExchangeSend> &sends, unsigned pes,
+                     const std::vector<int64_t> &grid,
+                     std::vector<std::vector<ExchangeSend>> &rounds);
+
+} // namespace mapc::rt
+
+#endif

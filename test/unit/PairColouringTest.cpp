@@ -1,0 +1,207 @@
+//===- PairColouringTest.cpp - exchange rounds from pair counts -----------===//
+//
+// colourPairs on random bipartite multigraphs (every round a matching, as
+// many rounds as the largest degree, every pair used as often as it
+// counts), and the exchange schedule it gives large general remaps: random
+// HPF redistributions of thousands of elements on grids that are not
+// powers of two, scheduled from pair counts (003 6.2.1's diagonals first),
+// planned, run on the simulator and checked element by element.
+//
+//===----------------------------------------------------------------------===//
+#include "mapc/runtime/PairColouring.h"
+#include "ir/KTile.h"
+#include "mapc/runtime/Contents.h"
+#include "mapc/runtime/General.h"
+#include "passes/GeneralPlanner.h"
+#include "passes/Lowering.h"
+
+#include "gtest/gtest.h"
+
+#include <map>
+#include <random>
+#include <set>
+
+using namespace mapc;
+
+namespace {
+
+/// Checks `rounds` against `pairs`: matchings, the degree, every count.
+void checkColouring(const std::vector<rt::PairCount> &pairs,
+                    const std::vector<rt::PairRound> &rounds, unsigned l,
+                    unsigned r, const std::string &what) {
+  std::vector<uint64_t> degL(l, 0), degR(r, 0), used(pairs.size(), 0);
+  for (const rt::PairCount &p : pairs) {
+    degL[p.left] += p.count;
+    degR[p.right] += p.count;
+  }
+  uint64_t degree = 0;
+  for (uint64_t d : degL)
+    degree = std::max(degree, d);
+  for (uint64_t d : degR)
+    degree = std::max(degree, d);
+  uint64_t total = 0;
+  for (const rt::PairRound &round : rounds) {
+    ASSERT_GT(round.times, 0u) << what;
+    ASSERT_FALSE(round.pairs.empty()) << what;
+    std::vector<uint8_t> seenL(l, 0), seenR(r, 0);
+    for (uint32_t k : round.pairs) {
+      ASSERT_LT(k, pairs.size()) << what;
+      ASSERT_FALSE(seenL[pairs[k].left]++) << what << ": left vertex twice";
+      ASSERT_FALSE(seenR[pairs[k].right]++) << what << ": right vertex twice";
+      used[k] += round.times;
+    }
+    total += round.times;
+  }
+  EXPECT_EQ(total, degree) << what;
+  for (size_t k = 0; k < pairs.size(); ++k)
+    EXPECT_EQ(used[k], pairs[k].count) << what << ": pair " << k;
+}
+
+} // namespace
+
+TEST(PairColouring, RandomMultigraphs) {
+  std::mt19937 rng(611);
+  auto pick = [&](uint64_t lo, uint64_t hi) {
+    return std::uniform_int_distribution<uint64_t>(lo, hi)(rng);
+  };
+  for (int run = 0; run < 3000; ++run) {
+    unsigned l = unsigned(pick(1, 40)), r = unsigned(pick(1, 40));
+    std::vector<rt::PairCount> pairs(pick(0, 300));
+    const uint64_t most = run % 3 == 0 ? 1 : run % 3 == 1 ? 5 : 100000;
+    for (rt::PairCount &p : pairs)
+      p = {uint32_t(pick(0, l - 1)), uint32_t(pick(0, r - 1)),
+           pick(run % 7 == 0 ? 0 : 1, most)};
+    checkColouring(pairs, rt::colourPairs(pairs, l, r), l, r,
+                   "run " + std::to_string(run));
+    if (HasFailure())
+      return;
+  }
+}
+
+// A perfect matching repeated: one round of it, used `count` times.
+TEST(PairColouring, RepeatedMatchingIsOneRound) {
+  std::vector<rt::PairCount> pairs = {{0, 1, 1000}, {1, 2, 1000}, {2, 0, 1000}};
+  auto rounds = rt::colourPairs(pairs, 3, 3);
+  ASSERT_EQ(rounds.size(), 1u);
+  EXPECT_EQ(rounds[0].times, 1000u);
+  checkColouring(pairs, rounds, 3, 3, "matching");
+}
+
+namespace {
+
+/// A random HPF distribution of `shape` onto `procs`.
+KTile randomDistribution(std::mt19937 &rng, const std::vector<int64_t> &shape,
+                         const std::vector<int64_t> &procs) {
+  std::vector<DistFormatSpec> f(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    f[d].kind = rng() % 2 ? DistFormatSpec::Block : DistFormatSpec::Cyclic;
+    if (f[d].kind == DistFormatSpec::Cyclic && rng() % 2)
+      f[d].arg = int64_t(1 + rng() % 9);
+  }
+  auto r = lowerDistribute(shape, f, procs);
+  EXPECT_TRUE(std::holds_alternative<KTile>(r));
+  return std::get<KTile>(r);
+}
+
+} // namespace
+
+// Large exchange steps go by pair counts: their rounds are matchings, as
+// many as the busiest PE's sends or receipts, carrying every element that
+// changes PE once; planned and run, every element checks and the
+// prediction equals the simulation.
+TEST(PairColouring, LargeHpfRedistributions) {
+  std::mt19937 rng(20261125);
+  const std::vector<std::vector<int64_t>> grids = {{7},    {10},   {6},
+                                                   {3, 5}, {4, 3}, {5, 7}};
+  unsigned exchanges = 0, byPairs = 0;
+  for (int run = 0; run < 24; ++run) {
+    const std::vector<int64_t> procs = grids[size_t(run) % grids.size()];
+    std::vector<int64_t> shape =
+        procs.size() == 1 ? std::vector<int64_t>{int64_t(2000 + rng() % 20000)}
+                          : std::vector<int64_t>{int64_t(40 + rng() % 100),
+                                                 int64_t(40 + rng() % 100)};
+    KTile a = randomDistribution(rng, shape, procs);
+    KTile b = randomDistribution(rng, shape, procs);
+    const std::string what = "run " + std::to_string(run);
+    const unsigned width = unsigned(procs[0]),
+                   height = unsigned(procs.size() > 1 ? procs[1] : 1);
+    const unsigned pes = width * height;
+
+    // The schedule itself.
+    std::vector<uint32_t> sources = rt::sourcesOf(a, b);
+    std::vector<std::vector<rt::ExchangeSend>> rounds;
+    std::vector<rt::ExchangeSend> fanOut;
+    ASSERT_TRUE(rt::exchangeSchedule(a, b, sources, pes, rounds, fanOut));
+    EXPECT_TRUE(fanOut.empty()) << what;
+    const int64_t fromSlots = rt::slotsOf(a), toSlots = rt::slotsOf(b);
+    std::vector<uint64_t> out(pes, 0), in(pes, 0);
+    std::map<std::pair<uint64_t, uint64_t>, int> moves;
+    for (size_t c = 0; c < sources.size(); ++c) {
+      if (sources[c] == rt::kNoSource ||
+          int64_t(sources[c]) / fromSlots == int64_t(c) / toSlots)
+        continue;
+      ++out[sources[c] / fromSlots];
+      ++in[c / size_t(toSlots)];
+      ++moves[{sources[c], c}];
+    }
+    uint64_t degree = 0, sends = 0;
+    for (unsigned p = 0; p < pes; ++p)
+      degree = std::max({degree, out[p], in[p]});
+    std::set<std::pair<uint64_t, uint64_t>> pairs;
+    for (const auto &[move, count] : moves) {
+      pairs.insert(
+          {move.first / uint64_t(fromSlots), move.second / uint64_t(toSlots)});
+      sends += uint64_t(count);
+    }
+    // PairSchedule.cpp's choice: by pair counts from 1024 sends, at 64 a
+    // pair or more.
+    byPairs += sends > 1024 && sends >= 64 * pairs.size();
+    EXPECT_EQ(rounds.size(), degree) << what;
+    for (const auto &round : rounds) {
+      std::vector<uint8_t> sends(pes, 0), gets(pes, 0);
+      for (const rt::ExchangeSend &e : round) {
+        ASSERT_FALSE(sends[e.srcPe]++) << what;
+        ASSERT_FALSE(gets[e.dstPe]++) << what;
+        --moves[{uint64_t(e.srcPe) * fromSlots + e.srcSlot,
+                 uint64_t(e.dstPe) * toSlots + e.dstSlot}];
+      }
+    }
+    for (const auto &[move, left] : moves)
+      ASSERT_EQ(left, 0) << what << ": cell " << move.second;
+
+    // The plan, run.
+    GeneralPlanRequest req;
+    req.src = a;
+    req.dst = b;
+    req.elemBytes = 4;
+    req.copy = rng() % 2;
+    req.shape.width = width;
+    req.shape.height = height;
+    req.shape.clusterSize = 1u << (rng() % 5);
+    auto planned = planGeneralRemap(req);
+    ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned))
+        << what << ": " << std::get<std::string>(planned);
+    const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+    for (const rt::GeneralStep &s : plan.steps)
+      exchanges += s.kind == rt::GeneralStepKind::Exchange;
+    const uint64_t region =
+        uint64_t(std::max(rt::slotsOf(a), rt::slotsOf(b))) * req.elemBytes;
+    rt::MasPar m(width, height, 3 * region, req.shape.clusterSize);
+    rt::Regions regions{{req.copy ? 0 : region}, {region}, {2 * region}};
+    auto memoryOf = [&](unsigned pe) { return m.memoryOf(pe); };
+    auto readOf = [&](unsigned pe) -> const uint8_t * {
+      return m.memoryOf(pe);
+    };
+    rt::storePattern(memoryOf, a, req.elemBytes, regions.src.base, 3);
+    std::string why;
+    ASSERT_TRUE(rt::executeGeneralPlan(m, plan, regions, {}, &why))
+        << what << ": " << why;
+    EXPECT_EQ(
+        rt::countMismatches(readOf, b, req.elemBytes, regions.dst.base, 3), 0u)
+        << what;
+    EXPECT_EQ(m.ledger().total(), plan.predictedTicks) << what;
+    EXPECT_LE(plan.lowerBound, plan.predictedTicks) << what;
+  }
+  EXPECT_GT(exchanges, 8u);
+  EXPECT_GT(byPairs, 6u);
+}

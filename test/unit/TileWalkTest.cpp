@@ -1,0 +1,73 @@
+//===- TileWalkTest.cpp - incremental addresses agree with g_K^-1 ---------===//
+//
+// rt::TileWalk against TileMap::firstAddressOf on random k-Tile formats
+// (data, k-Tile and device templates and offsets, senses, Gray dims, empty
+// dims), every index; and rt::sourcesOf, which walks both layouts when
+// neither replicates, against the cell-by-cell definition.
+//
+//===----------------------------------------------------------------------===//
+#include "mapc/runtime/TileWalk.h"
+#include "RandomTile.h"
+#include "mapc/runtime/General.h"
+
+#include "gtest/gtest.h"
+
+#include <random>
+
+using namespace mapc;
+
+namespace {
+
+std::vector<int64_t> randomShape(std::mt19937 &rng) {
+  std::vector<int64_t> shape(std::uniform_int_distribution<int>(1, 3)(rng));
+  for (int64_t &s : shape)
+    s = std::uniform_int_distribution<int>(1, 12)(rng);
+  return shape;
+}
+
+} // namespace
+
+TEST(TileWalk, EveryAddressOfRandomTiles) {
+  std::mt19937 rng(3226);
+  unsigned walked = 0;
+  for (int run = 0; run < 5000; ++run) {
+    KTile t = test::randomTileFor(rng, randomShape(rng), {});
+    ASSERT_TRUE(t.verify().empty());
+    if (!rt::TileWalk::walkable(t))
+      continue;
+    ++walked;
+    rt::TileWalk w(t);
+    for (int64_t d = 0; d < t.dataSize(); ++d, w.next()) {
+      ASSERT_EQ(w.index(), d);
+      ASSERT_EQ(w.address(), t.firstAddressOf(d))
+          << "run " << run << ", index " << d;
+    }
+  }
+  EXPECT_GT(walked, 2000u);
+}
+
+TEST(TileWalk, SourcesAgreeCellByCell) {
+  std::mt19937 rng(3227);
+  for (int run = 0; run < 3000; ++run) {
+    std::vector<int64_t> shape = randomShape(rng);
+    KTile a = test::randomTileFor(rng, shape, {});
+    KTile b = run % 5 == 0 ? a : test::randomTileFor(rng, shape, {});
+    std::vector<uint32_t> got = rt::sourcesOf(a, b);
+    ASSERT_EQ(got.size(), size_t(b.deviceSize()));
+    for (int64_t c = 0; c < b.deviceSize(); ++c) {
+      int64_t d = b.dataAt(c);
+      if (d < 0) {
+        ASSERT_EQ(got[size_t(c)], rt::kNoSource) << "run " << run;
+        continue;
+      }
+      ASSERT_NE(got[size_t(c)], rt::kNoSource) << "run " << run;
+      // A replicated source may be read at any of its copies.
+      EXPECT_EQ(a.dataAt(got[size_t(c)]), d) << "run " << run << ", cell " << c;
+      if (!a.replicates()) {
+        EXPECT_EQ(int64_t(got[size_t(c)]), a.firstAddressOf(d));
+      }
+    }
+    if (HasFailure())
+      return;
+  }
+}
