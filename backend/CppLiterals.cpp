@@ -44,6 +44,16 @@ std::string cpp::commentText(const std::string &s) {
   return out;
 }
 
+std::string cpp::includeGuard(const std::string &prefix,
+                              const std::string &header) {
+  std::string g = prefix;
+  for (char c : header)
+    g += (c >= 'a' && c <= 'z') ? char(c - 'a' + 'A')
+         : (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c
+                                                            : '_';
+  return g;
+}
+
 namespace {
 
 std::string spaceDim(const rt::SpaceDim &d) {

@@ -53,6 +53,10 @@ std::string quoted(const std::string &s);
 /// backslash (which would splice the next line into it).
 std::string commentText(const std::string &s);
 
+/// An include guard: `prefix` and `header` upper-cased, every character
+/// that may not stand in an identifier made `_`.
+std::string includeGuard(const std::string &prefix, const std::string &header);
+
 /// `mapc::rt::literal::tileMap(...)`: a k-Tile format (003 3.2.6).
 std::string tileMapLiteral(const rt::TileMap &t);
 
