@@ -55,6 +55,8 @@ void runAndCheck(const RemapSpec &spec, unsigned threads, bool inPlace,
     ++kernelsSeen["batched periods"];
   if (text.find("a table of source offsets") != std::string::npos)
     ++kernelsSeen["source periods"];
+  if (text.find("moved whole") != std::string::npos)
+    ++kernelsSeen["wide runs"];
   const unsigned eb = spec.elementBytes;
   const DeviceLayout &S = spec.source, &D = spec.dest;
   size_t cells = size_t(inPlace ? std::max(S.size(), D.size()) : S.size());
@@ -354,6 +356,48 @@ TEST(NativeRemap, HpfBlockCyclic) {
   EXPECT_GT(kernelsSeen["strided periods"], 50u);
   EXPECT_GT(kernelsSeen["batched periods"], 25u);
   EXPECT_GT(kernelsSeen["source periods"], 25u);
+  EXPECT_GT(kernelsSeen["wide runs"], 25u);
+}
+
+/// Block <-> cyclic(k) on 7 PEs, the benchmark's pair, at sizes that end
+/// a batch, a chunk or the array on a run whose wide move would spill past
+/// it (the last PE's last run ends the buffer when n is a multiple of 7k):
+/// every run width (4 to 64 bytes, and 3 bytes for cells), one and three
+/// threads, and the same pairs with the wide moves off
+/// (MAPC_NATIVE_RUNS=cells) for the cell-by-cell path.
+TEST(NativeRemap, HpfRunsMovedWhole) {
+  std::mt19937_64 rng(1205);
+  kernelsSeen.clear();
+  const int64_t sizes[] = {21 * 64,       21 * 64 * 3,   21 * 64 * 3 + 5, 1000,
+                           (1 << 14) + 7, 3 * (1 << 14), 7 * 3 * 800 - 1};
+  for (bool cells : {false, true}) {
+    if (cells)
+      setenv("MAPC_NATIVE_RUNS", "cells", 1);
+    for (int64_t n : sizes)
+      for (int64_t k : {1, 2, 3, 5})
+        for (unsigned eb : {1u, 2u, 4u, 8u, 12u, 16u})
+          for (bool toCyclic : {false, true}) {
+            TileMap block = hpf1d(n, 7, false, 0), cyc = hpf1d(n, 7, true, k);
+            RemapSpec spec = toCyclic
+                                 ? specOf(DeviceLayout::fromTile(block),
+                                          DeviceLayout::fromTile(cyc), eb)
+                                 : specOf(DeviceLayout::fromTile(cyc),
+                                          DeviceLayout::fromTile(block), eb);
+            std::string what = "n=" + std::to_string(n) +
+                               " k=" + std::to_string(k) +
+                               " eb=" + std::to_string(eb) +
+                               (toCyclic ? " to cyclic" : " to block") +
+                               (cells ? " cells" : "");
+            runAndCheck(spec, 1, false, rng, what);
+            runAndCheck(spec, 3, rng() % 2 == 0, rng, what + " threads=3");
+          }
+  }
+  unsetenv("MAPC_NATIVE_RUNS");
+  EXPECT_EQ(kernelsSeen["gather"], 0u);
+  // Wide moves only while the switch was on: 7 sizes, runs of 4-64 bytes.
+  EXPECT_GT(kernelsSeen["wide runs"], 100u);
+  EXPECT_LT(kernelsSeen["wide runs"], 7u * 4 * 6 * 2 * 2);
+  EXPECT_GT(kernelsSeen["strided periods"], kernelsSeen["wide runs"] + 50);
 }
 
 /// A random radix-2 k-Tile format of 2^bits elements in 1-3 data dims:

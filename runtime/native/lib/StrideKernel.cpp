@@ -8,7 +8,9 @@
 #include "Transpose.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -45,6 +47,35 @@ bool hostHasAvx2() {
   return has;
 }
 #endif
+
+/// Moves of a run of rb bytes, W / 2 <= rb <= W, in place of rb / cell
+/// size cell moves. `move` is one W-byte move: its tail reads and writes
+/// past the run, so the caller uses it only where those bytes are inside
+/// the buffers and are rewritten by a later run; `exact` is two
+/// overlapping W / 2-byte moves, for the last run of a stretch.
+template <size_t W> struct WideRun {
+  static void move(uint8_t *to, const uint8_t *from) {
+    std::memcpy(to, from, W);
+  }
+  static void exact(uint8_t *to, const uint8_t *from, size_t rb) {
+    std::memcpy(to, from, W / 2);
+    std::memcpy(to + rb - W / 2, from + rb - W / 2, W / 2);
+  }
+};
+
+/// Calls f(WideRun<W>()) for the width W that fits runs of rb bytes; false
+/// when none does (rb < 4 or rb > 64).
+template <class F> bool withWideRun(size_t rb, F &&f) {
+  if (rb >= 4 && rb <= 8)
+    return f(WideRun<8>()), true;
+  if (rb > 8 && rb <= 16)
+    return f(WideRun<16>()), true;
+  if (rb > 16 && rb <= 32)
+    return f(WideRun<32>()), true;
+  if (rb > 32 && rb <= 64)
+    return f(WideRun<64>()), true;
+  return false;
+}
 
 bool contiguous(const std::vector<int64_t> &v) {
   for (size_t i = 1; i < v.size(); ++i)
@@ -90,6 +121,10 @@ public:
   unsigned periodDigits = 0;
   int64_t period = 0;
   std::vector<int64_t> periodOff;
+  /// Periods whose short side's runs (its low digit, k0 cells) are
+  /// contiguous on both sides move each run as one wide move (WideRun)
+  /// instead of k0 cell moves; false under MAPC_NATIVE_RUNS=cells.
+  bool wideRuns = false;
 
   int64_t innerItems() const {
     if (!tiled) {
@@ -183,17 +218,35 @@ public:
           if (q >= 2) {
             const int64_t *off = periodOff.data();
             const int64_t step = longStride * int64_t(sz);
-            for (int64_t r : replicaOff)
-              for (int64_t jm = 0; jm < period / k0; ++jm) {
-                uint8_t *to =
-                    d + (bd + cd.address() + r + off[jm * k0]) * int64_t(sz);
-                const uint8_t *from =
-                    s + (bs + cs.address()) * int64_t(sz) + jm * k0 * step;
-                for (int64_t m = 0; m < q; ++m)
-                  for (int64_t w = 0; w < k0; ++w)
-                    mv.copy(to + (m * k0 + w) * int64_t(sz),
-                            from + (m * period + w) * step);
-              }
+            const int64_t rb = k0 * int64_t(sz);
+            // Each PE's runs: one wide move each (the source step is 1, so
+            // a run of k0 cells is rb contiguous bytes on both sides).
+            bool wide =
+                wideRuns && withWideRun(size_t(rb), [&](auto wr) {
+                  for (int64_t r : replicaOff)
+                    for (int64_t jm = 0; jm < period / k0; ++jm) {
+                      uint8_t *to = d + (bd + cd.address() + r + off[jm * k0]) *
+                                            int64_t(sz);
+                      const uint8_t *from =
+                          s + (bs + cs.address()) * int64_t(sz) + jm * rb;
+                      for (int64_t m = 0; m + 1 < q; ++m)
+                        wr.move(to + m * rb, from + m * period * step);
+                      wr.exact(to + (q - 1) * rb,
+                               from + (q - 1) * period * step, size_t(rb));
+                    }
+                });
+            if (!wide)
+              for (int64_t r : replicaOff)
+                for (int64_t jm = 0; jm < period / k0; ++jm) {
+                  uint8_t *to =
+                      d + (bd + cd.address() + r + off[jm * k0]) * int64_t(sz);
+                  const uint8_t *from =
+                      s + (bs + cs.address()) * int64_t(sz) + jm * k0 * step;
+                  for (int64_t m = 0; m < q; ++m)
+                    for (int64_t w = 0; w < k0; ++w)
+                      mv.copy(to + (m * k0 + w) * int64_t(sz),
+                              from + (m * period + w) * step);
+                }
             for (int64_t m = 0; m < q; ++m)
               shortSide.stepDigit(periodDigits);
             longSide.advance(q * period);
@@ -213,15 +266,36 @@ public:
           if (q >= 2) {
             const int64_t *off = periodOff.data();
             const int64_t step = longStride * int64_t(sz);
-            for (int64_t r : replicaOff)
-              for (int64_t m = 0; m < q; ++m) {
-                const uint8_t *from =
-                    s + (bs + cs.address() + m * stepS) * int64_t(sz);
-                uint8_t *to = d + (bd + cd.address() + r) * int64_t(sz) +
-                              m * period * step;
-                for (int64_t j = 0; j < period; ++j)
-                  mv.copy(to + j * step, from + off[j] * int64_t(sz));
-              }
+            const int64_t k0 = ax.digits[0].k, rb = k0 * int64_t(sz);
+            // Each source run of k0 cells is rb contiguous bytes, and the
+            // destination is one contiguous stretch: one wide move per run.
+            bool wide =
+                wideRuns && withWideRun(size_t(rb), [&](auto wr) {
+                  for (int64_t r : replicaOff)
+                    for (int64_t m = 0; m < q; ++m) {
+                      const uint8_t *from =
+                          s + (bs + cs.address() + m * stepS) * int64_t(sz);
+                      uint8_t *to = d + (bd + cd.address() + r) * int64_t(sz) +
+                                    m * period * step;
+                      if (m + 1 < q)
+                        for (int64_t j = 0; j < period; j += k0)
+                          wr.move(to + j * step, from + off[j] * int64_t(sz));
+                      else
+                        for (int64_t j = 0; j < period; j += k0)
+                          wr.exact(to + j * step, from + off[j] * int64_t(sz),
+                                   size_t(rb));
+                    }
+                });
+            if (!wide)
+              for (int64_t r : replicaOff)
+                for (int64_t m = 0; m < q; ++m) {
+                  const uint8_t *from =
+                      s + (bs + cs.address() + m * stepS) * int64_t(sz);
+                  uint8_t *to = d + (bd + cd.address() + r) * int64_t(sz) +
+                                m * period * step;
+                  for (int64_t j = 0; j < period; ++j)
+                    mv.copy(to + j * step, from + off[j] * int64_t(sz));
+                }
             for (int64_t m = 0; m < q; ++m)
               shortSide.stepDigit(periodDigits);
             longSide.advance(q * period);
@@ -417,6 +491,12 @@ public:
                 ? ", up to 64 periods written in destination order"
                 : "") +
            "\n";
+    if (!tiled && periodic && wideRuns) {
+      const AxisForm &sh = (periodOnDest ? dst : src).axes[inner];
+      s += "  runs of " +
+           std::to_string(sh.digits[0].k * int64_t(elementBytes)) +
+           " bytes moved whole (one wide move each)\n";
+    }
     if (!tiled)
       s += "  runs along data dim " + std::to_string(inner) +
            ": stretches where both addresses step evenly, block copies where "
@@ -545,6 +625,20 @@ mapc::native::planStrideKernel(const rt::RemapSpec &spec) {
         // a stride of k * PEs, was slower than the table of source offsets.)
         k->batchPeriods = destShort && sh.digits[0].stride == 1 &&
                           sh.digits[g].stride == sh.digits[0].k;
+        // Wide run moves (WideRun): the runs are contiguous on both sides,
+        // the source may be read up to one run past each run but the last
+        // (the next run of the same PE, or the next period's cells), and the
+        // destination runs of a batch follow each other.
+        const AxisForm &lg = destShort ? as : ad;
+        const char *cells = std::getenv("MAPC_NATIVE_RUNS");
+        int64_t rbytes = sh.digits[0].k * int64_t(spec.elementBytes);
+        k->wideRuns =
+            !(cells && std::string(cells) == "cells") &&
+            sh.digits[0].stride == 1 && !lg.digits.empty() &&
+            lg.digits[0].stride == 1 && rbytes >= 4 && rbytes <= 64 &&
+            (destShort ? k->batchPeriods &&
+                             period * int64_t(spec.elementBytes) >= 2 * rbytes
+                       : sh.digits[g].stride >= sh.digits[0].k);
         AxisCursor cur(sh, -sh.offset);
         for (int64_t j = 0; j < period; ++j) {
           k->periodOff.push_back(cur.address());
