@@ -176,7 +176,11 @@ bool gatherTogether(const std::vector<const std::vector<ExchangeSend> *> &lists,
   uint32_t visit = 0;
   // Kuhn's augmenting path from receiver q: a free holder of something q
   // wants, or a busy one whose receiver can take something else.
-  auto augment = [&](auto &self, uint32_t q) -> bool {
+  // Paths are cut at kDepth receivers so the recursion stays shallow.
+  constexpr unsigned kDepth = 64;
+  auto augment = [&](auto &self, uint32_t q, unsigned depth) -> bool {
+    if (depth > kDepth)
+      return false;
     for (uint32_t k = 0; k < wants[q].size(); ++k) {
       const std::vector<Holder> &h = holders[wants[q][k].element];
       for (uint32_t j = 0; j < h.size(); ++j) {
@@ -186,7 +190,7 @@ bool gatherTogether(const std::vector<const std::vector<ExchangeSend> *> &lists,
         if (seen[p] == visit)
           continue;
         seen[p] = visit;
-        if (sendsTo[p] == kNone || self(self, sendsTo[p])) {
+        if (sendsTo[p] == kNone || self(self, sendsTo[p], depth + 1)) {
           sendsTo[p] = q;
           want[q] = k;
           holder[q] = j;
@@ -242,7 +246,7 @@ bool gatherTogether(const std::vector<const std::vector<ExchangeSend> *> &lists,
       if (want[q] != kNone)
         continue;
       ++visit;
-      augment(augment, q);
+      augment(augment, q, 0);
       if (work > budget)
         return false;
     }
