@@ -276,7 +276,8 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
                                 const std::vector<uint32_t> &sources,
                                 unsigned pes,
                                 std::vector<std::vector<ExchangeSend>> &rounds,
-                                std::vector<ExchangeSend> &fanOut) {
+                                std::vector<ExchangeSend> &fanOut,
+                                bool forward) {
   const int64_t toPes = pesOf(to), fromSlots = slotsOf(from),
                 toSlots = slotsOf(to);
   fanOut.clear();
@@ -347,7 +348,7 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
   }
   if (!colourByShift(direct, pes, span, grid, rounds))
     return false;
-  if (widest < 3)
+  if (widest < 3 || !forward)
     return true;
   // An element bound for several PEs can instead double its holders each
   // wave (6.2.1's recursive doubling): in wave w every PE holding it sends

@@ -129,6 +129,16 @@ TEST(ReplicationSchedule, RandomReplication) {
     boundTotal +=
         checkSchedule(fromSlots, toSlots, pes, sources, rounds, fanOut, what);
     roundsTotal += rounds.size();
+    // In place nothing is forwarded (the written region is not read).
+    ASSERT_TRUE(rt::exchangeSchedule(deviceOf(fromSlots, pes),
+                                     deviceOf(toSlots, pes), sources, pes,
+                                     rounds, fanOut, /*forward=*/false))
+        << what;
+    for (const auto &round : rounds)
+      for (const rt::ExchangeSend &e : round)
+        EXPECT_FALSE(e.forwarded) << what;
+    checkSchedule(fromSlots, toSlots, pes, sources, rounds, fanOut,
+                  what + " in place");
   }
   std::printf("replication: %llu rounds against a receive bound of %llu\n",
               (unsigned long long)roundsTotal, (unsigned long long)boundTotal);
