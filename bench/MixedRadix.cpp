@@ -20,7 +20,8 @@
 // permutations and its base-5 P/M exchange at MasPar size, digit swaps and
 // random digit permutations (the workloads of 003 figs. 6.11-6.14), and HPF
 // block <-> cyclic(k) redistributions of 10^6 elements on 7, 10, 3 x 5 and
-// 31 x 33 PEs, and of 10^7 on 7 and 3 x 5.
+// 31 x 33 PEs, and of 10^7 on 7 and 3 x 5; vectors replicated over all PEs
+// (an all-gather, 003 6.2.1's data replication) on 30 to 1000 PEs.
 //
 // Run: build/bench/mapc-bench-mixed-radix [--quick]. --quick (CI's smoke
 // test) runs the same code on small sizes in a few seconds. The table with
@@ -514,6 +515,36 @@ std::vector<Problem> hpfProblems(bool quick) {
   return out;
 }
 
+/// 003 6.2.1's data replication: a vector of n f32 elements, element i on
+/// PE i, realigned to be replicated over all PEs (an all-gather of small
+/// sources: the exchange step's replication rounds).
+std::vector<Problem> replicationProblems(bool quick) {
+  struct Spec {
+    int n, pes;
+  };
+  const Spec full[] = {{8, 30}, {30, 30}, {64, 100}, {200, 1000}};
+  const Spec small[] = {{8, 30}, {30, 30}};
+  std::vector<Problem> out;
+  auto add = [&](const Spec &s) {
+    const std::string n = std::to_string(s.n), p = std::to_string(s.pes);
+    std::string src = "machine maspar(pes = [" + p +
+                      "], cluster = 16, memory = 65536);\nprocessors P(" + p +
+                      ");\narray A(" + p + ") : f32;\narray B(" + n + ", " + p +
+                      ") : f32;\narray V(" + n +
+                      ") : f32;\ndistribute A(block) onto P;\n"
+                      "distribute B(*, block) onto P;\nalign V(i) with "
+                      "A(i);\nrealign V(i) with B(i, *);\n";
+    out.push_back({"replicate", n + " over " + p + ": all-gather", src, ""});
+  };
+  if (quick)
+    for (const Spec &s : small)
+      add(s);
+  else
+    for (const Spec &s : full)
+      add(s);
+  return out;
+}
+
 /// HPF redistributions on meshes whose sides are not powers of two and on
 /// a hypercube: general plans of one Route step (NetworkExecute.h), ticks
 /// in element transfers in sequence (001's model), no brute force.
@@ -574,8 +605,9 @@ int main(int argc, char **argv) {
     else if (a.rfind("--only=", 0) == 0)
       only = a.substr(7);
     else {
-      std::fprintf(stderr, "usage: mapc-bench-mixed-radix [--quick] "
-                           "[--only=6.2.1|swap|random|hpf|network]\n");
+      std::fprintf(stderr,
+                   "usage: mapc-bench-mixed-radix [--quick] "
+                   "[--only=6.2.1|swap|random|hpf|network|replicate]\n");
       return 2;
     }
   }
@@ -604,6 +636,8 @@ int main(int argc, char **argv) {
   for (Problem &p : hpfProblems(quick))
     problems.push_back(std::move(p));
   for (Problem &p : networkProblems(quick))
+    problems.push_back(std::move(p));
+  for (Problem &p : replicationProblems(quick))
     problems.push_back(std::move(p));
 
   std::vector<Row> rows;

@@ -23,13 +23,13 @@ using namespace mapc;
 /// PEs and 16 rounds) which PE sends to which in each, as 003 fig. 6.3
 /// draws function 6.1's diagonals.
 static void printExchangeRounds(const rt::TileMap &before,
-                                const rt::TileMap &after,
+                                const rt::TileMap &after, bool inPlace,
                                 llvm::raw_ostream &os) {
   std::vector<std::vector<rt::ExchangeSend>> rounds;
   std::vector<rt::ExchangeSend> fanOut;
   unsigned pes = unsigned(std::max(rt::pesOf(before), rt::pesOf(after)));
   if (!rt::exchangeSchedule(before, after, rt::sourcesOf(before, after), pes,
-                            rounds, fanOut))
+                            rounds, fanOut, /*forward=*/!inPlace))
     return;
   os << "    rounds: " << rounds.size()
      << ", each PE sending and receiving at most one element per round";
@@ -99,7 +99,7 @@ void mapc::printGeneralPlan(const StatementPlan &sp, bool onNetwork,
        << " ticks\n";
     os << "    why: " << s.why << "\n";
     if (s.kind == rt::GeneralStepKind::Exchange)
-      printExchangeRounds(before, s.to, os);
+      printExchangeRounds(before, s.to, s.inPlace, os);
     if (s.kind == rt::GeneralStepKind::DigitExchange)
       printDigitExchange(before, s.to, p.elemBytes, os);
   }

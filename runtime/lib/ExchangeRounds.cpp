@@ -4,8 +4,9 @@
 // rounds in which each PE sends and receives at most one: a Kempe-chain
 // edge colouring of the sends (König's theorem), ordered so that a P/M
 // digit exchange takes function 6.1's diagonals (003 6.2.1, fig. 6.3), with
-// recursive doubling for elements bound for several PEs; and, to run in
-// place, the groups of rounds that must load before they store.
+// recursive doubling, or the copies of all elements scheduled together, for
+// elements bound for several PEs; and, to run in place, the groups of
+// rounds that must load before they store.
 //
 //===----------------------------------------------------------------------===//
 #include "ExchangeRounds.h"
@@ -136,13 +137,147 @@ bool colourByShift(std::vector<ExchangeSend> sends, unsigned pes, uint64_t span,
   return true;
 }
 
+/// 003 6.2.1's data replication with the copies of all elements scheduled
+/// together: in each round every PE that still lacks an element takes one
+/// from a holder that is free this round (the source or a PE that received
+/// it in an earlier round), so the doubling of one element fills the
+/// rounds left idle by another's, and a PE's receives, not each element's
+/// waves one after another, set the length (an all-gather pattern). The
+/// receivers with most left to receive choose first, each the rarest
+/// element it lacks; augmenting paths then make each round a maximum
+/// matching of free holders to receivers. `lists[i]` are element i's deliveries
+/// (the source in srcPe/srcSlot). False if the search runs past `budget` steps.
+bool gatherTogether(const std::vector<const std::vector<ExchangeSend> *> &lists,
+                    unsigned pes, uint64_t budget,
+                    std::vector<std::vector<ExchangeSend>> &rounds) {
+  struct Holder {
+    uint32_t pe, slot;
+    bool forwarded;
+  };
+  struct Want {
+    uint32_t element, slot;
+  };
+  std::vector<std::vector<Holder>> holders(lists.size());
+  std::vector<std::vector<Want>> wants(pes);
+  size_t left = 0;
+  for (uint32_t i = 0; i < lists.size(); ++i) {
+    const std::vector<ExchangeSend> &list = *lists[i];
+    holders[i].push_back({list[0].srcPe, list[0].srcSlot, false});
+    for (const ExchangeSend &e : list)
+      wants[e.dstPe].push_back({i, e.dstSlot});
+    left += list.size();
+  }
+  constexpr uint32_t kNone = ~uint32_t(0);
+  // This round's matching: the receiver a PE sends to, and per receiver the
+  // want it takes and the holder that sends it.
+  std::vector<uint32_t> sendsTo(pes), want(pes), holder(pes), seen(pes);
+  std::vector<uint32_t> order(pes);
+  uint64_t work = 0;
+  uint32_t visit = 0;
+  // Kuhn's augmenting path from receiver q: a free holder of something q
+  // wants, or a busy one whose receiver can take something else.
+  // Paths are cut at kDepth receivers so the recursion stays shallow.
+  constexpr unsigned kDepth = 64;
+  auto augment = [&](auto &self, uint32_t q, unsigned depth) -> bool {
+    if (depth > kDepth)
+      return false;
+    for (uint32_t k = 0; k < wants[q].size(); ++k) {
+      const std::vector<Holder> &h = holders[wants[q][k].element];
+      for (uint32_t j = 0; j < h.size(); ++j) {
+        if (++work > budget)
+          return false;
+        const uint32_t p = h[j].pe;
+        if (seen[p] == visit)
+          continue;
+        seen[p] = visit;
+        if (sendsTo[p] == kNone || self(self, sendsTo[p], depth + 1)) {
+          sendsTo[p] = q;
+          want[q] = k;
+          holder[q] = j;
+          return true;
+        }
+      }
+    }
+    return false;
+  };
+  while (left > 0) {
+    work += pes;
+    std::fill(sendsTo.begin(), sendsTo.end(), kNone);
+    std::fill(want.begin(), want.end(), kNone);
+    for (uint32_t p = 0; p < pes; ++p)
+      order[p] = p;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+      return wants[x].size() > wants[y].size();
+    });
+    // Greedily first: the receivers with most left choose first, each the
+    // rarest element it lacks, from its latest free holder.
+    for (uint32_t q : order) {
+      const std::vector<Want> &w = wants[q];
+      if (w.empty())
+        break;
+      size_t best = w.size(), bestHolder = 0;
+      for (size_t k = 0; k < w.size(); ++k) {
+        if (++work > budget)
+          return false;
+        const std::vector<Holder> &h = holders[w[k].element];
+        if (best < w.size() && h.size() >= holders[w[best].element].size())
+          continue;
+        for (size_t j = h.size(); j-- > 0;) {
+          if (++work > budget)
+            return false;
+          if (sendsTo[h[j].pe] == kNone) {
+            best = k;
+            bestHolder = j;
+            break;
+          }
+        }
+      }
+      if (best == w.size())
+        continue;
+      sendsTo[holders[w[best].element][bestHolder].pe] = q;
+      want[q] = uint32_t(best);
+      holder[q] = uint32_t(bestHolder);
+    }
+    // Then augmenting paths for the receivers left out (a maximum
+    // matching of holders to receivers).
+    for (uint32_t q : order) {
+      if (wants[q].empty())
+        break;
+      if (want[q] != kNone)
+        continue;
+      ++visit;
+      augment(augment, q, 0);
+      if (work > budget)
+        return false;
+    }
+    std::vector<ExchangeSend> round;
+    std::vector<std::pair<uint32_t, Holder>> arrived;
+    for (uint32_t q = 0; q < pes; ++q) {
+      if (want[q] == kNone)
+        continue;
+      const Want w = wants[q][want[q]];
+      const Holder &from = holders[w.element][holder[q]];
+      round.push_back({from.pe, q, from.slot, w.slot, from.forwarded});
+      arrived.push_back({w.element, {q, w.slot, true}});
+      wants[q][want[q]] = wants[q].back();
+      wants[q].pop_back();
+      --left;
+    }
+    for (const auto &[i, h] : arrived)
+      holders[i].push_back(h);
+    rounds.push_back(std::move(round));
+  }
+  return true;
+}
+
 } // namespace
 
 bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
                                 const std::vector<uint32_t> &sources,
                                 unsigned pes,
                                 std::vector<std::vector<ExchangeSend>> &rounds,
-                                std::vector<ExchangeSend> &fanOut) {
+                                std::vector<ExchangeSend> &fanOut,
+                                bool forward) {
   const int64_t toPes = pesOf(to), fromSlots = slotsOf(from),
                 toSlots = slotsOf(to);
   fanOut.clear();
@@ -213,7 +348,7 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
   }
   if (!colourByShift(direct, pes, span, grid, rounds))
     return false;
-  if (widest < 3)
+  if (widest < 3 || !forward)
     return true;
   // An element bound for several PEs can instead double its holders each
   // wave (6.2.1's recursive doubling): in wave w every PE holding it sends
@@ -256,6 +391,16 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
   }
   if (waves.size() < rounds.size())
     rounds.swap(waves);
+  // All elements' copies scheduled together, when that takes fewer rounds
+  // still (and its search stays small: it looks at every wanted element).
+  std::vector<const std::vector<ExchangeSend> *> lists;
+  for (uint32_t a : sourceOrder)
+    lists.push_back(&bySource[a]);
+  std::vector<std::vector<ExchangeSend>> together;
+  if (gatherTogether(lists, pes, 64 * direct.size() + (uint64_t(1) << 20),
+                     together) &&
+      together.size() < rounds.size())
+    rounds.swap(together);
   return true;
 }
 

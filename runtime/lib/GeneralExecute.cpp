@@ -516,7 +516,8 @@ bool GeneralStepRunner::runExchange(std::string *why) {
   }
   std::vector<std::vector<ExchangeSend>> byRound;
   std::vector<ExchangeSend> fanOut;
-  if (!exchangeSchedule(from, to, *given, pes, byRound, fanOut))
+  if (!exchangeSchedule(from, to, *given, pes, byRound, fanOut,
+                        /*forward=*/!inPlace))
     return fail("no contention-free schedule found within the search budget");
   // Out of place every round is a group of its own.
   std::vector<std::vector<uint32_t>> groups;

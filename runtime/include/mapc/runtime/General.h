@@ -162,12 +162,14 @@ struct ExchangeSend {
 /// `fanOut` lists the copies the receiver then makes (srcSlot: the cell it
 /// arrived in). An element bound for several PEs may go by recursive
 /// doubling (003 6.2.1), receivers forwarding their copies in later rounds,
-/// when that takes fewer rounds. False if the search for rounds runs past
-/// its budget.
+/// or with the copies of all such elements scheduled together, when that
+/// takes fewer rounds; not when `forward` is false (an in-place step, which
+/// cannot read its written region). False if the search for rounds runs
+/// past its budget.
 bool exchangeSchedule(const TileMap &from, const TileMap &to,
                       const std::vector<uint32_t> &sources, unsigned pes,
                       std::vector<std::vector<ExchangeSend>> &rounds,
-                      std::vector<ExchangeSend> &fanOut);
+                      std::vector<ExchangeSend> &fanOut, bool forward = true);
 
 /// Which region step i of `plan` reads and which it writes.
 void stepRegions(const GeneralPlan &plan, size_t i, const Regions &regions,

@@ -1,0 +1,145 @@
+//===- ReplicationScheduleTest.cpp - replicated exchange rounds, checked --===//
+//
+// Random replicated destinations (003 6.2.1, "Data replication") scheduled
+// by exchangeSchedule: every round lets each PE send and receive at most
+// one element, a forwarded copy is read only where it arrived in an earlier
+// round, every destination cell gets its element, and no schedule beats
+// the receive bound (the most elements one PE must receive).
+//
+//===----------------------------------------------------------------------===//
+#include "mapc/runtime/General.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdio>
+#include <random>
+#include <set>
+
+using namespace mapc;
+
+namespace {
+
+/// A layout of `slots` memory cells on each of `pes` PEs (exchangeSchedule
+/// reads only the device shape; the cells' sources come separately).
+rt::TileMap deviceOf(int64_t slots, int64_t pes) {
+  rt::TileMap t;
+  t.device = {rt::SpaceDim::plain(slots), rt::SpaceDim::plain(pes)};
+  return t;
+}
+
+/// Checks the rounds and copies of `sources` (destination cell -> source
+/// cell) element by element; returns the receive bound.
+size_t checkSchedule(int64_t fromSlots, int64_t toSlots, unsigned pes,
+                     const std::vector<uint32_t> &sources,
+                     const std::vector<std::vector<rt::ExchangeSend>> &rounds,
+                     const std::vector<rt::ExchangeSend> &fanOut,
+                     const std::string &what) {
+  constexpr uint32_t kNone = ~uint32_t(0);
+  // What each destination cell holds, and the round it arrived in.
+  std::vector<uint32_t> got(sources.size(), kNone), when(sources.size(), 0);
+  for (uint32_t r = 0; r < rounds.size(); ++r) {
+    std::set<uint32_t> senders, receivers;
+    for (const rt::ExchangeSend &e : rounds[r]) {
+      EXPECT_TRUE(senders.insert(e.srcPe).second) << what << " round " << r;
+      EXPECT_TRUE(receivers.insert(e.dstPe).second) << what << " round " << r;
+      uint32_t element;
+      if (e.forwarded) {
+        size_t cell = size_t(e.srcPe) * toSlots + e.srcSlot;
+        element = got[cell];
+        EXPECT_NE(element, kNone) << what << ": forwards an empty cell";
+        EXPECT_LT(when[cell], r) << what << ": forwards before arrival";
+      } else {
+        element = uint32_t(e.srcPe * fromSlots + e.srcSlot);
+      }
+      size_t cell = size_t(e.dstPe) * toSlots + e.dstSlot;
+      EXPECT_EQ(got[cell], kNone) << what << ": cell written twice";
+      got[cell] = element;
+      when[cell] = r;
+    }
+  }
+  for (const rt::ExchangeSend &c : fanOut)
+    got[size_t(c.dstPe) * toSlots + c.dstSlot] =
+        got[size_t(c.srcPe) * toSlots + c.srcSlot];
+  std::vector<std::set<uint32_t>> needs(pes);
+  for (size_t b = 0; b < sources.size(); ++b) {
+    uint32_t a = sources[b];
+    if (a == rt::kNoSource || int64_t(a) / fromSlots == int64_t(b) / toSlots)
+      continue;
+    EXPECT_EQ(got[b], a) << what << ": cell " << b;
+    needs[b / toSlots].insert(a);
+  }
+  size_t bound = 0;
+  for (const auto &n : needs)
+    bound = std::max(bound, n.size());
+  EXPECT_GE(rounds.size(), bound) << what;
+  return bound;
+}
+
+} // namespace
+
+// An 8-element vector, one element on each of PEs 0-7, replicated over all
+// 30 PEs (each PE holds the whole vector): before the copies of all
+// elements were scheduled together it took 23 rounds (recursive doubling,
+// one element's waves after another's); the receive bound is 8, and 9 is
+// the least possible: only the 8 sources can send in round 1 and 16
+// holders in round 2, leaving 232 - 24 receives for 30 PEs (7 rounds more).
+TEST(ReplicationSchedule, EightOverThirty) {
+  const unsigned pes = 30;
+  std::vector<uint32_t> sources(size_t(pes) * 8);
+  for (unsigned q = 0; q < pes; ++q)
+    for (uint32_t t = 0; t < 8; ++t)
+      sources[q * 8 + t] = t; // element t: PE t, slot 0
+  std::vector<std::vector<rt::ExchangeSend>> rounds;
+  std::vector<rt::ExchangeSend> fanOut;
+  ASSERT_TRUE(rt::exchangeSchedule(deviceOf(1, pes), deviceOf(8, pes), sources,
+                                   pes, rounds, fanOut));
+  size_t bound = checkSchedule(1, 8, pes, sources, rounds, fanOut, "8 x 30");
+  EXPECT_EQ(bound, 8u);
+  EXPECT_EQ(rounds.size(), 9u);
+}
+
+// Random replicated destinations: a few source cells, each copied to random
+// cells of many PEs (several cells of one PE too), on 2 to 40 PEs.
+TEST(ReplicationSchedule, RandomReplication) {
+  std::mt19937 rng(1111);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  uint64_t roundsTotal = 0, boundTotal = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    const unsigned pes = unsigned(pick(2, 40));
+    const int64_t fromSlots = pick(1, 4), toSlots = pick(1, 12);
+    const int elements = pick(1, int(std::min<int64_t>(12, pes * fromSlots)));
+    std::set<uint32_t> cells;
+    while (int(cells.size()) < elements)
+      cells.insert(uint32_t(pick(0, int(pes * fromSlots) - 1)));
+    std::vector<uint32_t> elems(cells.begin(), cells.end());
+    const int fill = pick(30, 100); // percent of destination cells used
+    std::vector<uint32_t> sources(size_t(pes * toSlots), rt::kNoSource);
+    for (uint32_t &s : sources)
+      if (pick(1, 100) <= fill)
+        s = elems[size_t(pick(0, elements - 1))];
+    std::vector<std::vector<rt::ExchangeSend>> rounds;
+    std::vector<rt::ExchangeSend> fanOut;
+    std::string what = "iter " + std::to_string(iter);
+    ASSERT_TRUE(rt::exchangeSchedule(deviceOf(fromSlots, pes),
+                                     deviceOf(toSlots, pes), sources, pes,
+                                     rounds, fanOut))
+        << what;
+    boundTotal +=
+        checkSchedule(fromSlots, toSlots, pes, sources, rounds, fanOut, what);
+    roundsTotal += rounds.size();
+    // In place nothing is forwarded (the written region is not read).
+    ASSERT_TRUE(rt::exchangeSchedule(deviceOf(fromSlots, pes),
+                                     deviceOf(toSlots, pes), sources, pes,
+                                     rounds, fanOut, /*forward=*/false))
+        << what;
+    for (const auto &round : rounds)
+      for (const rt::ExchangeSend &e : round)
+        EXPECT_FALSE(e.forwarded) << what;
+    checkSchedule(fromSlots, toSlots, pes, sources, rounds, fanOut,
+                  what + " in place");
+  }
+  std::printf("replication: %llu rounds against a receive bound of %llu\n",
+              (unsigned long long)roundsTotal, (unsigned long long)boundTotal);
+}
