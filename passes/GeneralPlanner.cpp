@@ -77,25 +77,37 @@ int64_t mapc::bruteForceStepBound(const GeneralPlanRequest &req,
 }
 
 std::variant<rt::GeneralPlan, std::string>
-mapc::planGeneralRemap(const GeneralPlanRequest &req) {
-  for (const rt::TileMap *l : {&req.src, &req.dst}) {
+mapc::startGeneralPlan(const rt::TileMap &src, const rt::TileMap &dst,
+                       unsigned elemBytes, bool copy, uint64_t units,
+                       const char *unitName) {
+  for (const rt::TileMap *l : {&src, &dst}) {
     if (l->deviceSize() > kMaxGeneralCells)
       return "a layout spans " + std::to_string(l->deviceSize()) +
              " device cells; general remaps are planned element by element, "
              "up to 2^28 cells";
-    if (uint64_t(rt::pesOf(*l)) > req.shape.peCount())
-      return "a layout spans " + std::to_string(rt::pesOf(*l)) +
-             " PEs but the machine has " + std::to_string(req.shape.peCount());
+    if (uint64_t(rt::pesOf(*l)) > units)
+      return "a layout spans " + std::to_string(rt::pesOf(*l)) + " " +
+             unitName + " but the machine has " + std::to_string(units);
   }
-  if (req.src.dataSize() != req.dst.dataSize())
+  if (src.dataSize() != dst.dataSize())
     return "the layouts hold different numbers of elements";
 
   rt::GeneralPlan plan;
-  plan.source = req.src;
-  plan.dest = req.dst;
-  plan.elemBytes = req.elemBytes;
-  plan.copy = req.copy;
+  plan.source = src;
+  plan.dest = dst;
+  plan.elemBytes = elemBytes;
+  plan.copy = copy;
   plan.planner = "general";
+  return plan;
+}
+
+std::variant<rt::GeneralPlan, std::string>
+mapc::planGeneralRemap(const GeneralPlanRequest &req) {
+  auto started = startGeneralPlan(req.src, req.dst, req.elemBytes, req.copy,
+                                  req.shape.peCount(), "PEs");
+  if (auto *why = std::get_if<std::string>(&started))
+    return *why;
+  rt::GeneralPlan plan = std::move(std::get<rt::GeneralPlan>(started));
   const std::vector<uint32_t> sources = rt::sourcesOf(req.src, req.dst);
   plan.lowerBound = rt::generalLowerBound(
       req.src, req.dst, req.elemBytes, req.copy, req.shape, req.cost, &sources);

@@ -34,6 +34,16 @@ struct GeneralPlanRequest {
 /// element (sourcesOf) and keeps one 32-bit source per cell.
 constexpr int64_t kMaxGeneralCells = int64_t(1) << 28;
 
+/// What both general planners (MasPar and network) start with: checks that
+/// each layout fits kMaxGeneralCells and the machine's `units` PEs or nodes
+/// (`unitName`) and that the two hold as many elements; then the plan's
+/// layouts, element size, copy flag and planner name. Returns why not, or
+/// the plan without steps or bound.
+std::variant<rt::GeneralPlan, std::string>
+startGeneralPlan(const rt::TileMap &src, const rt::TileMap &dst,
+                 unsigned elemBytes, bool copy, uint64_t units,
+                 const char *unitName);
+
 std::variant<rt::GeneralPlan, std::string>
 planGeneralRemap(const GeneralPlanRequest &request);
 

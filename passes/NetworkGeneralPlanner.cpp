@@ -7,25 +7,11 @@ using namespace mapc;
 
 std::variant<rt::GeneralPlan, std::string>
 mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
-  const uint64_t nodes = req.shape.nodeCount();
-  for (const rt::TileMap *l : {&req.src, &req.dst}) {
-    if (l->deviceSize() > kMaxGeneralCells)
-      return "a layout spans " + std::to_string(l->deviceSize()) +
-             " device cells; general remaps are planned element by element, "
-             "up to 2^28 cells";
-    if (uint64_t(rt::pesOf(*l)) > nodes)
-      return "a layout spans " + std::to_string(rt::pesOf(*l)) +
-             " nodes but the machine has " + std::to_string(nodes);
-  }
-  if (req.src.dataSize() != req.dst.dataSize())
-    return "the layouts hold different numbers of elements";
-
-  rt::GeneralPlan plan;
-  plan.source = req.src;
-  plan.dest = req.dst;
-  plan.elemBytes = req.elemBytes;
-  plan.copy = req.copy;
-  plan.planner = "general";
+  auto started = startGeneralPlan(req.src, req.dst, req.elemBytes, req.copy,
+                                  req.shape.nodeCount(), "nodes");
+  if (auto *why = std::get_if<std::string>(&started))
+    return *why;
+  rt::GeneralPlan plan = std::move(std::get<rt::GeneralPlan>(started));
   const std::vector<uint32_t> sources = rt::sourcesOf(req.src, req.dst);
   plan.lowerBound =
       rt::networkGeneralLowerBound(req.shape, req.src, req.dst, &sources);
