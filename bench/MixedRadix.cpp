@@ -466,6 +466,18 @@ std::vector<Problem> randomDigitProblems(bool quick) {
 }
 
 /// HPF block <-> cyclic(k) on 7, 10, 3 x 5 and 31 x 33 PEs (10^6 elements),
+/// Adds every spec of `small` (--quick) or of `full` with `add`.
+template <typename Spec, size_t Small, size_t Full, typename Add>
+void forSizes(bool quick, const Spec (&small)[Small], const Spec (&full)[Full],
+              Add &&add) {
+  if (quick)
+    for (const Spec &s : small)
+      add(s);
+  else
+    for (const Spec &s : full)
+      add(s);
+}
+
 /// and on 7 and 3 x 5 (10^7).
 std::vector<Problem> hpfProblems(bool quick) {
   struct Spec {
@@ -506,12 +518,7 @@ std::vector<Problem> hpfProblems(bool quick) {
                       ") onto P;\nredistribute A(" + s.from + ") onto P;\n";
     out.push_back({"hpf", s.name, src, ""});
   };
-  if (quick)
-    for (const Spec &s : small)
-      add(s);
-  else
-    for (const Spec &s : full)
-      add(s);
+  forSizes(quick, small, full, add);
   return out;
 }
 
@@ -536,12 +543,7 @@ std::vector<Problem> replicationProblems(bool quick) {
                       "A(i);\nrealign V(i) with B(i, *);\n";
     out.push_back({"replicate", n + " over " + p + ": all-gather", src, ""});
   };
-  if (quick)
-    for (const Spec &s : small)
-      add(s);
-  else
-    for (const Spec &s : full)
-      add(s);
+  forSizes(quick, small, full, add);
   return out;
 }
 
@@ -577,12 +579,7 @@ std::vector<Problem> networkProblems(bool quick) {
                       ") onto P;\nredistribute A(" + s.from + ") onto P;\n";
     out.push_back({"network", s.name, src, ""});
   };
-  if (quick)
-    for (const Spec &x : small)
-      add(x);
-  else
-    for (const Spec &x : full)
-      add(x);
+  forSizes(quick, small, full, add);
   return out;
 }
 
