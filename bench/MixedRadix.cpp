@@ -465,7 +465,6 @@ std::vector<Problem> randomDigitProblems(bool quick) {
   return out;
 }
 
-/// HPF block <-> cyclic(k) on 7, 10, 3 x 5 and 31 x 33 PEs (10^6 elements),
 /// Adds every spec of `small` (--quick) or of `full` with `add`.
 template <typename Spec, size_t Small, size_t Full, typename Add>
 void forSizes(bool quick, const Spec (&small)[Small], const Spec (&full)[Full],
@@ -478,6 +477,7 @@ void forSizes(bool quick, const Spec (&small)[Small], const Spec (&full)[Full],
       add(s);
 }
 
+/// HPF block <-> cyclic(k) on 7, 10, 3 x 5 and 31 x 33 PEs (10^6 elements),
 /// and on 7 and 3 x 5 (10^7).
 std::vector<Problem> hpfProblems(bool quick) {
   struct Spec {
