@@ -296,7 +296,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
                     " PEs; the simulator allows 256 MiB in all",
                 out.mBits > 30 ? "at most 2^30 elements per PE can be planned"
                                : "run a smaller instance of the problem; "
-                                 "--emit=plan has no such limit");
+                                 "--emit=plan prices it without the memory");
     return false;
   }
 
@@ -336,8 +336,13 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
         planned = planGeneralRemap(gr);
       }
       if (auto *e = std::get_if<std::string>(&planned)) {
+        bool tooLarge = p.generalSrc->deviceSize() > kMaxGeneralCells ||
+                        p.generalDst->deviceSize() > kMaxGeneralCells;
         diags.error(st.loc, "cannot plan this statement: " + *e,
-                    out.onNetwork
+                    tooLarge
+                        ? "plan a smaller instance here; the functions of "
+                          "--emit=cpp --target=native move arrays of any size"
+                    : out.onNetwork
                         ? "both layouts must fit the machine's memory and nodes"
                         : "both layouts must fit the machine's memory and PEs");
         ok = false;
