@@ -223,36 +223,45 @@ namespace {
 class LinkSimulator {
 public:
   LinkSimulator(const NetworkShape &shape,
-                const std::vector<Transfer> &transfers)
-      : shape(shape), transfers(transfers), at(transfers.size()),
-        next(transfers.size(), 0), stepsLeft(transfers.size(), 0),
-        child(transfers.size(), None), sibling(transfers.size(), None),
-        linksPerNode(unsigned(shape.dims.size()) * (shape.cube ? 1 : 2)),
-        root(size_t(shape.nodeCount()) * linksPerNode, None),
-        load(root.size(), 0) {}
+                const std::vector<Transfer> &transfers);
 
   int64_t run(uint64_t &hops, uint64_t &maxLoad);
 
 private:
-  uint32_t phaseOf(uint32_t t, size_t k) const {
-    return transfers[t].phase + transfers[t].path[k].phase;
-  }
+  /// A run of a path as the simulation reads it: every path copied into
+  /// one array, with its phase already ranked among the distinct phases.
+  struct Run {
+    uint32_t count;    ///< unit steps
+    uint32_t rank;     ///< index of the run's phase in `phases`
+    uint32_t priority; ///< hop priority (smaller goes first)
+    uint32_t link;     ///< link slot at the node: dim and direction
+    int32_t step;      ///< node-number change of one unit step on a mesh
+  };
+  /// What the simulation reads and writes of an element on every hop, in
+  /// one place: the heap's pops touch elements at random, and separate
+  /// arrays cost a cache miss each.
+  struct Element {
+    uint32_t at = 0;                       ///< the node it is on
+    uint32_t next = 0;                     ///< its current run in `runs`
+    uint32_t end = 0;                      ///< one past its last run
+    uint32_t stepsLeft = 0;                ///< steps of that run to go
+    uint32_t child = None, sibling = None; ///< pairing-heap links
+    uint32_t priority = 0;                 ///< runs[next].priority
+  };
+
   size_t linkOf(uint32_t t) const {
-    const Hop &h = transfers[t].path[next[t]];
-    return size_t(at[t]) * linksPerNode + (shape.cube ? h.dim : 2 * h.dim) +
-           (!shape.cube && h.dir < 0);
+    return size_t(el[t].at) * linksPerNode + runs[el[t].next].link;
   }
   /// Waiting elements all share the current phase: (priority, index).
   bool before(uint32_t a, uint32_t b) const {
-    uint32_t pa = transfers[a].path[next[a]].priority;
-    uint32_t pb = transfers[b].path[next[b]].priority;
-    return pa != pb ? pa < pb : a < b;
+    return el[a].priority != el[b].priority ? el[a].priority < el[b].priority
+                                            : a < b;
   }
   uint32_t meld(uint32_t a, uint32_t b) {
     if (before(b, a))
       std::swap(a, b);
-    sibling[b] = child[a];
-    child[a] = b;
+    el[b].sibling = el[a].child;
+    el[a].child = b;
     return a;
   }
   uint32_t popMin(size_t link);
@@ -260,28 +269,79 @@ private:
   void hop(uint32_t t);
 
   const NetworkShape &shape;
-  const std::vector<Transfer> &transfers;
-  /// at: the node; next: the current run; stepsLeft: its steps to go.
-  std::vector<uint32_t> at, next, stepsLeft, child, sibling;
+  std::vector<Run> runs;
+  std::vector<Element> el;
   unsigned linksPerNode;
   std::vector<uint32_t> root, load;
+  std::vector<uint32_t> pairs;               ///< popMin's scratch
   std::vector<uint32_t> phases;              ///< distinct phases, ascending
   std::vector<uint64_t> remaining;           ///< hops left per phase rank
   std::vector<std::vector<uint32_t>> parked; ///< waiting for a barrier
   size_t current = 0;                        ///< the phase rank now moving
   std::vector<size_t> active, nextActive;
+  uint64_t hopCount = 0;
 };
+
+LinkSimulator::LinkSimulator(const NetworkShape &shape,
+                             const std::vector<Transfer> &transfers)
+    : shape(shape), el(transfers.size()),
+      linksPerNode(unsigned(shape.dims.size()) * (shape.cube ? 1 : 2)),
+      root(size_t(shape.nodeCount()) * linksPerNode, None),
+      load(root.size(), 0) {
+  // A mesh hop moves the node number by the dim's stride (node = x0 +
+  // P0 * (x1 + ...)); walkPath has checked that no run leaves the mesh.
+  std::vector<int32_t> strides;
+  int32_t stride = 1;
+  for (unsigned len : shape.dims) {
+    strides.push_back(stride);
+    stride *= int32_t(len);
+  }
+  // Unit steps per distinct phase: one entry per run, not per step.
+  std::vector<std::pair<uint32_t, uint64_t>> perPhase;
+  for (const Transfer &t : transfers)
+    for (const Hop &h : t.path)
+      perPhase.push_back({t.phase + h.phase, h.count});
+  std::sort(perPhase.begin(), perPhase.end());
+  for (const auto &[p, n] : perPhase) {
+    if (phases.empty() || phases.back() != p) {
+      phases.push_back(p);
+      remaining.push_back(0);
+    }
+    remaining.back() += n;
+    hopCount += n;
+  }
+  std::vector<std::pair<uint32_t, uint64_t>>().swap(perPhase);
+  parked.resize(phases.size());
+
+  for (uint32_t i = 0; i < transfers.size(); ++i) {
+    const Transfer &t = transfers[i];
+    el[i].at = t.node;
+    el[i].next = uint32_t(runs.size());
+    for (const Hop &h : t.path) {
+      Run r;
+      r.count = h.count;
+      r.rank = uint32_t(
+          std::lower_bound(phases.begin(), phases.end(), t.phase + h.phase) -
+          phases.begin());
+      r.priority = h.priority;
+      r.link = shape.cube ? h.dim : 2 * h.dim + (h.dir < 0);
+      r.step = shape.cube ? 0 : h.dir * strides[h.dim];
+      runs.push_back(r);
+    }
+    el[i].end = uint32_t(runs.size());
+  }
+}
 
 uint32_t LinkSimulator::popMin(size_t link) {
   uint32_t top = root[link];
   // Two-pass pairing of the children.
-  std::vector<uint32_t> pairs;
-  for (uint32_t c = child[top]; c != None;) {
-    uint32_t a = c, b = sibling[c];
-    c = b == None ? None : sibling[b];
-    sibling[a] = None;
+  pairs.clear();
+  for (uint32_t c = el[top].child; c != None;) {
+    uint32_t a = c, b = el[c].sibling;
+    c = b == None ? None : el[b].sibling;
+    el[a].sibling = None;
     if (b != None) {
-      sibling[b] = None;
+      el[b].sibling = None;
       a = meld(a, b);
     }
     pairs.push_back(a);
@@ -290,19 +350,18 @@ uint32_t LinkSimulator::popMin(size_t link) {
   for (size_t i = pairs.size(); i-- > 0;)
     r = r == None ? pairs[i] : meld(r, pairs[i]);
   root[link] = r;
-  child[top] = sibling[top] = None;
+  el[top].child = el[top].sibling = None;
   return top;
 }
 
 void LinkSimulator::enqueue(uint32_t t) {
-  uint32_t p = phaseOf(t, next[t]);
-  size_t rank = size_t(std::lower_bound(phases.begin(), phases.end(), p) -
-                       phases.begin());
-  if (rank != current) {
-    parked[rank].push_back(t);
+  const Run &r = runs[el[t].next];
+  if (r.rank != current) {
+    parked[r.rank].push_back(t);
     return;
   }
   size_t link = linkOf(t);
+  el[t].priority = r.priority;
   if (root[link] == None) {
     root[link] = t;
     nextActive.push_back(link);
@@ -312,43 +371,22 @@ void LinkSimulator::enqueue(uint32_t t) {
 }
 
 void LinkSimulator::hop(uint32_t t) {
-  const Hop &h = transfers[t].path[next[t]];
+  Element &e = el[t];
+  const Run &r = runs[e.next];
   if (shape.cube)
-    at[t] ^= uint32_t(1) << h.dim;
+    e.at ^= uint32_t(1) << r.link;
   else
-    at[t] = shape.withCoord(at[t], h.dim,
-                            unsigned(int(shape.coord(at[t], h.dim)) + h.dir));
-  size_t rank = size_t(
-      std::lower_bound(phases.begin(), phases.end(), phaseOf(t, next[t])) -
-      phases.begin());
-  --remaining[rank];
-  if (--stepsLeft[t] == 0 && ++next[t] < transfers[t].path.size())
-    stepsLeft[t] = transfers[t].path[next[t]].count;
+    e.at = uint32_t(int64_t(e.at) + r.step);
+  --remaining[r.rank];
+  if (--e.stepsLeft == 0 && ++e.next < e.end)
+    e.stepsLeft = runs[e.next].count;
 }
 
 int64_t LinkSimulator::run(uint64_t &hops, uint64_t &maxLoad) {
-  // Unit steps per distinct phase: one entry per run, not per step.
-  std::vector<std::pair<uint32_t, uint64_t>> runs;
-  for (uint32_t t = 0; t < transfers.size(); ++t)
-    for (size_t k = 0; k < transfers[t].path.size(); ++k)
-      runs.push_back({phaseOf(t, k), transfers[t].path[k].count});
-  std::sort(runs.begin(), runs.end());
-  hops = 0;
-  for (const auto &[p, n] : runs) {
-    if (phases.empty() || phases.back() != p) {
-      phases.push_back(p);
-      remaining.push_back(0);
-    }
-    remaining.back() += n;
-    hops += n;
-  }
-  std::vector<std::pair<uint32_t, uint64_t>>().swap(runs);
-  parked.resize(phases.size());
-
-  for (uint32_t t = 0; t < transfers.size(); ++t) {
-    at[t] = transfers[t].node;
-    if (!transfers[t].path.empty()) {
-      stepsLeft[t] = transfers[t].path[0].count;
+  hops = hopCount;
+  for (uint32_t t = 0; t < el.size(); ++t) {
+    if (el[t].next < el[t].end) {
+      el[t].stepsLeft = runs[el[t].next].count;
       enqueue(t);
     }
   }
@@ -380,7 +418,7 @@ int64_t LinkSimulator::run(uint64_t &hops, uint64_t &maxLoad) {
           enqueue(t);
     }
     for (uint32_t t : moved)
-      if (next[t] < transfers[t].path.size())
+      if (el[t].next < el[t].end)
         enqueue(t);
   }
   return cycle;
