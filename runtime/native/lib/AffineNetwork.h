@@ -84,7 +84,8 @@ bool checkTileNetwork(const TileNetwork &net, const uint32_t *cols);
 /// True when the host runs the networks (AVX-512F) and neither
 /// MAPC_NATIVE_NETWORK=off nor MAPC_NATIVE_TRANSPOSE=avx2 or =off is set
 /// (both read at plan time, so that benchmarks and tests can plan either
-/// way).
+/// way). The affine kernel uses them for dense maps, and for bit
+/// permutations too with MAPC_NATIVE_NETWORK=all.
 bool hostRunsTileNetworks();
 
 /// Moves one tile: in[r] is source line r (2^bits cells of 4 or 8 bytes,
