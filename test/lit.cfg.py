@@ -45,6 +45,14 @@ config.substitutions.append(
 sanitized = config.sanitize.upper() in ("ON", "1", "TRUE", "YES")
 config.substitutions.append(("%fuzz_timeout", "300" if sanitized else "30"))
 
+# AVX-512 hosts plan the native target's register networks (docs/native.md).
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        if " avx512f" in cpuinfo.read():
+            config.available_features.add("avx512f")
+except OSError:
+    pass
+
 # The MPI target (test/mpi): Open MPI's mpirun, allowed to run as root (CI
 # containers) and to start more ranks than there are cores; every launch
 # under a time-out so that a stuck rank fails the test instead of hanging.

@@ -9,6 +9,7 @@
 // maps (not against another kernel); padding cells must keep their bytes.
 //
 //===----------------------------------------------------------------------===//
+#include "../../runtime/native/lib/AffineNetwork.h"
 #include "../../runtime/native/lib/AffineProbe.h"
 #include "RandomTile.h"
 #include "ir/KTile.h"
@@ -616,11 +617,105 @@ TEST(NativeRemap, DenseAffineMapsInterleaveTheTileOrder) {
     ASSERT_TRUE(std::holds_alternative<native::NativeRemap>(planned));
     std::string text = std::get<native::NativeRemap>(planned).describe();
     ++runs;
-    if (text.find("tile order alternates") != std::string::npos)
+    // Tiles moved in registers (4- and 8-byte cells) follow the source.
+    if (text.find("tile order alternates") != std::string::npos ||
+        text.find("tile order follows the source lines") != std::string::npos)
       ++interleaved;
   }
   // Most take the path (a thin tile set may leave nothing to reorder).
   EXPECT_GT(interleaved, runs * 3 / 4);
+}
+
+/// A dense random GF(2)-affine pair on `bits` data bits: the source in data
+/// order, the destination's address bits above `keep` XORs of many data
+/// bits above `keep` (the low `keep` bits stay in place on both sides, so
+/// small elements fuse into 4- or 8-byte cells), random constants above
+/// `keep`, and `pad` disabled address bits on top of one side (padding).
+RemapSpec denseAffineSpec(std::mt19937_64 &rng, unsigned bits, unsigned keep,
+                          unsigned pad, unsigned eb) {
+  AffineLayout a, b;
+  a.mBits = b.mBits = bits;
+  a.dataBits = b.dataBits = bits;
+  a.row.assign(bits, 0);
+  for (unsigned i = 0; i < bits; ++i)
+    a.row[i] = uint64_t(1) << i;
+  b.row = a.row;
+  for (unsigned n = 0; n < 4 * bits; ++n) {
+    unsigned i = keep + unsigned(rng() % (bits - keep)),
+             j = keep + unsigned(rng() % (bits - keep));
+    if (i != j)
+      b.row[i] ^= b.row[j];
+  }
+  std::shuffle(b.row.begin() + keep, b.row.end(), rng);
+  const uint64_t high =
+      ((uint64_t(1) << bits) - 1) & ~((uint64_t(1) << keep) - 1);
+  a.constant = rng() % 2 ? rng() & high : 0;
+  b.constant = rng() & high;
+  AffineLayout &padded = rng() % 2 ? a : b;
+  for (unsigned p = 0; p < pad; ++p) {
+    padded.row.push_back(0);
+    padded.disabled |= uint64_t(1) << padded.mBits;
+    padded.constant |= (rng() & 1) << padded.mBits;
+    ++padded.mBits;
+  }
+  std::string why;
+  EXPECT_TRUE(a.valid(&why)) << why;
+  EXPECT_TRUE(b.valid(&why)) << why;
+  return specOf(DeviceLayout::fromAffine(a), DeviceLayout::fromAffine(b), eb);
+}
+
+TEST(NativeRemap, DenseAffineTilesMoveInRegisterNetworks) {
+  // Dense random maps of 2^9-2^16 cells whose cells are 4 or 8 bytes (1-
+  // and 2-byte elements fuse low bits into them) must move their tiles
+  // inside registers (AffineNetwork.h) on AVX-512 hosts; 16-byte elements
+  // keep the buffer. Padding on either side, 1, 3 or 5 threads (uneven
+  // ranges of tiles), in place and out of place; every cell is checked.
+  std::mt19937_64 rng(1216);
+  const unsigned sizes[] = {1, 2, 4, 8, 16};
+  unsigned eligible = 0, networked = 0;
+  for (unsigned run = 0; run < 200 && !HasFailure(); ++run) {
+    unsigned eb = sizes[run % 5];
+    unsigned keep = eb == 1   ? 2 + unsigned(rng() % 2)
+                    : eb == 2 ? 1 + unsigned(rng() % 2)
+                    : eb == 4 ? unsigned(rng() % 2)
+                              : 0;
+    unsigned bits = keep + 9 + unsigned(rng() % 8);
+    unsigned pad = rng() % 3 == 0 ? 1 + unsigned(rng() % 2) : 0;
+    RemapSpec spec = denseAffineSpec(rng, bits, keep, pad, eb);
+    runAndCheck(spec, 1 + 2 * unsigned(rng() % 3), rng() % 3 == 0, rng,
+                "dense network run " + std::to_string(run));
+    auto planned = native::NativeRemap::plan(spec);
+    ASSERT_TRUE(std::holds_alternative<native::NativeRemap>(planned));
+    std::string text = std::get<native::NativeRemap>(planned).describe();
+    bool net = text.find("GF(2) network") != std::string::npos;
+    size_t cell = size_t(eb) << keep;
+    if (cell == 4 || cell == 8) {
+      ++eligible;
+      networked += net;
+    } else {
+      EXPECT_FALSE(net) << text;
+    }
+  }
+  EXPECT_GT(eligible, 100u);
+  if (native::hostRunsTileNetworks()) {
+    // A tile needs its 2^n low source bits to come from outside the low
+    // destination bits, which a random map misses now and then.
+    EXPECT_GT(networked, eligible * 3 / 4);
+  } else {
+    EXPECT_EQ(networked, 0u);
+  }
+  // Outputs of 8 MiB and more stream their lines.
+  for (unsigned eb : {4u, 8u}) {
+    RemapSpec spec = denseAffineSpec(rng, eb == 4 ? 21 : 20, 0, 0, eb);
+    runAndCheck(spec, 3, eb == 8, rng, "large dense network");
+    std::string text =
+        std::get<native::NativeRemap>(native::NativeRemap::plan(spec))
+            .describe();
+    EXPECT_NE(text.find("streamed"), std::string::npos) << text;
+    if (native::hostRunsTileNetworks()) {
+      EXPECT_NE(text.find("GF(2) network"), std::string::npos) << text;
+    }
+  }
 }
 
 /// Whether the kernels transpose in registers here (AVX2 or AVX-512, and

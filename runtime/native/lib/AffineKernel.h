@@ -11,7 +11,10 @@
 // source runs go into a buffer that stays in L1 and the destination runs
 // are gathered from it (AVX2 for 4- and 8-byte cells), streamed past the
 // caches when the output is large. Low bits that both sides keep in place
-// become one wider "super-element" moved as a block. docs/native.md.
+// become one wider "super-element" moved as a block. Dense maps of 4- and
+// 8-byte cells on AVX-512 hosts take tiles of 16 x 16 (8 x 8) whole lines
+// moved inside registers by a planned network instead (AffineNetwork.h).
+// docs/native.md.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAPC_NATIVE_AFFINEKERNEL_H
