@@ -59,6 +59,13 @@ cl::opt<double> mpiTc("mpi-tc",
                       cl::desc("Seconds per byte packed or unpacked, Tc "
                                "(default: measured under mpirun)"),
                       cl::init(-1), cl::cat(mpiOptionCategory()));
+cl::opt<std::string> mpiCmaCosts(
+    "mpi-cma-costs",
+    cl::desc("The single-copy transport's costs, any of "
+             "tr=S,tseg=S,tpiece=S,tcall=S (seconds per byte read, per "
+             "further source run, per further destination run, per system "
+             "call; default: measured under mpirun)"),
+    cl::cat(mpiOptionCategory()));
 // Test hook (test/mpi/errors.test): this rank spoils one element after the
 // checked run, so that the verdict path is exercised.
 cl::opt<int> corruptRank("mpi-test-corrupt-rank", cl::Hidden, cl::init(-1),
@@ -195,21 +202,17 @@ bool readOptions(int ranks, Setup &s, bool report) {
     s.options.tc = mpiTc;
   if (mpiTo.getNumOccurrences())
     s.options.to = mpiTo;
+  if (mpiCmaCosts.getNumOccurrences()) {
+    std::string why = parseCmaCosts(mpiCmaCosts, s.options);
+    if (!why.empty()) {
+      if (report)
+        error() << "--mpi-cma-costs=" << mpiCmaCosts << ": " << why << "\n";
+      return false;
+    }
+  }
   s.costsGiven = mpiTs.getNumOccurrences() && mpiTw.getNumOccurrences() &&
                  mpiTc.getNumOccurrences() && mpiTo.getNumOccurrences();
   return true;
-}
-
-LinkCosts withOverrides(LinkCosts c, const MpiOptions &o) {
-  if (o.ts)
-    c.ts = *o.ts;
-  if (o.tw)
-    c.tw = *o.tw;
-  if (o.tc)
-    c.tc = *o.tc;
-  if (o.to)
-    c.to = *o.to;
-  return c;
 }
 
 void printCosts(const LinkCosts &c, const char *source, llvm::raw_ostream &os) {

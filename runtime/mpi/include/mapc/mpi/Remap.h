@@ -55,7 +55,17 @@ struct MpiOptions {
   Transport transport = Transport::Auto;
   /// The model's parameters; unset ones are measured (measureLinkCosts).
   std::optional<double> ts, tw, tc, to;
+  /// The single-copy transport's (LinkCosts::tr, tseg, tpiece, tcall).
+  std::optional<double> tr, tseg, tpiece, tcall;
 };
+
+/// `c` with every parameter `options` sets replacing the measured one.
+/// MpiRemap::plan applies it to the costs it is given.
+LinkCosts withOverrides(LinkCosts c, const MpiOptions &options);
+
+/// Parses `tr=S,tseg=S,tpiece=S,tcall=S` (any of them, each once, seconds
+/// of 0 or more) into `options`; returns why not, or "" when it parsed.
+std::string parseCmaCosts(const std::string &text, MpiOptions &options);
 
 /// Where a layout's cells lie on `ranks` ranks.
 BlockDistribution distributionOf(const rt::DeviceLayout &l, int ranks);
