@@ -167,6 +167,8 @@ int main(int argc, char **argv) {
                 "(%.2f GB/s), tc=%.3g s/byte (%.2f GB/s)\n",
                 ranks, costs.ts, costs.to, costs.tw, 1e-9 / costs.tw, costs.tc,
                 1e-9 / costs.tc);
+    if (costs.tq > 0)
+      std::printf("# oversubscribed: tq=%.3g s per round of waits\n", costs.tq);
     std::printf("# buffers: %s\n",
                 anywhere ? "malloc (--malloc)" : "page-aligned");
     if (cma.usable)

@@ -192,3 +192,28 @@ TEST(MpiCma, OverridesReplaceOnlyWhatIsGiven) {
   EXPECT_EQ(d.tpiece, 7);
   EXPECT_EQ(d.tcall, 80);
 }
+
+TEST(MpiCma, OversubscriptionAddsARoundOfWaitsPerStep) {
+  // Four ranks, every one sending 100 elements to every other: the reads
+  // wait twice (addresses, then "done"s), each step of messages once.
+  TrafficMatrix t;
+  t.ranks = 4;
+  t.elementBytes = 8;
+  t.counts.assign(16, 100);
+  LinkCosts c;
+  LinkCosts over = c;
+  over.tq = 1e-3;
+  for (auto [a, rounds] : {std::pair{Algorithm::Cma, 2.0},
+                           {Algorithm::Mpich, 1.0},
+                           {Algorithm::Pairwise, 3.0},
+                           {Algorithm::Butterfly, 2.0}}) {
+    double base = predict(a, 0, t, c).seconds;
+    EXPECT_NEAR(predict(a, 0, t, over).seconds - base, rounds * over.tq, 1e-12)
+        << algorithmName(a);
+  }
+  // Steps without traffic wait for nobody.
+  t.counts.assign(16, 0);
+  EXPECT_EQ(predict(Algorithm::Pairwise, 0, t, over).seconds,
+            predict(Algorithm::Pairwise, 0, t, c).seconds);
+  EXPECT_EQ(predict(Algorithm::Cma, 0, t, over).seconds, 0.0);
+}

@@ -12,6 +12,8 @@
 #include <map>
 #include <new>
 
+#include <unistd.h>
+
 using namespace mapc;
 using namespace mapc::mpi;
 
@@ -306,6 +308,36 @@ Prediction mapc::mpi::chooseAlgorithm(const TrafficMatrix &t,
   }
 }
 
+/// Tq: when this node runs more of the ranks than it has cores, a barrier
+/// of every rank (the median of 61), else 0. Collective.
+static double measureOversubscription(MPI_Comm comm) {
+  MPI_Comm node;
+  int rank = 0, nodeRanks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &nodeRanks);
+  MPI_Comm_free(&node);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int over = cores > 0 && nodeRanks > cores, anyOver = 0;
+  MPI_Allreduce(&over, &anyOver, 1, MPI_INT, MPI_MAX, comm);
+  if (!anyOver)
+    return 0;
+  // The median of single barriers: a mean would count every time another
+  // program took the core.
+  std::vector<double> times(61);
+  MPI_Barrier(comm);
+  for (double &t : times) {
+    double t0 = MPI_Wtime();
+    MPI_Barrier(comm);
+    t = MPI_Wtime() - t0;
+  }
+  std::nth_element(times.begin(), times.begin() + 30, times.end());
+  double best = times[30];
+  // Rank 0's, so that every rank prices alike.
+  MPI_Bcast(&best, 1, MPI_DOUBLE, 0, comm);
+  return best;
+}
+
 LinkCosts mapc::mpi::measureLinkCosts(MPI_Comm comm) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
@@ -410,6 +442,7 @@ LinkCosts mapc::mpi::measureLinkCosts(MPI_Comm comm) {
     c.tpiece = cma[4];
   }
   c.tc = std::max(1e-13, values[2]);
+  c.tq = measureOversubscription(comm);
   return c;
 }
 
@@ -463,6 +496,7 @@ LinkCosts mapc::mpi::withOverrides(LinkCosts c, const MpiOptions &o) {
   set(c.tseg, o.tseg);
   set(c.tpiece, o.tpiece);
   set(c.tcall, o.tcall);
+  set(c.tq, o.tq);
   return c;
 }
 

@@ -57,6 +57,8 @@ struct MpiOptions {
   std::optional<double> ts, tw, tc, to;
   /// The single-copy transport's (LinkCosts::tr, tseg, tpiece, tcall).
   std::optional<double> tr, tseg, tpiece, tcall;
+  /// A round of waits on an oversubscribed node (LinkCosts::tq).
+  std::optional<double> tq;
 };
 
 /// `c` with every parameter `options` sets replacing the measured one.
@@ -76,7 +78,9 @@ TrafficMatrix trafficOf(const rt::RemapSpec &spec, int ranks);
 
 /// 004 6: a ping-pong between ranks 0 and 1 (Ts from 8-byte messages, Tw
 /// from 1 MiB ones, To from 8 messages posted at once), and a 4 MiB memcpy
-/// (Tc), broadcast from rank 0 so every rank prices alike. Collective. One
+/// (Tc), broadcast from rank 0 so every rank prices alike; the single-copy
+/// reads' costs (measureCmaCosts) when usable; and, when a node runs more
+/// ranks than it has cores, Tq as a barrier of every rank. Collective. One
 /// rank: only Tc is measured.
 LinkCosts measureLinkCosts(MPI_Comm comm);
 
