@@ -472,10 +472,8 @@ std::string mapc::mpi::parseCmaCosts(const std::string &text,
     char *stop = nullptr;
     double v = number.empty() ? -1 : std::strtod(number.c_str(), &stop);
     if (number.empty() || *stop != '\0' || !(v >= 0) || !std::isfinite(v))
-      return std::string(names[k]) +
-             " must be a time of 0 seconds or more, "
-             "not '" +
-             number + "'";
+      return std::string(names[k]) + " must be a time of 0 seconds or " +
+             "more, not '" + number + "'";
     *fields[k] = v;
     at = end + 1;
   } while (at <= text.size());
