@@ -1,8 +1,8 @@
 //===- Mpi.cpp - the MPI target against a bare MPI_Alltoall ---------------===//
 //
-// mpirun -np R mapc-bench-mpi [MAX_MIB]: 004's subject, the transpose of an
-// n x n array of 8-byte elements distributed by block rows over R ranks
-// (one PE each) into block columns (`redistribute A(*, block)`): an
+// mpirun -np R mapc-bench-mpi [--malloc] [MAX_MIB]: 004's subject, the
+// transpose of an n x n array of 8-byte elements distributed by block rows over
+// R ranks (one PE each) into block columns (`redistribute A(*, block)`): an
 // all-to-all of uniform blocks. For every size from 4 KiB to MAX_MIB MiB
 // (default 64) per rank it times, in the same run and on the same ranks:
 //
@@ -20,6 +20,12 @@
 // pairwise and cma goes (MpiRemap::lastTimes: pack, local copy, exchange,
 // unpack; per phase the slowest rank, in the fastest of a few runs).
 //
+// Every buffer, the baseline's as the remap's, starts on a page boundary
+// (as MPI_Alloc_mem's and posix_memalign's do); --malloc takes them from
+// plain std::vectors instead, wherever malloc puts them (then a transpose's
+// runs straddle pages, which costs the strided reads and copies more than
+// the baseline's contiguous ones: docs/mpi.md).
+//
 //===----------------------------------------------------------------------===//
 #include "BenchSupport.h"
 
@@ -33,7 +39,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 using namespace mapc;
@@ -84,6 +92,37 @@ struct Variant {
   Transport transport = Transport::Messages;
 };
 
+/// A zeroed buffer, page-aligned unless `anywhere`.
+class Buffer {
+public:
+  Buffer(size_t bytes, bool anywhere) : bytes(bytes) {
+    if (anywhere) {
+      plain.assign(bytes, 0);
+      at = plain.data();
+      return;
+    }
+    size_t rounded = (std::max<size_t>(bytes, 1) + 4095) / 4096 * 4096;
+    at = static_cast<unsigned char *>(std::aligned_alloc(4096, rounded));
+    if (!at)
+      bench::die(kDriver, "out of memory");
+    std::memset(at, 0, rounded);
+    aligned.reset(at);
+  }
+  unsigned char *data() { return at; }
+  size_t size() const { return bytes; }
+  unsigned char *begin() { return at; }
+  unsigned char *end() { return at + bytes; }
+
+private:
+  struct Free {
+    void operator()(unsigned char *p) const { std::free(p); }
+  };
+  size_t bytes;
+  unsigned char *at = nullptr;
+  std::vector<unsigned char> plain;
+  std::unique_ptr<unsigned char, Free> aligned;
+};
+
 /// One row of the phase table.
 struct Phases {
   std::string size, variant;
@@ -98,7 +137,15 @@ int main(int argc, char **argv) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
-  int64_t maxMiB = argc > 1 ? std::atoll(argv[1]) : 64;
+  int64_t maxMiB = 64;
+  bool anywhere = false;
+  for (int k = 1; k < argc; ++k) {
+    if (std::strcmp(argv[k], "--malloc") == 0)
+      anywhere = true;
+    else if ((maxMiB = std::atoll(argv[k])) <= 0)
+      bench::die(kDriver, std::string("usage: ") + kDriver +
+                              " [--malloc] [MAX_MIB]; not '" + argv[k] + "'");
+  }
   LinkCosts costs = measureLinkCosts(comm);
 
   std::vector<Variant> variants = {{Algorithm::Alltoallv, 0, "alltoallv"},
@@ -120,6 +167,10 @@ int main(int argc, char **argv) {
                 "(%.2f GB/s), tc=%.3g s/byte (%.2f GB/s)\n",
                 ranks, costs.ts, costs.to, costs.tw, 1e-9 / costs.tw, costs.tc,
                 1e-9 / costs.tc);
+    if (costs.tq > 0)
+      std::printf("# oversubscribed: tq=%.3g s per round of waits\n", costs.tq);
+    std::printf("# buffers: %s\n",
+                anywhere ? "malloc (--malloc)" : "page-aligned");
     if (cma.usable)
       std::printf("# cma: tr=%.3g s/byte (%.2f GB/s), tseg=%.3g s/source "
                   "run, tpiece=%.3g s/destination run, tcall=%.3g s\n",
@@ -137,15 +188,16 @@ int main(int argc, char **argv) {
     rt::RemapSpec spec = transposeSpec(n, ranks);
     BlockDistribution sd = distributionOf(spec.source, ranks);
     BlockDistribution dd = distributionOf(spec.dest, ranks);
-    std::vector<unsigned char> src(size_t(sd.cells(rank)) * 8),
-        dst(size_t(dd.cells(rank)) * 8);
+    Buffer src(size_t(sd.cells(rank)) * 8, anywhere),
+        dst(size_t(dd.cells(rank)) * 8, anywhere);
     storeLocalPattern(spec.source, sd, rank, 8, 1, src.data());
     double budget = 0.3;
 
     // The baseline: the same bytes per rank in R pre-packed blocks.
     int64_t block = int64_t(src.size()) / ranks;
-    std::vector<unsigned char> in(size_t(block) * ranks, 1),
-        out(size_t(block) * ranks);
+    Buffer in(size_t(block) * ranks, anywhere),
+        out(size_t(block) * ranks, anywhere);
+    std::fill(in.begin(), in.end(), 1);
     double a2a = bestOf(comm, budget, [&] {
       MPI_Alltoall(in.data(), int(block), MPI_BYTE, out.data(), int(block),
                    MPI_BYTE, comm);

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mapc/mpi/Cma.h"
+#include "mapc/mpi/Remap.h"
 #include "mapc/mpi/Schedule.h"
 
 #include <gtest/gtest.h>
@@ -141,4 +142,78 @@ TEST(MpiCma, TransportNames) {
   EXPECT_FALSE(parseTransport("shm"));
   // cma is a transport, not a value of --mpi-algorithm.
   EXPECT_FALSE(parseAlgorithm("cma"));
+}
+
+TEST(MpiCma, CostsParseAnySubsetOnce) {
+  MpiOptions o;
+  EXPECT_EQ(parseCmaCosts("tr=5e-11,tcall=4.5e-7", o), "");
+  EXPECT_EQ(o.tr, 5e-11);
+  EXPECT_EQ(o.tcall, 4.5e-7);
+  EXPECT_FALSE(o.tseg);
+  EXPECT_FALSE(o.tpiece);
+  EXPECT_EQ(parseCmaCosts("tpiece=0,tseg=1.5e-7", o), "");
+  EXPECT_EQ(o.tpiece, 0.0);
+  EXPECT_EQ(o.tseg, 1.5e-7);
+  EXPECT_EQ(o.tr, 5e-11); // earlier values stay
+
+  // Every error names the item and leaves the options alone.
+  MpiOptions before = o;
+  for (const char *bad :
+       {"", "tr", "tr=", "tr=x", "tr=-1", "tr=1e-9,", "tw=1e-9", "tr=1,tr=2",
+        "tr=inf", "tr=nan", "tseg=1e-7;tpiece=1e-8", "tr=1e-9 "}) {
+    MpiOptions p = before;
+    std::string why = parseCmaCosts(bad, p);
+    EXPECT_NE(why, "") << bad;
+    EXPECT_EQ(p.tr, before.tr) << bad;
+    EXPECT_EQ(p.tseg, before.tseg) << bad;
+  }
+  MpiOptions p;
+  EXPECT_EQ(parseCmaCosts("tr=1,tr=2", p), "tr is given twice");
+  EXPECT_EQ(parseCmaCosts("tcall=-1", p),
+            "tcall must be a time of 0 seconds or more, not '-1'");
+  EXPECT_FALSE(p.tr);
+}
+
+TEST(MpiCma, OverridesReplaceOnlyWhatIsGiven) {
+  LinkCosts c;
+  c.ts = 1, c.tw = 2, c.tc = 3, c.to = 4, c.tr = 5, c.tseg = 6, c.tpiece = 7,
+  c.tcall = 8;
+  MpiOptions o;
+  o.tw = 20;
+  o.tseg = 60;
+  o.tcall = 80;
+  LinkCosts d = withOverrides(c, o);
+  EXPECT_EQ(d.ts, 1);
+  EXPECT_EQ(d.tw, 20);
+  EXPECT_EQ(d.tc, 3);
+  EXPECT_EQ(d.to, 4);
+  EXPECT_EQ(d.tr, 5);
+  EXPECT_EQ(d.tseg, 60);
+  EXPECT_EQ(d.tpiece, 7);
+  EXPECT_EQ(d.tcall, 80);
+}
+
+TEST(MpiCma, OversubscriptionAddsARoundOfWaitsPerStep) {
+  // Four ranks, every one sending 100 elements to every other: the reads
+  // wait twice (addresses, then "done"s), each step of messages once.
+  TrafficMatrix t;
+  t.ranks = 4;
+  t.elementBytes = 8;
+  t.counts.assign(16, 100);
+  LinkCosts c;
+  LinkCosts over = c;
+  over.tq = 1e-3;
+  for (auto [a, rounds] : {std::pair{Algorithm::Cma, 2.0},
+                           {Algorithm::Mpich, 1.0},
+                           {Algorithm::Pairwise, 3.0},
+                           {Algorithm::Butterfly, 2.0}}) {
+    double base = predict(a, 0, t, c).seconds;
+    EXPECT_NEAR(predict(a, 0, t, over).seconds - base, rounds * over.tq, 1e-12)
+        << algorithmName(a);
+  }
+  // Steps without traffic wait for nobody.
+  t.counts.assign(16, 0);
+  EXPECT_EQ(predict(Algorithm::Pairwise, 0, t, over).seconds,
+            predict(Algorithm::Pairwise, 0, t, c).seconds);
+  EXPECT_EQ(predict(Algorithm::Cma, 0, t, over).seconds, 0.0);
 }

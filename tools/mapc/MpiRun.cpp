@@ -59,6 +59,19 @@ cl::opt<double> mpiTc("mpi-tc",
                       cl::desc("Seconds per byte packed or unpacked, Tc "
                                "(default: measured under mpirun)"),
                       cl::init(-1), cl::cat(mpiOptionCategory()));
+cl::opt<double> mpiTq("mpi-tq",
+                      cl::desc("Seconds a round of waits on other ranks "
+                               "costs when a node runs more ranks than it "
+                               "has cores, Tq (default: measured under "
+                               "mpirun, 0 outside)"),
+                      cl::init(-1), cl::cat(mpiOptionCategory()));
+cl::opt<std::string> mpiCmaCosts(
+    "mpi-cma-costs",
+    cl::desc("The single-copy transport's costs, any of "
+             "tr=S,tseg=S,tpiece=S,tcall=S (seconds per byte read, per "
+             "further source run, per further destination run, per system "
+             "call; default: measured under mpirun)"),
+    cl::cat(mpiOptionCategory()));
 // Test hook (test/mpi/errors.test): this rank spoils one element after the
 // checked run, so that the verdict path is exercised.
 cl::opt<int> corruptRank("mpi-test-corrupt-rank", cl::Hidden, cl::init(-1),
@@ -180,7 +193,7 @@ bool readOptions(int ranks, Setup &s, bool report) {
       error() << why << " (" << ranks << " ranks)\n";
     return false;
   }
-  for (auto *o : {&mpiTs, &mpiTw, &mpiTc, &mpiTo})
+  for (auto *o : {&mpiTs, &mpiTw, &mpiTc, &mpiTo, &mpiTq})
     if (o->getNumOccurrences() && !(o->getValue() >= 0)) {
       if (report)
         error() << "--" << o->ArgStr << " must be a time of 0 seconds or "
@@ -195,21 +208,19 @@ bool readOptions(int ranks, Setup &s, bool report) {
     s.options.tc = mpiTc;
   if (mpiTo.getNumOccurrences())
     s.options.to = mpiTo;
+  if (mpiTq.getNumOccurrences())
+    s.options.tq = mpiTq;
+  if (mpiCmaCosts.getNumOccurrences()) {
+    std::string why = parseCmaCosts(mpiCmaCosts, s.options);
+    if (!why.empty()) {
+      if (report)
+        error() << "--mpi-cma-costs=" << mpiCmaCosts << ": " << why << "\n";
+      return false;
+    }
+  }
   s.costsGiven = mpiTs.getNumOccurrences() && mpiTw.getNumOccurrences() &&
                  mpiTc.getNumOccurrences() && mpiTo.getNumOccurrences();
   return true;
-}
-
-LinkCosts withOverrides(LinkCosts c, const MpiOptions &o) {
-  if (o.ts)
-    c.ts = *o.ts;
-  if (o.tw)
-    c.tw = *o.tw;
-  if (o.tc)
-    c.tc = *o.tc;
-  if (o.to)
-    c.to = *o.to;
-  return c;
 }
 
 void printCosts(const LinkCosts &c, const char *source, llvm::raw_ostream &os) {
@@ -220,6 +231,9 @@ void printCosts(const LinkCosts &c, const char *source, llvm::raw_ostream &os) {
      << " s/byte, tseg=" << seconds(c.tseg)
      << " s/source run, tpiece=" << seconds(c.tpiece)
      << " s/destination run, tcall=" << seconds(c.tcall) << " s/call\n";
+  if (c.tq > 0)
+    os << "  oversubscribed: tq=" << seconds(c.tq)
+       << " s per round of waits (more ranks than cores)\n";
 }
 
 /// Whether the single-copy transport can run: `why` says so or why not.

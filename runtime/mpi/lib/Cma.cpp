@@ -16,8 +16,6 @@ using namespace mapc::mpi;
 
 namespace {
 
-constexpr int kTagCma = 0x4d50 + 8192; // beside Remap.cpp's step tags
-
 int deleteInfo(MPI_Comm, int, void *value, void *) {
   delete static_cast<CmaInfo *>(value);
   return MPI_SUCCESS;
@@ -188,28 +186,45 @@ bool mapc::mpi::measureCmaCosts(MPI_Comm comm, LinkCosts &c) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const CmaInfo &info = cmaInfo(comm);
-  if (size < 2 || !info.usable || rank > 1)
+  if (size < 2 || !info.usable)
     return false;
+  // Every rank reads the next rank's buffer at the same time, as every rank
+  // reads in a remap: both ranks of a pair reading at once share the caches
+  // and the memory bus, and ranks beyond the cores share the cores, so
+  // costs measured by one rank reading alone would price the reads too low.
   constexpr uint32_t kBig = 1 << 20;
-  if (rank == 1) { // the buffer rank 0 reads, until it says done
-    std::vector<unsigned char> buffer(kBig, 7);
-    uint64_t address = reinterpret_cast<uintptr_t>(buffer.data());
-    MPI_Send(&address, 1, MPI_UINT64_T, 0, kTagCma, comm);
-    int done = 0;
-    MPI_Recv(&done, 1, MPI_INT, 0, kTagCma, comm, MPI_STATUS_IGNORE);
-    return true;
-  }
-  uint64_t address = 0;
-  MPI_Recv(&address, 1, MPI_UINT64_T, 1, kTagCma, comm, MPI_STATUS_IGNORE);
-  std::vector<unsigned char> into(kBig);
-  int64_t pid = info.pids[1];
-  // Best of several tries: the machine may be shared.
+  std::vector<unsigned char> buffer(kBig, 7), into(kBig);
+  uint64_t mine = reinterpret_cast<uintptr_t>(buffer.data());
+  std::vector<uint64_t> addresses(size_t(size), 0);
+  MPI_Allgather(&mine, 1, MPI_UINT64_T, addresses.data(), 1, MPI_UINT64_T,
+                comm);
+  int peer = (rank + 1) % size;
+  int64_t pid = info.pids[size_t(peer)];
+  uint64_t address = addresses[size_t(peer)];
+  bool ok = true;
+  // A system call's fixed cost: rank 0 alone reads 8 bytes of rank 1's,
+  // the best of fifteen (reads started together would add their skew).
+  double call = 1e30;
+  if (rank == 0)
+    for (int k = 0; k < 15; ++k) {
+      double t0 = MPI_Wtime();
+      ok &=
+          cmaRead(pid, address, into.data(), {{{0, 8}}, {{0, 8}}}, 1, nullptr);
+      call = std::min(call, MPI_Wtime() - t0);
+    }
+  MPI_Bcast(&call, 1, MPI_DOUBLE, 0, comm);
+  // The others: each try starts together and lasts until the slowest rank
+  // is done (a rank that waited for a core counts its wait); the best of
+  // seven, since the machine may be shared.
   auto best = [&](const CmaReads &reads) {
     double t = 1e30;
     for (int k = 0; k < 7; ++k) {
+      MPI_Barrier(comm);
       double t0 = MPI_Wtime();
-      bool ok = cmaRead(pid, address, into.data(), reads, 1, nullptr);
-      t = std::min(t, ok ? MPI_Wtime() - t0 : 1e30);
+      ok &= cmaRead(pid, address, into.data(), reads, 1, nullptr);
+      double mine = MPI_Wtime() - t0, slowest = 0;
+      MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+      t = std::min(t, slowest);
     }
     return t;
   };
@@ -224,11 +239,13 @@ bool mapc::mpi::measureCmaCosts(MPI_Comm comm, LinkCosts &c) {
   spread.dest = spread.source;
   spread.source = whole.source;
   double destRuns = best(spread);
-  int done = 1;
-  MPI_Send(&done, 1, MPI_INT, 1, kTagCma, comm);
-  if (std::max({one, big, sourceRuns, destRuns}) > 1e29)
+  // Every rank agrees whether all reads worked; the reduction also keeps
+  // every buffer alive until every rank has finished reading.
+  int good = ok, allGood = 0;
+  MPI_Allreduce(&good, &allGood, 1, MPI_INT, MPI_MIN, comm);
+  if (!allGood)
     return false;
-  c.tcall = one;
+  c.tcall = call;
   c.tr = std::max(1e-13, (big - one) / double(kBig));
   c.tseg = std::max(1e-10, (sourceRuns - one - c.tr * 65536) / 1023);
   c.tpiece = std::max(1e-11, (destRuns - one - c.tr * 65536) / 1023);

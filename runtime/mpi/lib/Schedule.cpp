@@ -271,7 +271,8 @@ std::string Prediction::name() const {
 /// per further run of source cells, Tpiece per further run of destination
 /// cells and Tr per byte; around the reads the sender's address
 /// arrives and a "done" goes back (a start-up each, To for every further
-/// peer, as messages posted together). One step; the slowest rank counts.
+/// peer, as messages posted together, and Tq each on an oversubscribed
+/// node). One step; the slowest rank counts.
 static Prediction predictCma(const TrafficMatrix &t, const LinkCosts &c) {
   Prediction p;
   p.algorithm = Algorithm::Cma;
@@ -292,7 +293,7 @@ static Prediction predictCma(const TrafficMatrix &t, const LinkCosts &c) {
       ++peers;
     }
     if (peers)
-      time += 2 * (c.ts + c.to * (peers - 1));
+      time += 2 * (c.ts + c.to * (peers - 1) + c.tq);
     any |= peers > 0;
     p.maxMessages = std::max(p.maxMessages, peers);
     p.seconds = std::max(p.seconds, time);
@@ -360,7 +361,7 @@ Prediction mapc::mpi::predict(Algorithm a, unsigned radix,
       any |= messages > 0;
       slowest = std::max(slowest, time);
     }
-    p.seconds += slowest;
+    p.seconds += slowest + (any ? c.tq : 0);
     p.steps += any;
   }
   return p;

@@ -68,10 +68,12 @@ struct CmaReads {
 bool cmaRead(int64_t pid, uint64_t remote, unsigned char *local,
              const CmaReads &reads, unsigned elementBytes, std::string *why);
 
-/// The transport's costs (LinkCosts::tr, tseg, tpiece, tcall), measured by
-/// rank 0 reading rank 1's memory; only ranks 0 and 1 take part (both must
-/// call, after cmaInfo). Returns false, leaving `c` alone, when there are
-/// fewer than two ranks or the reads are not usable.
+/// The transport's costs (LinkCosts::tr, tseg, tpiece, tcall), measured
+/// with every rank reading the next one's memory at the same time (as in a
+/// remap, so that ranks sharing caches or cores are priced so), each try
+/// timed until the slowest rank is done, the best of seven. Collective (after
+/// cmaInfo); the same on every rank. Returns false, leaving `c` alone, when
+/// there are fewer than two ranks or the reads are not usable.
 bool measureCmaCosts(MPI_Comm comm, LinkCosts &c);
 
 } // namespace mapc::mpi

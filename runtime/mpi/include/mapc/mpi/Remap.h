@@ -55,7 +55,19 @@ struct MpiOptions {
   Transport transport = Transport::Auto;
   /// The model's parameters; unset ones are measured (measureLinkCosts).
   std::optional<double> ts, tw, tc, to;
+  /// The single-copy transport's (LinkCosts::tr, tseg, tpiece, tcall).
+  std::optional<double> tr, tseg, tpiece, tcall;
+  /// A round of waits on an oversubscribed node (LinkCosts::tq).
+  std::optional<double> tq;
 };
+
+/// `c` with every parameter `options` sets replacing the measured one.
+/// MpiRemap::plan applies it to the costs it is given.
+LinkCosts withOverrides(LinkCosts c, const MpiOptions &options);
+
+/// Parses `tr=S,tseg=S,tpiece=S,tcall=S` (any of them, each once, seconds
+/// of 0 or more) into `options`; returns why not, or "" when it parsed.
+std::string parseCmaCosts(const std::string &text, MpiOptions &options);
 
 /// Where a layout's cells lie on `ranks` ranks.
 BlockDistribution distributionOf(const rt::DeviceLayout &l, int ranks);
@@ -66,7 +78,9 @@ TrafficMatrix trafficOf(const rt::RemapSpec &spec, int ranks);
 
 /// 004 6: a ping-pong between ranks 0 and 1 (Ts from 8-byte messages, Tw
 /// from 1 MiB ones, To from 8 messages posted at once), and a 4 MiB memcpy
-/// (Tc), broadcast from rank 0 so every rank prices alike. Collective. One
+/// (Tc), broadcast from rank 0 so every rank prices alike; the single-copy
+/// reads' costs (measureCmaCosts) when usable; and, when a node runs more
+/// ranks than it has cores, Tq as a barrier of every rank. Collective. One
 /// rank: only Tc is measured.
 LinkCosts measureLinkCosts(MPI_Comm comm);
 

@@ -124,6 +124,11 @@ struct LinkCosts {
   double tseg = 1.5e-7;
   double tpiece = 1e-8;
   double tcall = 3e-7;
+  /// A round of waits on other ranks when the node runs more ranks than it
+  /// has cores: the rank waited for may first have to be scheduled. Added
+  /// once per step with traffic, and twice for the single-copy reads (the
+  /// addresses, then the "done"s); 0 when every rank has a core.
+  double tq = 0;
 };
 
 /// Runs one process_vm_readv call takes (Linux's IOV_MAX).
