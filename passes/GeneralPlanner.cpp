@@ -174,6 +174,12 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
       GeneralStepKind::BruteForce, false,
       "every element sent with its destination, skewed starts (003 6.3.3, "
       "6.3.8)"));
+  if (!req.copy)
+    candidates.push_back(oneStep(
+        GeneralStepKind::BruteForce, true,
+        "every element sent with its destination, written once its cell "
+        "has sent its own, waiting on stacks of at most 50 items (003 "
+        "6.3.3, 6.3.8, 6.3.9)"));
 
   // 003 6.2.2's plans of several steps for digit maps.
   for (PricedPlan &p : digitPermutationPlans(req)) {
@@ -190,10 +196,19 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   std::vector<uint32_t> identity;
   for (Candidate &c : candidates) {
     if (best && c.steps[0].kind == GeneralStepKind::BruteForce) {
-      const int64_t bound = bruteForceStepBound(req, shape);
+      // In place only the elements that change cell are sent: at least
+      // the busiest PE's leaving ones.
+      rt::MoveShape moving = shape;
+      if (c.steps[0].inPlace)
+        moving.busiestSource = moving.leaving.empty()
+                                   ? 0
+                                   : *std::max_element(moving.leaving.begin(),
+                                                       moving.leaving.end());
+      const int64_t bound = bruteForceStepBound(req, moving);
       if (bound >= best->ticks) {
-        prices += ", brute-force at least " + ticksText(bound) +
-                  " (its bound; not run)";
+        prices += std::string(", brute-force") +
+                  (c.steps[0].inPlace ? " in place" : "") + " at least " +
+                  ticksText(bound) + " (its bound; not run)";
         continue;
       }
     }
