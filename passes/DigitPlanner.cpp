@@ -209,11 +209,12 @@ public:
   /// destination region.
   void finish(std::vector<rt::GeneralStep> steps, const std::string &name);
 
-  /// A resig-mp step from `from` to `to` (003 6.3.4), in place (6.3.9's
-  /// bounded stacks) or out of place, whichever is cheaper.
-  std::optional<rt::GeneralStep> resignify(const rt::TileMap &from,
-                                           const rt::TileMap &to, bool first,
-                                           const std::string &why);
+  /// A resig-mp step from `from` to `to` (003 6.3.4) in place (6.3.9's
+  /// bounded stacks) and out of place, each priced: the plans around it
+  /// decide (out of place may need a copy back).
+  std::vector<rt::GeneralStep> resignify(const rt::TileMap &from,
+                                         const rt::TileMap &to, bool first,
+                                         const std::string &why);
 
   std::vector<PricedPlan> plans;
   /// Steps every candidate starts with (re-significations, 003 6.3.4), and
@@ -335,17 +336,17 @@ Planner::permuteMp(const rt::TileMap &from, const rt::TileMap &to, bool first,
   return ways;
 }
 
-std::optional<rt::GeneralStep> Planner::resignify(const rt::TileMap &from,
-                                                  const rt::TileMap &to,
-                                                  bool first,
-                                                  const std::string &why) {
+std::vector<rt::GeneralStep> Planner::resignify(const rt::TileMap &from,
+                                                const rt::TileMap &to,
+                                                bool first,
+                                                const std::string &why) {
   const std::vector<uint32_t> sources = rt::sourcesOf(from, to);
   rt::GeneralPlan one;
   one.source = from;
   one.dest = to;
   one.elemBytes = req.elemBytes;
   one.copy = req.copy && first;
-  std::optional<rt::GeneralStep> best;
+  std::vector<rt::GeneralStep> forms;
   for (bool inPlace : {true, false}) {
     if (inPlace && one.copy)
       continue;
@@ -355,13 +356,12 @@ std::optional<rt::GeneralStep> Planner::resignify(const rt::TileMap &from,
     s.inPlace = inPlace;
     s.why = why;
     one.steps = {s};
-    int64_t t = rt::predictGeneralStep(one, 0, req.shape, req.cost, &sources);
-    if (t < 0 || (best && t >= best->predictedTicks))
-      continue;
-    s.predictedTicks = t;
-    best = s;
+    s.predictedTicks =
+        rt::predictGeneralStep(one, 0, req.shape, req.cost, &sources);
+    if (s.predictedTicks >= 0)
+      forms.push_back(s);
   }
-  return best;
+  return forms;
 }
 
 void Planner::finish(std::vector<rt::GeneralStep> steps,
@@ -531,7 +531,25 @@ std::vector<PricedPlan> resignifiedPlans(const GeneralPlanRequest &req) {
   int ends = 0;
   for (int depth = 0; depth < 2 && ends < maxEnds; ++depth) {
     std::vector<State> next;
-    for (const State &st : frontier) {
+    for (const State &state : frontier) {
+      // Split the digits where the destination splits the index inside
+      // them, when that is a refinement (a compact digit of 35 becomes 7
+      // and 5), so that the pieces can be re-signified alone.
+      State st = state;
+      {
+        std::set<int64_t> own, theirs;
+        cutsOf(st.t, own);
+        cutsOf(req.dst, theirs);
+        std::set<int64_t> at = own;
+        for (int64_t c : theirs) {
+          auto hi = own.upper_bound(c);
+          if (hi != own.end() && c % *std::prev(hi) == 0 && *hi % c == 0)
+            at.insert(c);
+        }
+        if (at != own)
+          if (auto r = refine(st.t, at))
+            st.t = std::move(*r);
+      }
       const unsigned n = st.t.firstEmptyDim();
       for (unsigned l = 0; l + 1 < n && ends < maxEnds; ++l) {
         const rt::KDim &lo = st.t.kdims[l], &hi = st.t.kdims[l + 1];
@@ -540,13 +558,12 @@ std::vector<PricedPlan> resignifiedPlans(const GeneralPlanRequest &req) {
           continue;
         const int64_t c0 = lo.tk, c1 = hi.tk, g = std::gcd(c0, c1);
         std::vector<std::pair<rt::TileMap, std::string>> moves;
+        // Bases named the more significant first.
         const std::string bases =
-            std::to_string(c1) + " | " + std::to_string(c0);
-        moves.push_back(
-            {resignified(st.t, l), "003 6.3.4: resig_mp, data digits " +
-                                       std::to_string(l) + " and " +
-                                       std::to_string(l + 1) + " (bases " +
-                                       bases + ") exchange significance"});
+            std::to_string(c1) + " and " + std::to_string(c0);
+        moves.push_back({resignified(st.t, l),
+                         "003 6.3.4: resig_mp, the data digits of bases " +
+                             bases + " exchange significance"});
         if (g > 1 && g < std::min(c0, c1)) {
           // Common factors: c0 = b1 g, c1 = g b2; only b1 and b2 change
           // significance, the two g digits are left to exchange_dig.
@@ -570,36 +587,37 @@ std::vector<PricedPlan> resignifiedPlans(const GeneralPlanRequest &req) {
                              "003 6.3.4, common factors: bases " + bases +
                                  " relabelled with a common digit of " +
                                  std::to_string(g) + ", resig_mp of " +
-                                 std::to_string(c1 / g) + " | " +
+                                 std::to_string(c1 / g) + " and " +
                                  std::to_string(c0 / g)});
           }
         }
         for (auto &[t, why] : moves) {
-          auto s = planner.resignify(st.t, t, st.steps.empty(), why);
-          if (!s)
-            continue;
-          State after{t, st.steps};
-          after.steps.push_back(*s);
           rt::TileMap a, b;
-          if (!alignBoth(t, req.dst, a, b)) {
-            next.push_back(std::move(after));
-            continue;
+          const bool aligned = alignBoth(t, req.dst, a, b);
+          ends += aligned;
+          for (const rt::GeneralStep &s :
+               planner.resignify(st.t, t, st.steps.empty(), why)) {
+            State after{t, st.steps};
+            after.steps.push_back(s);
+            if (!aligned) {
+              next.push_back(std::move(after));
+              continue;
+            }
+            planner.prefix = after.steps;
+            planner.startsPlan = false;
+            if (a == b) {
+              planner.finish({}, "003 6.3.4");
+              continue;
+            }
+            if (auto one = planner.step(a, b, false,
+                                        "003 6.3.4: then the aligned maps"))
+              planner.finish({*one}, "003 6.3.4");
+            rt::TileMap same = b;
+            same.m = a.m;
+            same.device = a.device;
+            if (same == a)
+              alignedPlans(planner, a, b, "003 6.3.4+");
           }
-          ++ends;
-          planner.prefix = after.steps;
-          planner.startsPlan = false;
-          if (a == b) {
-            planner.finish({}, "003 6.3.4");
-            continue;
-          }
-          if (auto one =
-                  planner.step(a, b, false, "003 6.3.4: then the aligned maps"))
-            planner.finish({*one}, "003 6.3.4");
-          rt::TileMap same = b;
-          same.m = a.m;
-          same.device = a.device;
-          if (same == a)
-            alignedPlans(planner, a, b, "003 6.3.4+");
         }
       }
     }
