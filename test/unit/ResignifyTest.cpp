@@ -168,11 +168,14 @@ TEST(Resignify, Figure62) {
                       grid),
               grid, "copy");
     }
+    // In place, and out of place with the copy back.
     EXPECT_EQ(
         runResignifiedCandidates(request(from, to, 1, false, grid), "fig. 6.2"),
-        1u);
+        2u);
   }
-  // A digit exchange is not a re-signification of these bases.
+  // With equal bases a re-signification is a P/M digit exchange (003
+  // 6.3.1: permuting digits and their significance agree); a move that
+  // reverses a digit is neither.
   KTile x = digits({3, 3}, {0}, {1}), y = digits({3, 3}, {1}, {0});
   rt::ResignifyShape shape;
   EXPECT_TRUE(
