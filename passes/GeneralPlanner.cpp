@@ -49,6 +49,21 @@ bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
 
 std::string ticksText(int64_t t) { return std::to_string(t) + " ticks"; }
 
+/// Whether `steps` write the scratch region (General.h's regions).
+bool writesScratch(const rt::GeneralPlan &base,
+                   const std::vector<rt::GeneralStep> &steps) {
+  rt::GeneralPlan plan = base;
+  plan.steps = steps;
+  const rt::Regions probe{{1}, {2}, {3}};
+  for (size_t i = 0; i < steps.size(); ++i) {
+    uint64_t read, write;
+    rt::stepRegions(plan, i, probe, read, write);
+    if (write == probe.scratch.base)
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 // Brute force has a round per element of the busiest source PE, each
@@ -195,6 +210,8 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   Candidate *best = nullptr;
   std::vector<uint32_t> identity;
   for (Candidate &c : candidates) {
+    if (req.noScratch && writesScratch(plan, c.steps))
+      continue;
     if (best && c.steps[0].kind == GeneralStepKind::BruteForce) {
       // In place only the elements that change cell are sent: at least
       // the busiest PE's leaving ones.

@@ -354,3 +354,49 @@ TEST(Resignify, InPlaceBruteForce) {
       return;
   }
 }
+
+// When the scratch region does not fit (GeneralPlanRequest::noScratch) an
+// in-place remap is planned with in-place steps only: 6.3.9's brute force
+// where nothing else runs in place. Random digit maps, aligned or not.
+TEST(Resignify, NoScratch) {
+  std::mt19937 rng(6399);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  unsigned bruteForce = 0;
+  for (unsigned run = 0; run < 300; ++run) {
+    const unsigned n = unsigned(pick(2, 4));
+    std::vector<int64_t> bases(n), bases2;
+    for (int64_t &b : bases)
+      b = pick(2, 6);
+    bases2 = bases;
+    if (rng() % 2)
+      std::shuffle(bases2.begin(), bases2.end(), rng);
+    std::vector<unsigned> m1, p1, m2, p2;
+    for (unsigned i = 0; i < n; ++i) {
+      (i % 2 ? p1 : m1).push_back(i);
+      (rng() % 2 ? p2 : m2).push_back(i);
+    }
+    if (m2.empty() || p2.empty())
+      continue;
+    KTile a = digits(bases, m1, p1), b = digits(bases2, m2, p2);
+    const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
+    if (pes > 64)
+      continue;
+    const rt::MachineShape grid = gridFor(pes, 1u << pick(0, 4));
+    GeneralPlanRequest req = request(a, b, 1u << pick(0, 3), false, grid);
+    req.noScratch = true;
+    auto planned = planGeneralRemap(req);
+    ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned))
+        << std::get<std::string>(planned);
+    const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+    for (const rt::GeneralStep &s : plan.steps) {
+      EXPECT_TRUE(s.inPlace) << rt::generalStepKindName(s.kind);
+      bruteForce += s.kind == rt::GeneralStepKind::BruteForce;
+    }
+    runPlan(plan, grid, "no scratch, run " + std::to_string(run));
+    if (HasFailure())
+      return;
+  }
+  EXPECT_GT(bruteForce, 0u);
+}
