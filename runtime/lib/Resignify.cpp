@@ -125,7 +125,13 @@ mapc::rt::resignifyTransfers(const ResignifyShape &s, unsigned elemBytes,
     const int64_t x = p / s.peWeight % b1;
     // 6.3.8: with a longer slot digit than PE digit, PE digit x starts at
     // x (|M| - 1) / (|P| - 1), spreading the first sends; else at x mod |M|.
-    const int64_t start = b0 > b1 ? x * (b0 - 1) / (b1 - 1) : x % b0;
+    int64_t start = b0 > b1 ? x * (b0 - 1) / (b1 - 1) : x % b0;
+    // Forward, x' = (b0 x + y) mod b1: starting at y = x (1 - b0) mod b1
+    // makes round r's destination digit x + r, all different, until y
+    // wraps past b0 (a skew of our own, when that start is a slot digit).
+    const int64_t cyclic = ((x - b0 % b1 * x) % b1 + b1) % b1;
+    if (!s.inverse && cyclic < b0)
+      start = cyclic;
     auto &l = lists[size_t(p)];
     for (int64_t r = 0; r < b0; ++r) {
       const int64_t y = (start + r) % b0;
