@@ -322,7 +322,8 @@ TEST(Resignify, BoundedStacks) {
 }
 
 // In-place brute force (6.3.9) on random permutations of digit maps, any
-// grid: every element checked, prediction equal to simulation.
+// grid: every element checked, prediction equal to simulation, the bound
+// that lets the planner skip it below its price.
 TEST(Resignify, InPlaceBruteForce) {
   std::mt19937 rng(6309);
   auto pick = [&](int lo, int hi) {
@@ -347,9 +348,19 @@ TEST(Resignify, InPlaceBruteForce) {
     if (pes > 64)
       continue;
     const rt::MachineShape grid = gridFor(pes, 1u << pick(0, 4));
-    runPlan(oneStep(a, b, rt::GeneralStepKind::BruteForce, true, false,
-                    1u << pick(0, 4), grid),
-            grid, "brute force in place, run " + std::to_string(run));
+    const unsigned eb = 1u << pick(0, 4);
+    const rt::GeneralPlan plan =
+        oneStep(a, b, rt::GeneralStepKind::BruteForce, true, false, eb, grid);
+    runPlan(plan, grid, "brute force in place, run " + std::to_string(run));
+    // The planner's bound for it (the busiest PE's leaving elements in
+    // rounds) never passes its price.
+    const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
+    rt::MoveShape shape = rt::analyseMove(a, b, sources);
+    shape.busiestSource =
+        *std::max_element(shape.leaving.begin(), shape.leaving.end());
+    EXPECT_LE(bruteForceStepBound(request(a, b, eb, false, grid), shape),
+              plan.steps[0].predictedTicks)
+        << "run " << run;
     if (HasFailure())
       return;
   }
