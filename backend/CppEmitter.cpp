@@ -290,6 +290,8 @@ const char *generalKindEnumerator(rt::GeneralStepKind k) {
     return "Route";
   case rt::GeneralStepKind::DigitExchange:
     return "DigitExchange";
+  case rt::GeneralStepKind::Resignify:
+    return "Resignify";
   }
   return "BruteForce";
 }

@@ -2,6 +2,7 @@
 #include "passes/DigitPlanner.h"
 
 #include <algorithm>
+#include <numeric>
 #include <optional>
 #include <set>
 
@@ -208,7 +209,18 @@ public:
   /// destination region.
   void finish(std::vector<rt::GeneralStep> steps, const std::string &name);
 
+  /// A resig-mp step from `from` to `to` (003 6.3.4) in place (6.3.9's
+  /// bounded stacks) and out of place, each priced: the plans around it
+  /// decide (out of place may need a copy back).
+  std::vector<rt::GeneralStep> resignify(const rt::TileMap &from,
+                                         const rt::TileMap &to, bool first,
+                                         const std::string &why);
+
   std::vector<PricedPlan> plans;
+  /// Steps every candidate starts with (re-significations, 003 6.3.4), and
+  /// whether the candidates' own first step is the plan's.
+  std::vector<rt::GeneralStep> prefix;
+  bool startsPlan = true;
 
 private:
   const GeneralPlanRequest &req;
@@ -324,8 +336,37 @@ Planner::permuteMp(const rt::TileMap &from, const rt::TileMap &to, bool first,
   return ways;
 }
 
+std::vector<rt::GeneralStep> Planner::resignify(const rt::TileMap &from,
+                                                const rt::TileMap &to,
+                                                bool first,
+                                                const std::string &why) {
+  const std::vector<uint32_t> sources = rt::sourcesOf(from, to);
+  rt::GeneralPlan one;
+  one.source = from;
+  one.dest = to;
+  one.elemBytes = req.elemBytes;
+  one.copy = req.copy && first;
+  std::vector<rt::GeneralStep> forms;
+  for (bool inPlace : {true, false}) {
+    if (inPlace && one.copy)
+      continue;
+    rt::GeneralStep s;
+    s.kind = GeneralStepKind::Resignify;
+    s.to = to;
+    s.inPlace = inPlace;
+    s.why = why;
+    one.steps = {s};
+    s.predictedTicks =
+        rt::predictGeneralStep(one, 0, req.shape, req.cost, &sources);
+    if (s.predictedTicks >= 0)
+      forms.push_back(s);
+  }
+  return forms;
+}
+
 void Planner::finish(std::vector<rt::GeneralStep> steps,
                      const std::string &name) {
+  steps.insert(steps.begin(), prefix.begin(), prefix.end());
   if (steps.empty())
     return;
   rt::GeneralPlan plan;
@@ -366,34 +407,10 @@ void Planner::finish(std::vector<rt::GeneralStep> steps,
   plans.push_back(std::move(p));
 }
 
-} // namespace
-
-std::vector<PricedPlan>
-mapc::digitPermutationPlans(const GeneralPlanRequest &req) {
-  if (!isDigitFrame(req.src) || !isDigitFrame(req.dst))
-    return {};
-  // Align the two factorisations (fig. 6.1) when they differ: the compact
-  // forms of two digit maps split the index at different places.
-  rt::TileMap src = req.src, dst = req.dst;
-  if (src.kdims.size() != dst.kdims.size() || src.groups != dst.groups) {
-    std::set<int64_t> at;
-    cutsOf(src, at);
-    cutsOf(dst, at);
-    auto s = refine(src, at), d = refine(dst, at);
-    if (!s || !d)
-      return {};
-    src = *s;
-    dst = *d;
-  }
-  {
-    // The same digits, only placed differently.
-    rt::TileMap t = dst;
-    t.m = src.m;
-    t.device = src.device;
-    if (!(t == src))
-      return {};
-  }
-  Planner planner(req);
+/// 003 6.2.2's candidates between two aligned digit frames over the same
+/// digits, added to `planner` (after its prefix), named after `name`.
+void alignedPlans(Planner &planner, const rt::TileMap &src,
+                  const rt::TileMap &dst, const std::string &name) {
   const Digits &ms = src.m[0], &ps = src.m[1], &md = dst.m[0], &pd = dst.m[1];
   // The digits that change sides, each group in the order the destination
   // wants them.
@@ -402,11 +419,12 @@ mapc::digitPermutationPlans(const GeneralPlanRequest &req) {
     // A combined permutation (003 6.2.1): permute_mp, or its halves. A
     // memory or processor permutation alone is one step, priced already.
     if (ms == md || ps == pd)
-      return {};
-    for (auto &way : planner.permuteMp(src, dst, true, "003 6.2.1 permute_mp"))
+      return;
+    for (auto &way : planner.permuteMp(src, dst, planner.startsPlan,
+                                       "003 6.2.1 permute_mp"))
       if (way.size() > 1)
-        planner.finish(std::move(way), "003 6.2.1 halves");
-    return std::move(planner.plans);
+        planner.finish(std::move(way), name + "003 6.2.1 halves");
+    return;
   }
   int64_t sizeP = 1, sizeM = 1;
   for (unsigned l : toP)
@@ -414,7 +432,7 @@ mapc::digitPermutationPlans(const GeneralPlanRequest &req) {
   for (unsigned l : toM)
     sizeM *= src.kdims[l].tk;
   if (sizeP != sizeM || toP.empty() || toM.empty())
-    return {};
+    return;
   // Step (i): the memory group on top of memory (the digits below travel
   // in chunks) or where it is, if its digits are neighbours in order; the
   // PE group at the bottom of the PE digits (003 6.2.2) or where it is.
@@ -442,10 +460,10 @@ mapc::digitPermutationPlans(const GeneralPlanRequest &req) {
           withDigits(src, replaceRun(mem1, runAt(mem1, gm), gm.size(), gp),
                      replaceRun(pe1, runAt(pe1, gp), gp.size(), gm));
       auto before = planner.permuteMp(
-          src, i1, true,
+          src, i1, planner.startsPlan,
           "003 6.2.2 (i)-(ii): the exchanged digits side by side");
-      auto ex =
-          planner.step(i1, i2, src == i1, "003 6.2.2 (iii): exchange_dig");
+      auto ex = planner.step(i1, i2, planner.startsPlan && src == i1,
+                             "003 6.2.2 (iii): exchange_dig");
       if (!ex)
         continue;
       auto after =
@@ -456,8 +474,187 @@ mapc::digitPermutationPlans(const GeneralPlanRequest &req) {
           steps.push_back(*ex);
           steps.insert(steps.end(), w3.begin(), w3.end());
           if (steps.size() > 1)
-            planner.finish(std::move(steps), "003 6.2.2");
+            planner.finish(std::move(steps), name + "003 6.2.2");
         }
     }
+}
+
+/// Whether `a` and `b` align (fig. 6.1): both refined at the places where
+/// either splits the data index, into `ra` and `rb`.
+bool alignBoth(const rt::TileMap &a, const rt::TileMap &b, rt::TileMap &ra,
+               rt::TileMap &rb) {
+  std::set<int64_t> at;
+  cutsOf(a, at);
+  cutsOf(b, at);
+  auto x = refine(a, at), y = refine(b, at);
+  if (!x || !y)
+    return false;
+  ra = std::move(*x);
+  rb = std::move(*y);
+  return true;
+}
+
+/// The device dim (0 memory, 1 PEs) holding data digit `l` of a frame.
+int dimOf(const rt::TileMap &t, unsigned l) {
+  return contains(t.m[0], l) ? 0 : 1;
+}
+
+/// `t` with data digits l and l + 1 exchanging significance (003 6.3.1):
+/// each device place keeps its base, and holds the other digit.
+rt::TileMap resignified(const rt::TileMap &t, unsigned l) {
+  rt::TileMap r = t;
+  std::swap(r.kdims[l], r.kdims[l + 1]);
+  for (auto &dim : r.m)
+    for (unsigned &d : dim)
+      d = d == l ? l + 1 : d == l + 1 ? l : d;
+  return r;
+}
+
+/// 003 6.3's candidates for two digit maps that cannot be aligned (fig.
+/// 6.2): re-signify data-adjacent digits across the device dims (resig_mp,
+/// 6.3.4), directly or, when their bases share a factor, after relabelling
+/// both so that only the coprime parts are re-signified, until the maps
+/// align; then the aligned maps' plans (one step, or 6.2.2's).
+std::vector<PricedPlan> resignifiedPlans(const GeneralPlanRequest &req) {
+  if (!everyCellHeld(req.src) || !everyCellHeld(req.dst) ||
+      req.src.data.size() != 1 || req.dst.data.size() != 1)
+    return {};
+  Planner planner(req);
+  struct State {
+    rt::TileMap t;
+    std::vector<rt::GeneralStep> steps;
+  };
+  std::vector<State> frontier = {{req.src, {}}};
+  // Two re-significations at most, and a few aligned ends: each end prices
+  // a dozen moves.
+  const int maxEnds = 4;
+  int ends = 0;
+  for (int depth = 0; depth < 2 && ends < maxEnds; ++depth) {
+    std::vector<State> next;
+    for (const State &state : frontier) {
+      // Split the digits where the destination splits the index inside
+      // them, when that is a refinement (a compact digit of 35 becomes 7
+      // and 5), so that the pieces can be re-signified alone.
+      State st = state;
+      {
+        std::set<int64_t> own, theirs;
+        cutsOf(st.t, own);
+        cutsOf(req.dst, theirs);
+        std::set<int64_t> at = own;
+        for (int64_t c : theirs) {
+          auto hi = own.upper_bound(c);
+          if (hi != own.end() && c % *std::prev(hi) == 0 && *hi % c == 0)
+            at.insert(c);
+        }
+        if (at != own)
+          if (auto r = refine(st.t, at))
+            st.t = std::move(*r);
+      }
+      const unsigned n = st.t.firstEmptyDim();
+      for (unsigned l = 0; l + 1 < n && ends < maxEnds; ++l) {
+        const rt::KDim &lo = st.t.kdims[l], &hi = st.t.kdims[l + 1];
+        if (dimOf(st.t, l) == dimOf(st.t, l + 1) ||
+            lo.sense == rt::Sense::Minus || hi.sense == rt::Sense::Minus)
+          continue;
+        const int64_t c0 = lo.tk, c1 = hi.tk, g = std::gcd(c0, c1);
+        std::vector<std::pair<rt::TileMap, std::string>> moves;
+        // Bases named the more significant first.
+        const std::string bases =
+            std::to_string(c1) + " and " + std::to_string(c0);
+        moves.push_back({resignified(st.t, l),
+                         "003 6.3.4: resig_mp, the data digits of bases " +
+                             bases + " exchange significance"});
+        if (g > 1 && g < std::min(c0, c1)) {
+          // Common factors: c0 = b1 g, c1 = g b2; only b1 and b2 change
+          // significance, the two g digits are left to exchange_dig.
+          int64_t place = 1;
+          for (unsigned k = 0; k < l; ++k)
+            place *= st.t.kdims[k].tk;
+          std::set<int64_t> at;
+          cutsOf(st.t, at);
+          at.insert(place * g);
+          at.insert(place * c0 * (c1 / g));
+          if (auto r = refine(st.t, at)) {
+            // Digit l is now pieces l' (g), l' + 1; digit l + 1 pieces
+            // l' + 2, l' + 3 (g): the middle two exchange significance.
+            unsigned first = 0;
+            for (unsigned k = 0; k < l; ++k) {
+              int64_t span = st.t.kdims[k].tk, covered = 1;
+              while (covered < span)
+                covered *= r->kdims[first++].tk;
+            }
+            moves.push_back({resignified(*r, first + 1),
+                             "003 6.3.4, common factors: bases " + bases +
+                                 " relabelled with a common digit of " +
+                                 std::to_string(g) + ", resig_mp of " +
+                                 std::to_string(c1 / g) + " and " +
+                                 std::to_string(c0 / g)});
+          }
+        }
+        for (auto &[t, why] : moves) {
+          rt::TileMap a, b;
+          const bool aligned = alignBoth(t, req.dst, a, b);
+          ends += aligned;
+          for (const rt::GeneralStep &s :
+               planner.resignify(st.t, t, st.steps.empty(), why)) {
+            State after{t, st.steps};
+            after.steps.push_back(s);
+            if (!aligned) {
+              next.push_back(std::move(after));
+              continue;
+            }
+            planner.prefix = after.steps;
+            planner.startsPlan = false;
+            if (a == b) {
+              planner.finish({}, "003 6.3.4");
+              continue;
+            }
+            if (auto one = planner.step(a, b, false,
+                                        "003 6.3.4: then the aligned maps"))
+              planner.finish({*one}, "003 6.3.4");
+            rt::TileMap same = b;
+            same.m = a.m;
+            same.device = a.device;
+            if (same == a)
+              alignedPlans(planner, a, b, "003 6.3.4+");
+          }
+        }
+      }
+    }
+    frontier = std::move(next);
+  }
+  return std::move(planner.plans);
+}
+
+} // namespace
+
+std::vector<PricedPlan>
+mapc::digitPermutationPlans(const GeneralPlanRequest &req) {
+  if (!isDigitFrame(req.src) || !isDigitFrame(req.dst))
+    return {};
+  // Align the two factorisations (fig. 6.1) when they differ: the compact
+  // forms of two digit maps split the index at different places.
+  rt::TileMap src = req.src, dst = req.dst;
+  // The same digits, only placed differently.
+  auto sameDigits = [](const rt::TileMap &a, const rt::TileMap &b) {
+    rt::TileMap t = b;
+    t.m = a.m;
+    t.device = a.device;
+    return t == a;
+  };
+  if (!sameDigits(src, dst)) {
+    std::set<int64_t> at;
+    cutsOf(src, at);
+    cutsOf(dst, at);
+    auto s = refine(src, at), d = refine(dst, at);
+    if (!s || !d)
+      return resignifiedPlans(req); // 003 6.3: not aligned (fig. 6.2)
+    src = *s;
+    dst = *d;
+    if (!sameDigits(src, dst))
+      return {};
+  }
+  Planner planner(req);
+  alignedPlans(planner, src, dst, "");
   return std::move(planner.plans);
 }

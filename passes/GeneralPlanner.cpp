@@ -49,6 +49,21 @@ bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
 
 std::string ticksText(int64_t t) { return std::to_string(t) + " ticks"; }
 
+/// Whether `steps` write the scratch region (General.h's regions).
+bool writesScratch(const rt::GeneralPlan &base,
+                   const std::vector<rt::GeneralStep> &steps) {
+  rt::GeneralPlan plan = base;
+  plan.steps = steps;
+  const rt::Regions probe{{1}, {2}, {3}};
+  for (size_t i = 0; i < steps.size(); ++i) {
+    uint64_t read, write;
+    rt::stepRegions(plan, i, probe, read, write);
+    if (write == probe.scratch.base)
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 // Brute force has a round per element of the busiest source PE, each
@@ -174,6 +189,12 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
       GeneralStepKind::BruteForce, false,
       "every element sent with its destination, skewed starts (003 6.3.3, "
       "6.3.8)"));
+  if (!req.copy)
+    candidates.push_back(oneStep(
+        GeneralStepKind::BruteForce, true,
+        "every element sent with its destination, written once its cell "
+        "has sent its own, waiting on stacks of at most 50 items (003 "
+        "6.3.3, 6.3.8, 6.3.9)"));
 
   // 003 6.2.2's plans of several steps for digit maps.
   for (PricedPlan &p : digitPermutationPlans(req)) {
@@ -189,11 +210,22 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   Candidate *best = nullptr;
   std::vector<uint32_t> identity;
   for (Candidate &c : candidates) {
+    if (req.noScratch && writesScratch(plan, c.steps))
+      continue;
     if (best && c.steps[0].kind == GeneralStepKind::BruteForce) {
-      const int64_t bound = bruteForceStepBound(req, shape);
+      // In place only the elements that change cell are sent: at least
+      // the busiest PE's leaving ones.
+      rt::MoveShape moving = shape;
+      if (c.steps[0].inPlace)
+        moving.busiestSource = moving.leaving.empty()
+                                   ? 0
+                                   : *std::max_element(moving.leaving.begin(),
+                                                       moving.leaving.end());
+      const int64_t bound = bruteForceStepBound(req, moving);
       if (bound >= best->ticks) {
-        prices += ", brute-force at least " + ticksText(bound) +
-                  " (its bound; not run)";
+        prices += std::string(", brute-force") +
+                  (c.steps[0].inPlace ? " in place" : "") + " at least " +
+                  ticksText(bound) + " (its bound; not run)";
         continue;
       }
     }

@@ -28,6 +28,10 @@ struct GeneralPlanRequest {
   bool copy = false;
   rt::MachineShape shape;
   rt::CostModel cost;
+  /// The scratch region does not fit: only plans that never write it (an
+  /// in-place remap whose steps all run in place, 003 6.3.9's brute force
+  /// among them).
+  bool noScratch = false;
 };
 
 /// The most device cells a general plan may span: planning walks every

@@ -333,6 +333,10 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
         gr.elemBytes = elemBytes;
         gr.copy = copy;
         gr.shape = out.shape;
+        // No room for a scratch copy in the simulator: plans in place only
+        // (003 6.3.9's bounded-stack brute force among them).
+        gr.noScratch = out.scratchBase + region >
+                       kMaxSimulatedBytes / uint64_t(out.shape.peCount());
         planned = planGeneralRemap(gr);
       }
       if (auto *e = std::get_if<std::string>(&planned)) {

@@ -12,6 +12,7 @@
 
 #include "ExchangeRounds.h"
 #include "mapc/runtime/DigitExchange.h"
+#include "mapc/runtime/Resignify.h"
 #include "mapc/runtime/TileWalk.h"
 
 #include <algorithm>
@@ -33,6 +34,8 @@ const char *mapc::rt::generalStepKindName(GeneralStepKind k) {
     return "route";
   case GeneralStepKind::DigitExchange:
     return "digit-exchange";
+  case GeneralStepKind::Resignify:
+    return "resig-mp";
   }
   return "?";
 }
@@ -180,8 +183,9 @@ private:
   void copyWithinPes(const std::vector<ExchangeSend> &copies);
   bool runLocalInPlace(const std::vector<int64_t> &readSlot);
   bool runSlotwise(std::string *why);
-  bool runBruteForce();
+  bool runBruteForce(std::string *why);
   bool runDigitExchangeStep(std::string *why);
+  bool runResignifyStep(std::string *why);
 
   /// How many source slots from `s` on one slotwise send can carry: a
   /// power of two of elements of at most 64 bits together, each slot with
@@ -213,13 +217,15 @@ bool GeneralStepRunner::run(std::string *why) {
   case GeneralStepKind::Slotwise:
     return runSlotwise(why);
   case GeneralStepKind::BruteForce:
-    return runBruteForce();
+    return runBruteForce(why);
   case GeneralStepKind::Exchange:
     return runExchange(why);
   case GeneralStepKind::Route:
     return fail("a route step needs a hypercube or mesh machine");
   case GeneralStepKind::DigitExchange:
     return runDigitExchangeStep(why);
+  case GeneralStepKind::Resignify:
+    return runResignifyStep(why);
   }
   return fail("unknown step kind");
 }
@@ -648,7 +654,7 @@ void GeneralStepRunner::copyWithinPes(const std::vector<ExchangeSend> &copies) {
 // computes its element's destination PE and slot: two mixed-radix
 // divisions with remainder (the source cell's digits, then the destination
 // cell's).
-bool GeneralStepRunner::runBruteForce() {
+bool GeneralStepRunner::runBruteForce(std::string *why) {
   const int64_t toPes = pesOf(to), fromPes = pesOf(from);
   struct Transfer {
     uint32_t srcSlot, dstSlot, dstPe;
@@ -686,6 +692,36 @@ bool GeneralStepRunner::runBruteForce() {
                                        }) -
                       l.begin());
     skew[size_t(p)] = k % n;
+  }
+  if (inPlace) {
+    // 003 6.3.9: tags and bounded stacks instead of a scratch copy. Each
+    // element goes to one cell (a cell read twice would be freed early).
+    std::vector<std::vector<mapc::rt::SendItem>> items(
+        static_cast<size_t>(fromPes));
+    std::vector<uint8_t> read(size_t(fromPes * fromSlots), 0);
+    for (int64_t p = 0; p < fromPes; ++p) {
+      const auto &l = lists[size_t(p)];
+      for (size_t r = 0; r < l.size(); ++r) {
+        const auto &tr = l[(skew[size_t(p)] + r) % l.size()];
+        if (read[size_t(p * fromSlots + tr.srcSlot)]++) {
+          if (why)
+            *why = "in-place brute force sends every element to one cell";
+          return false;
+        }
+        if (int64_t(tr.dstPe) == p && tr.dstSlot == tr.srcSlot)
+          continue;
+        items[size_t(p)].push_back({tr.srcSlot, tr.dstSlot, tr.dstPe, 1, 2});
+      }
+    }
+    TransferOptions opt;
+    opt.readBase = readBase;
+    opt.writeBase = writeBase;
+    opt.elemBytes = elemBytes;
+    opt.inPlace = true;
+    opt.stackLimit = kInPlaceStackLimit;
+    opt.slots = std::max(fromSlots, toSlots);
+    runTransfers(m, items, opt);
+    return true;
   }
   Mask sending(pes, 0), active(pes, 0), received(pes, 0);
   Plural dproc(pes, 0), raddr(pes, 0), waddr(pes, 0), recvAddr(pes, 0);
@@ -732,6 +768,23 @@ bool GeneralStepRunner::runDigitExchangeStep(std::string *why) {
   if (!findDigitExchange(from, to, *given, shape, why))
     return false;
   runDigitExchange(m, shape, {readBase, writeBase, elemBytes, inPlace});
+  return true;
+}
+
+// 003 6.3.4's resig_mp (Resignify.cpp), once the move is known to be one
+// re-signification across the device dims; in place as 6.3.9's brute force.
+bool GeneralStepRunner::runResignifyStep(std::string *why) {
+  ResignifyShape shape;
+  if (!findResignification(from, to, *given, shape, why))
+    return false;
+  TransferOptions opt;
+  opt.readBase = readBase;
+  opt.writeBase = writeBase;
+  opt.elemBytes = elemBytes;
+  opt.inPlace = inPlace;
+  opt.stackLimit = kInPlaceStackLimit;
+  opt.slots = shape.slots;
+  runTransfers(m, resignifyTransfers(shape, elemBytes, inPlace), opt);
   return true;
 }
 

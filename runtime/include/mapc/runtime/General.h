@@ -31,7 +31,12 @@
 //               round with their destination slot, starting at a skewed
 //               element (6.3.8); senders that collide on a PE go in
 //               successive sends; every round computes destinations with
-//               mixed-radix division (CostModel::divmod).
+//               mixed-radix division (CostModel::divmod). In place, 6.3.9's
+//               tags and bounded stacks (TransferRounds.h).
+//   Resignify   003 6.3.4's resig_mp: two data-adjacent digits, one in the
+//               PE number and one in the slot number, exchange their
+//               significance (Resignify.h), brute force with one division
+//               per slot digit value and chunks; in place as brute force.
 //   Route       on a hypercube or mesh (runtime/NetworkExecute.h), not the
 //               MasPar: every element to its destination node by
 //               dimension-order routing, store and forward.
@@ -78,8 +83,12 @@ enum class GeneralStepKind {
   Exchange,
   BruteForce,
   Route,
-  DigitExchange
+  DigitExchange,
+  Resignify
 };
+/// The most items a PE's stack holds in an in-place brute-force or
+/// resig_mp step (003 6.3.9 runs with 50).
+constexpr unsigned kInPlaceStackLimit = 50;
 constexpr unsigned kRouteDimsDown = 1, kRouteFarthestFirst = 2,
                    kRouteRotated = 4;
 const char *generalStepKindName(GeneralStepKind k);

@@ -1,0 +1,413 @@
+//===- ResignifyTest.cpp - 003 6.3's re-signification and in-place brute force
+//
+// resig_mp (003 6.3.4) as a general step, forward and inverse, in and out of
+// place; the planner's candidates for digit maps that cannot be aligned
+// (fig. 6.2), each run and checked element by element with prediction equal
+// to simulation; and 6.3.9's in-place brute force with bounded stacks on
+// random re-significations and random remaps: every element checked, no
+// stack over its limit.
+//
+//===----------------------------------------------------------------------===//
+#include "mapc/runtime/Resignify.h"
+#include "ir/KTile.h"
+#include "mapc/runtime/Contents.h"
+#include "mapc/runtime/General.h"
+#include "passes/DigitPlanner.h"
+#include "passes/GeneralPlanner.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdio>
+#include <numeric>
+#include <random>
+
+using namespace mapc;
+
+namespace {
+
+/// A digit map over the linear index of prod(bases) elements: data digit i
+/// has base bases[i]; `mem` and `pe` list the digits of the two device
+/// dims, least significant first.
+KTile digits(const std::vector<int64_t> &bases,
+             const std::vector<unsigned> &mem,
+             const std::vector<unsigned> &pe) {
+  KTile t;
+  int64_t n = 1;
+  for (int64_t b : bases) {
+    t.kdims.push_back(KDim::plain(b));
+    n *= b;
+  }
+  t.data = {SpaceDim::plain(n)};
+  t.groups = {unsigned(bases.size())};
+  t.m = {mem, pe};
+  int64_t dm = 1, dp = 1;
+  for (unsigned l : mem)
+    dm *= bases[l];
+  for (unsigned l : pe)
+    dp *= bases[l];
+  t.device = {SpaceDim::plain(dm), SpaceDim::plain(dp)};
+  return t;
+}
+
+/// Runs `plan` on a MasPar of `shape`, checks every element and that the
+/// ticks are the plan's prediction.
+void runPlan(const rt::GeneralPlan &plan, const rt::MachineShape &shape,
+             const std::string &what) {
+  int64_t slots = std::max(rt::slotsOf(plan.source), rt::slotsOf(plan.dest));
+  for (const rt::GeneralStep &s : plan.steps)
+    slots = std::max(slots, rt::slotsOf(s.to));
+  const uint64_t region = uint64_t(slots) * plan.elemBytes;
+  rt::MasPar m(shape.width, shape.height, 3 * region, shape.clusterSize);
+  rt::Regions regions{{plan.copy ? 0 : region}, {region}, {2 * region}};
+  auto memoryOf = [&](unsigned pe) { return m.memoryOf(pe); };
+  auto readOf = [&](unsigned pe) -> const uint8_t * { return m.memoryOf(pe); };
+  rt::storePattern(memoryOf, plan.source, plan.elemBytes, regions.src.base, 11);
+  std::string why;
+  ASSERT_TRUE(rt::executeGeneralPlan(m, plan, regions, {}, &why))
+      << what << ": " << why;
+  EXPECT_EQ(rt::countMismatches(readOf, plan.dest, plan.elemBytes,
+                                regions.dst.base, 11),
+            0u)
+      << what;
+  int64_t predicted = 0;
+  for (const rt::GeneralStep &s : plan.steps)
+    predicted += s.predictedTicks;
+  EXPECT_EQ(m.ledger().total(), predicted) << what;
+}
+
+/// A plan of one step of `kind` from `src` to `dst`, priced.
+rt::GeneralPlan oneStep(const rt::TileMap &src, const rt::TileMap &dst,
+                        rt::GeneralStepKind kind, bool inPlace, bool copy,
+                        unsigned elemBytes, const rt::MachineShape &shape) {
+  rt::GeneralPlan plan;
+  plan.source = src;
+  plan.dest = dst;
+  plan.elemBytes = elemBytes;
+  plan.copy = copy;
+  rt::GeneralStep s;
+  s.kind = kind;
+  s.to = dst;
+  s.inPlace = inPlace;
+  plan.steps = {s};
+  if (!copy && !inPlace) {
+    s.kind = rt::GeneralStepKind::Local;
+    s.inPlace = false;
+    plan.steps.push_back(s);
+  }
+  for (size_t i = 0; i < plan.steps.size(); ++i)
+    plan.steps[i].predictedTicks =
+        rt::predictGeneralStep(plan, i, shape, rt::CostModel{});
+  return plan;
+}
+
+rt::MachineShape gridFor(int64_t pes, unsigned cluster) {
+  unsigned width = unsigned(std::min<int64_t>(pes, 8));
+  return {width, unsigned((pes + width - 1) / width), cluster};
+}
+
+/// The planner's request for `src -> dst`.
+GeneralPlanRequest request(const rt::TileMap &src, const rt::TileMap &dst,
+                           unsigned elemBytes, bool copy,
+                           const rt::MachineShape &shape) {
+  GeneralPlanRequest req;
+  req.src = src;
+  req.dst = dst;
+  req.elemBytes = elemBytes;
+  req.copy = copy;
+  req.shape = shape;
+  return req;
+}
+
+/// Runs every candidate of digitPermutationPlans that re-signifies; returns
+/// how many there were.
+unsigned runResignifiedCandidates(const GeneralPlanRequest &req,
+                                  const std::string &what) {
+  unsigned n = 0;
+  for (const PricedPlan &p : digitPermutationPlans(req)) {
+    if (p.name.rfind("003 6.3.4", 0) != 0)
+      continue;
+    rt::GeneralPlan plan;
+    plan.source = req.src;
+    plan.dest = req.dst;
+    plan.elemBytes = req.elemBytes;
+    plan.copy = req.copy;
+    plan.steps = p.steps;
+    runPlan(plan, req.shape, what + ": " + p.name);
+    ++n;
+  }
+  return n;
+}
+
+} // namespace
+
+// 003 fig. 6.2's pair is 6.3.4's example: [p: a1:3 | m: a0:2] ->
+// [p: a0:3 | m: a1:2] is one forward re-signification, and back the
+// inverse; the step finds the digits in the move and runs in and out of
+// place and as a copy.
+TEST(Resignify, Figure62) {
+  KTile f1 = digits({2, 3}, {0}, {1}), f2 = digits({3, 2}, {1}, {0});
+  for (bool back : {false, true}) {
+    const KTile &from = back ? f2 : f1, &to = back ? f1 : f2;
+    rt::ResignifyShape shape;
+    std::string why;
+    ASSERT_TRUE(
+        rt::findResignification(from, to, rt::sourcesOf(from, to), shape, &why))
+        << why;
+    EXPECT_EQ(shape.peBase, 3);
+    EXPECT_EQ(shape.slotBase, 2);
+    EXPECT_EQ(shape.inverse, back);
+    const rt::MachineShape grid{3, 1, 16};
+    for (unsigned eb : {1u, 4u, 16u}) {
+      runPlan(oneStep(from, to, rt::GeneralStepKind::Resignify, true, false, eb,
+                      grid),
+              grid, "in place");
+      runPlan(oneStep(from, to, rt::GeneralStepKind::Resignify, false, false,
+                      eb, grid),
+              grid, "out of place");
+      runPlan(oneStep(from, to, rt::GeneralStepKind::Resignify, false, true, eb,
+                      grid),
+              grid, "copy");
+    }
+    // In place, and out of place with the copy back.
+    EXPECT_EQ(
+        runResignifiedCandidates(request(from, to, 1, false, grid), "fig. 6.2"),
+        2u);
+  }
+  // With equal bases a re-signification is a P/M digit exchange (003
+  // 6.3.1: permuting digits and their significance agree); a move that
+  // reverses a digit is neither.
+  KTile x = digits({3, 3}, {0}, {1}), y = digits({3, 3}, {1}, {0});
+  rt::ResignifyShape shape;
+  EXPECT_TRUE(
+      rt::findResignification(x, y, rt::sourcesOf(x, y), shape, nullptr));
+  KTile r = digits({3, 3}, {0}, {1});
+  r.kdims[0].sense = rt::Sense::Minus;
+  EXPECT_FALSE(
+      rt::findResignification(x, r, rt::sourcesOf(x, r), shape, nullptr));
+}
+
+// 6.3.4's common factors: [p: a1:6 | m: a0:4] -> [p: a0:6 | m: a1:4]
+// relabels both digits with a common digit of 2 and re-signifies only the
+// 3 | 2 parts, then exchanges the 2s (exchange_dig) and permutes; and the
+// direct re-signification too. Every candidate runs and checks.
+TEST(Resignify, CommonFactors) {
+  KTile a = digits({4, 6}, {0}, {1}), b = digits({6, 4}, {1}, {0});
+  const rt::MachineShape grid{6, 1, 16};
+  bool factored = false;
+  for (const PricedPlan &p :
+       digitPermutationPlans(request(a, b, 1, false, grid)))
+    factored |= p.steps[0].why.find("common factors") != std::string::npos &&
+                p.steps.size() > 1;
+  EXPECT_TRUE(factored);
+  EXPECT_GE(runResignifiedCandidates(request(a, b, 1, false, grid), "6 | 4"),
+            2u);
+  EXPECT_GE(runResignifiedCandidates(request(a, b, 2, true, grid), "6 | 4"),
+            2u);
+}
+
+// Random digit maps that cannot be aligned: random bases, the destination's
+// a random permutation of them in data order, random sides. The planner's
+// plan and every re-signifying candidate run, every element checked.
+TEST(Resignify, RandomNonAligned) {
+  std::mt19937 rng(611);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  unsigned runs = 0, candidates = 0, chosen = 0;
+  while (runs < 1000) {
+    const unsigned n = unsigned(pick(2, 4));
+    std::vector<int64_t> bases(n), bases2;
+    for (int64_t &b : bases)
+      b = pick(2, 7);
+    bases2 = bases;
+    std::shuffle(bases2.begin(), bases2.end(), rng);
+    auto place = [&](unsigned count, std::vector<unsigned> &mem,
+                     std::vector<unsigned> &pe) {
+      std::vector<unsigned> order(count);
+      std::iota(order.begin(), order.end(), 0u);
+      std::shuffle(order.begin(), order.end(), rng);
+      const unsigned split = unsigned(pick(1, int(count) - 1));
+      mem.assign(order.begin(), order.begin() + split);
+      pe.assign(order.begin() + split, order.end());
+    };
+    std::vector<unsigned> m1, p1, m2, p2;
+    place(n, m1, p1);
+    place(n, m2, p2);
+    KTile a = digits(bases, m1, p1), b = digits(bases2, m2, p2);
+    const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
+    if (pes > 64 || rt::slotsOf(a) > 64 || rt::slotsOf(b) > 64)
+      continue;
+    const rt::MachineShape grid = gridFor(pes, 1u << pick(0, 4));
+    const unsigned eb = 1u << pick(0, 3);
+    const bool copy = rng() % 4 == 0;
+    GeneralPlanRequest req = request(a, b, eb, copy, grid);
+    const std::string what = "run " + std::to_string(runs);
+    candidates += runResignifiedCandidates(req, what);
+    auto planned = planGeneralRemap(req);
+    ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned));
+    const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+    for (const rt::GeneralStep &s : plan.steps)
+      if (s.kind == rt::GeneralStepKind::Resignify) {
+        ++chosen;
+        break;
+      }
+    runPlan(plan, grid, what);
+    if (HasFailure())
+      return;
+    ++runs;
+  }
+  std::printf("re-signifying candidates run: %u, chosen in %u of %u plans\n",
+              candidates, chosen, runs);
+  EXPECT_GT(candidates, 300u);
+}
+
+// 003 6.3.9: random re-significations in place with stacks of 3 to 50
+// items: every element checked, no stack over its limit; the high-water
+// marks of unbounded stacks (cf. fig. 6.9) printed for docs/mixed-radix.md.
+TEST(Resignify, BoundedStacks) {
+  std::mt19937 rng(69);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  int64_t worst = 0, forcedRuns = 0;
+  std::vector<int64_t> highs;
+  for (unsigned run = 0; run < 2000; ++run) {
+    const int64_t b1 = pick(2, 12), b0 = pick(2, 40), low = pick(1, 3),
+                  rest = pick(1, 3);
+    const bool inverse = rng() % 2;
+    // [p: rest b1 | m: b0 low] with b1 and b0 data-adjacent.
+    KTile a = digits({low, b0, b1, rest}, {0, 1}, {2, 3});
+    KTile b = digits({low, b1, b0, rest}, {0, 2}, {1, 3});
+    if (inverse)
+      std::swap(a, b);
+    rt::ResignifyShape shape;
+    ASSERT_TRUE(
+        rt::findResignification(a, b, rt::sourcesOf(a, b), shape, nullptr));
+    const unsigned limit = run % 3 == 0 ? 3u : run % 3 == 1 ? 8u : 50u;
+    const unsigned eb = 1u << pick(0, 2);
+    const int64_t pes = rt::pesOf(a);
+    rt::MasPar m(unsigned(pes), 1, uint64_t(rt::slotsOf(a)) * eb, 16);
+    auto memoryOf = [&](unsigned pe) { return m.memoryOf(pe); };
+    auto readOf = [&](unsigned pe) -> const uint8_t * {
+      return m.memoryOf(pe);
+    };
+    rt::storePattern(memoryOf, a, eb, 0, 5);
+    rt::TransferOptions opt;
+    opt.elemBytes = eb;
+    opt.inPlace = true;
+    opt.stackLimit = limit;
+    opt.slots = shape.slots;
+    rt::TransferStats stats;
+    rt::runTransfers(m, rt::resignifyTransfers(shape, eb, true), opt, &stats);
+    ASSERT_EQ(rt::countMismatches(readOf, b, eb, 0, 5), 0u)
+        << "run " << run << ": " << b1 << " | " << b0 << ", limit " << limit;
+    ASSERT_LE(stats.stackHigh, int64_t(limit)) << "run " << run;
+    forcedRuns += stats.forced > 0;
+    // Unbounded (a limit of every element) for the high-water marks.
+    rt::MasPar u = rt::MasPar::pricing(unsigned(pes), 1, 16, rt::CostModel{});
+    rt::TransferStats free;
+    opt.stackLimit = unsigned(shape.slots) + 3;
+    rt::runTransfers(u, rt::resignifyTransfers(shape, eb, true), opt, &free);
+    highs.push_back(free.stackHigh);
+    worst = std::max(worst, free.stackHigh);
+  }
+  std::sort(highs.begin(), highs.end());
+  std::printf("unbounded stack high-water marks over %zu re-significations: "
+              "median %lld, 90%% %lld, 98%% %lld, max %lld; runs with a "
+              "forced send %lld\n",
+              highs.size(), (long long)highs[highs.size() / 2],
+              (long long)highs[highs.size() * 9 / 10],
+              (long long)highs[highs.size() * 98 / 100], (long long)worst,
+              (long long)forcedRuns);
+}
+
+// In-place brute force (6.3.9) on random permutations of digit maps, any
+// grid: every element checked, prediction equal to simulation, the bound
+// that lets the planner skip it below its price.
+TEST(Resignify, InPlaceBruteForce) {
+  std::mt19937 rng(6309);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  for (unsigned run = 0; run < 500; ++run) {
+    const unsigned n = unsigned(pick(2, 4));
+    std::vector<int64_t> bases(n), bases2;
+    for (int64_t &b : bases)
+      b = pick(2, 6);
+    bases2 = bases;
+    std::shuffle(bases2.begin(), bases2.end(), rng);
+    std::vector<unsigned> m1, p1, m2, p2;
+    for (unsigned i = 0; i < n; ++i) {
+      (i % 2 ? p1 : m1).push_back(i);
+      (rng() % 2 ? p2 : m2).push_back(i);
+    }
+    if (m2.empty() || p2.empty())
+      continue;
+    KTile a = digits(bases, m1, p1), b = digits(bases2, m2, p2);
+    const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
+    if (pes > 64)
+      continue;
+    const rt::MachineShape grid = gridFor(pes, 1u << pick(0, 4));
+    const unsigned eb = 1u << pick(0, 4);
+    const rt::GeneralPlan plan =
+        oneStep(a, b, rt::GeneralStepKind::BruteForce, true, false, eb, grid);
+    runPlan(plan, grid, "brute force in place, run " + std::to_string(run));
+    // The planner's bound for it (the busiest PE's leaving elements in
+    // rounds) never passes its price.
+    const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
+    rt::MoveShape shape = rt::analyseMove(a, b, sources);
+    shape.busiestSource =
+        *std::max_element(shape.leaving.begin(), shape.leaving.end());
+    EXPECT_LE(bruteForceStepBound(request(a, b, eb, false, grid), shape),
+              plan.steps[0].predictedTicks)
+        << "run " << run;
+    if (HasFailure())
+      return;
+  }
+}
+
+// When the scratch region does not fit (GeneralPlanRequest::noScratch) an
+// in-place remap is planned with in-place steps only: 6.3.9's brute force
+// where nothing else runs in place. Random digit maps, aligned or not.
+TEST(Resignify, NoScratch) {
+  std::mt19937 rng(6399);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  unsigned bruteForce = 0;
+  for (unsigned run = 0; run < 300; ++run) {
+    const unsigned n = unsigned(pick(2, 4));
+    std::vector<int64_t> bases(n), bases2;
+    for (int64_t &b : bases)
+      b = pick(2, 6);
+    bases2 = bases;
+    if (rng() % 2)
+      std::shuffle(bases2.begin(), bases2.end(), rng);
+    std::vector<unsigned> m1, p1, m2, p2;
+    for (unsigned i = 0; i < n; ++i) {
+      (i % 2 ? p1 : m1).push_back(i);
+      (rng() % 2 ? p2 : m2).push_back(i);
+    }
+    if (m2.empty() || p2.empty())
+      continue;
+    KTile a = digits(bases, m1, p1), b = digits(bases2, m2, p2);
+    const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
+    if (pes > 64)
+      continue;
+    const rt::MachineShape grid = gridFor(pes, 1u << pick(0, 4));
+    GeneralPlanRequest req = request(a, b, 1u << pick(0, 3), false, grid);
+    req.noScratch = true;
+    auto planned = planGeneralRemap(req);
+    ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned))
+        << std::get<std::string>(planned);
+    const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+    for (const rt::GeneralStep &s : plan.steps) {
+      EXPECT_TRUE(s.inPlace) << rt::generalStepKindName(s.kind);
+      bruteForce += s.kind == rt::GeneralStepKind::BruteForce;
+    }
+    runPlan(plan, grid, "no scratch, run " + std::to_string(run));
+    if (HasFailure())
+      return;
+  }
+  EXPECT_GT(bruteForce, 0u);
+}
