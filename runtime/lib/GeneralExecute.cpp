@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "mapc/runtime/General.h"
 
+#include "ExchangePrice.h"
 #include "ExchangeRounds.h"
 #include "mapc/runtime/DigitExchange.h"
 #include "mapc/runtime/TileWalk.h"
@@ -513,6 +514,11 @@ bool GeneralStepRunner::runExchange(std::string *why) {
     }
   } else if (!moveLocal(/*onlyLocal=*/true, why)) {
     return false;
+  } else if (m.pricingOnly() &&
+             chargeExchangeByPairs(m, from, to, sources, elemBytes)) {
+    // Priced from its pair counts, the rounds never built: the same ticks
+    // as the rounds the executor builds from those counts (ExchangePrice.h).
+    return true;
   }
   std::vector<std::vector<ExchangeSend>> byRound;
   std::vector<ExchangeSend> fanOut;

@@ -55,9 +55,15 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
   std::vector<int64_t> leave(grid.clusterCount(), 0),
       enter(grid.clusterCount(), 0);
   // Partners a cluster sends to and receives from: the two ends of its
-  // connection work at once, so the larger set counts (MasPar.h).
-  std::vector<std::set<uint32_t>> sendsTo(grid.clusterCount()),
-      hearsFrom(grid.clusterCount());
+  // connection work at once, so the larger set counts (MasPar.h). A flag
+  // per cluster pair counts them when the pairs are few (a set per
+  // element would cost more than the rest of the walk).
+  const size_t clusters = grid.clusterCount();
+  const bool flat = uint64_t(clusters) * clusters <= (uint64_t(1) << 22);
+  std::vector<uint8_t> talks(flat ? clusters * clusters : 0, 0);
+  std::vector<int64_t> sendsToCount(clusters, 0), hearsFromCount(clusters, 0);
+  std::vector<std::set<uint32_t>> sendsTo(flat ? 0 : clusters),
+      hearsFrom(flat ? 0 : clusters);
   for (size_t b = 0; b < sources.size(); ++b) {
     if (sources[b] == kNoSource)
       continue;
@@ -85,9 +91,23 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
     const unsigned cb = grid.clusterOfPe(unsigned(bp));
     ++leave[ca];
     ++enter[cb];
-    sendsTo[ca].insert(cb);
-    hearsFrom[cb].insert(ca);
+    if (flat) {
+      uint8_t &t = talks[size_t(ca) * clusters + cb];
+      if (!t) {
+        t = 1;
+        ++sendsToCount[ca];
+        ++hearsFromCount[cb];
+      }
+    } else {
+      sendsTo[ca].insert(cb);
+      hearsFrom[cb].insert(ca);
+    }
   }
+  if (!flat)
+    for (size_t c = 0; c < clusters; ++c) {
+      sendsToCount[c] = int64_t(sendsTo[c].size());
+      hearsFromCount[c] = int64_t(hearsFrom[c].size());
+    }
   // `count` elements priced per instruction of any width that can carry
   // them: elements narrower than 64 bits may share a wider chunk (003
   // 5.6.3), so the cheapest price per byte over the widths from the
@@ -106,8 +126,7 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
   int64_t busiest = 0, opens = 0;
   for (unsigned c = 0; c < grid.clusterCount(); ++c) {
     busiest = std::max({busiest, leave[c], enter[c]});
-    opens = std::max<int64_t>(
-        {opens, int64_t(sendsTo[c].size()), int64_t(hearsFrom[c].size())});
+    opens = std::max({opens, sendsToCount[c], hearsFromCount[c]});
   }
   return memory + cheapest(busiest, cost.rsend) + opens * cost.ropen;
 }
