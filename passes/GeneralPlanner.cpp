@@ -17,12 +17,11 @@ struct Candidate {
 };
 
 /// Prices `steps` as a plan of `base` (every step's predictedTicks); a
-/// step from the source to the destination reuses `sources`, and a copy
-/// back within the destination `identity` (made by the first that needs
-/// it), so that the candidates walk the elements once.
+/// step from the source to the destination reuses `sources`, so that the
+/// candidates walk the elements once (a copy back within the destination
+/// is priced from the slots it holds, without a table).
 bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
-           const std::vector<uint32_t> &sources,
-           std::vector<uint32_t> &identity, Candidate &c) {
+           const std::vector<uint32_t> &sources, Candidate &c) {
   if (c.priced)
     return true;
   rt::GeneralPlan plan = base;
@@ -31,13 +30,8 @@ bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const rt::TileMap &before = plan.layoutAfter(int(i) - 1);
     const std::vector<uint32_t> *known = nullptr;
-    if (before == req.src && plan.steps[i].to == req.dst) {
+    if (before == req.src && plan.steps[i].to == req.dst)
       known = &sources;
-    } else if (before == req.dst && plan.steps[i].to == req.dst) {
-      if (identity.empty())
-        identity = rt::sourcesOf(req.dst, req.dst);
-      known = &identity;
-    }
     int64_t t = rt::predictGeneralStep(plan, i, req.shape, req.cost, known);
     if (t < 0)
       return false;
@@ -187,7 +181,6 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
 
   std::string prices;
   Candidate *best = nullptr;
-  std::vector<uint32_t> identity;
   for (Candidate &c : candidates) {
     if (best && c.steps[0].kind == GeneralStepKind::BruteForce) {
       const int64_t bound = bruteForceStepBound(req, shape);
@@ -197,7 +190,7 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
         continue;
       }
     }
-    if (!price(req, plan, sources, identity, c))
+    if (!price(req, plan, sources, c))
       continue;
     if (!prices.empty())
       prices += ", ";

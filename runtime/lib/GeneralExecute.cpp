@@ -176,6 +176,7 @@ private:
   }
 
   bool runLocal(std::string *why);
+  bool priceCopyBack();
   bool moveLocal(bool onlyLocal, std::string *why);
   bool runExchange(std::string *why);
   void copyWithinPes(const std::vector<ExchangeSend> &copies);
@@ -203,6 +204,9 @@ bool GeneralStepRunner::run(std::string *why) {
   };
   if (pesOf(from) > pes || pesOf(to) > pes)
     return fail("a layout spans more PEs than the machine has");
+  if (m.pricingOnly() && kind == GeneralStepKind::Local && !inPlace &&
+      from == to && priceCopyBack())
+    return true;
   if (!given || given->size() != size_t(to.deviceSize())) {
     owned = sourcesOf(from, to);
     given = &owned;
@@ -231,6 +235,28 @@ bool GeneralStepRunner::run(std::string *why) {
 // with indirect addressing, one element per round.
 bool GeneralStepRunner::runLocal(std::string *why) {
   return moveLocal(/*onlyLocal=*/false, why);
+}
+
+// A copy back from the scratch region (an identity local step, General.h)
+// is moveLocal's uniform case: one direct load and store per slot some PE
+// holds. Priced from a walk of the layout's data marking the held slots,
+// without a table of sources; false (charging nothing) for a layout that
+// replicates.
+bool GeneralStepRunner::priceCopyBack() {
+  if (!TileWalk::walkable(to))
+    return false;
+  std::vector<uint8_t> held(size_t(toSlots), 0);
+  int64_t slots = 0;
+  TileWalk w(to);
+  for (int64_t n = to.dataSize(); w.index() < n; w.next()) {
+    uint8_t &h = held[size_t(w.address() % toSlots)];
+    slots += !h;
+    h = 1;
+  }
+  const unsigned wi = widthIndex(xferBytes);
+  m.ledger().memory +=
+      slots * xfers * (m.cost().load[wi] + m.cost().store(wi));
+  return true;
 }
 
 // The elements that keep their PE; with `onlyLocal` the others are left to
