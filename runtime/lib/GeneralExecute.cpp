@@ -16,6 +16,7 @@
 #include "mapc/runtime/TileWalk.h"
 
 #include <algorithm>
+#include <memory>
 #include <unordered_map>
 
 using namespace mapc::rt;
@@ -546,11 +547,49 @@ bool GeneralStepRunner::runExchange(std::string *why) {
     // as the rounds the executor builds from those counts (ExchangePrice.h).
     return true;
   }
-  std::vector<std::vector<ExchangeSend>> byRound;
-  std::vector<ExchangeSend> fanOut;
-  if (!exchangeSchedule(from, to, *given, pes, byRound, fanOut,
-                        /*forward=*/!inPlace))
-    return fail("no contention-free schedule found within the search budget");
+  // Planners price a move out of place and then in place: the pricing
+  // machine keeps the last schedule. Without a replicated destination no
+  // element is forwarded, so both forms take the same rounds.
+  struct Last {
+    TileMap from, to;
+    bool forward = false, found = false;
+    std::vector<std::vector<ExchangeSend>> rounds;
+    std::vector<ExchangeSend> fanOut;
+  };
+  thread_local std::unique_ptr<Last> last;
+  std::vector<std::vector<ExchangeSend>> ownRounds;
+  std::vector<ExchangeSend> ownFanOut;
+  const std::vector<std::vector<ExchangeSend>> *rounds = &ownRounds;
+  const std::vector<ExchangeSend> *fanOutOf = &ownFanOut;
+  const bool forward = !inPlace;
+  if (m.pricingOnly() && last && last->from == from && last->to == to &&
+      (last->forward == forward || !to.replicates())) {
+    if (!last->found)
+      return fail(
+          "no contention-free schedule found within the search budget");
+    rounds = &last->rounds;
+    fanOutOf = &last->fanOut;
+  } else {
+    const bool found =
+        exchangeSchedule(from, to, *given, pes, ownRounds, ownFanOut, forward);
+    if (m.pricingOnly()) {
+      if (!last)
+        last = std::make_unique<Last>();
+      last->from = from;
+      last->to = to;
+      last->forward = forward;
+      last->found = found;
+      last->rounds = std::move(ownRounds);
+      last->fanOut = std::move(ownFanOut);
+      rounds = &last->rounds;
+      fanOutOf = &last->fanOut;
+    }
+    if (!found)
+      return fail(
+          "no contention-free schedule found within the search budget");
+  }
+  const std::vector<std::vector<ExchangeSend>> &byRound = *rounds;
+  const std::vector<ExchangeSend> &fanOut = *fanOutOf;
   // Out of place every round is a group of its own.
   std::vector<std::vector<uint32_t>> groups;
   constexpr unsigned kMaxHeld = 8; // elements a PE holds in registers
@@ -761,8 +800,36 @@ bool GeneralStepRunner::runBruteForce() {
 // P/M digit exchange.
 bool GeneralStepRunner::runDigitExchangeStep(std::string *why) {
   DigitExchangeShape shape;
-  if (!findDigitExchange(from, to, *given, shape, why))
-    return false;
+  // Planners price a move in place and out of place, one after the other:
+  // the pricing machine remembers the last answer. `sources` is a function
+  // of the two layouts (sourcesOf), so they are the key.
+  struct Last {
+    TileMap from, to;
+    bool found = false;
+    DigitExchangeShape shape;
+    std::string why;
+  };
+  thread_local std::unique_ptr<Last> last;
+  if (m.pricingOnly() && last && last->from == from && last->to == to) {
+    if (!last->found && why)
+      *why = last->why;
+    if (!last->found)
+      return false;
+    shape = last->shape;
+  } else {
+    std::string reason;
+    const bool found = findDigitExchange(from, to, *given, shape, &reason);
+    if (m.pricingOnly()) {
+      if (!last)
+        last = std::make_unique<Last>();
+      *last = {from, to, found, shape, reason};
+    }
+    if (!found) {
+      if (why)
+        *why = reason;
+      return false;
+    }
+  }
   runDigitExchange(m, shape, {readBase, writeBase, elemBytes, inPlace});
   return true;
 }
