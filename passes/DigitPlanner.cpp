@@ -296,23 +296,13 @@ Planner::price(const rt::TileMap &from, const rt::TileMap &to, bool first) {
   one.dest = to;
   one.elemBytes = req.elemBytes;
   one.copy = req.copy && first;
-  // An exchange step has a round per element of its busiest sender, each
-  // a schedule-table load and, per transfer, an indirect load and store and
-  // a router send of at least one connection: skipped unpriced when that
-  // cannot beat the best option so far.
-  int64_t exchangeBound = 0;
-  if (!from.replicates() && !to.replicates()) {
-    const unsigned xferBytes = std::min(req.elemBytes, 8u);
-    const unsigned w = rt::widthIndex(xferBytes);
-    const rt::CostModel &c = req.cost;
-    int64_t busiest = 0;
-    for (int64_t n : shape.leaving)
-      busiest = std::max(busiest, n);
-    exchangeBound = busiest * (c.load[rt::widthIndex(8)] +
-                               int64_t(req.elemBytes / xferBytes) *
-                                   (c.loadIndirect[w] + c.storeIndirect(w) +
-                                    c.ropen + c.rsend[w]));
-  }
+  // An exchange step is skipped unpriced when its bound cannot beat the
+  // best option so far.
+  const int64_t exchangeBound =
+      to.replicates()
+          ? 0
+          : rt::exchangeStepBound(shape.leaving, req.elemBytes, req.shape,
+                                  req.cost);
   for (const Option &o : options) {
     if (o.kind == GeneralStepKind::Exchange && best &&
         exchangeBound >= best->predictedTicks)

@@ -3,6 +3,7 @@
 #include "passes/DigitPlanner.h"
 
 #include <algorithm>
+#include <climits>
 
 using namespace mapc;
 using rt::GeneralStepKind;
@@ -181,7 +182,26 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
 
   std::string prices;
   Candidate *best = nullptr;
+  // The 6.2.2 plans come priced: with the best of them, an exchange step
+  // whose bound is above what is in hand is not run on the pricing machine
+  // (its rounds are the dearest part of planning).
+  int64_t inHand = INT64_MAX;
+  for (const Candidate &c : candidates)
+    if (c.priced)
+      inHand = std::min(inHand, c.ticks);
+  const int64_t exchangeBound =
+      shape.local || req.dst.replicates()
+          ? 0
+          : rt::exchangeStepBound(shape.leaving, req.elemBytes, req.shape,
+                                  req.cost);
   for (Candidate &c : candidates) {
+    if (c.steps[0].kind == GeneralStepKind::Exchange && !c.priced &&
+        exchangeBound > std::min(inHand, best ? best->ticks : INT64_MAX)) {
+      prices += std::string(prices.empty() ? "" : ", ") + "exchange" +
+                (c.steps[0].inPlace ? " in place" : "") + " at least " +
+                ticksText(exchangeBound) + " (its bound; not run)";
+      continue;
+    }
     if (best && c.steps[0].kind == GeneralStepKind::BruteForce) {
       const int64_t bound = bruteForceStepBound(req, shape);
       if (bound >= best->ticks) {

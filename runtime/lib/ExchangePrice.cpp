@@ -37,39 +37,45 @@ bool mapc::rt::chargeExchangeByPairs(MasPar &m, const TileMap &from,
   const unsigned pes = m.peCount();
   const int64_t toPes = pesOf(to), fromPes = pesOf(from),
                 fromSlots = slotsOf(from), toSlots = slotsOf(to);
-  // A pair count per (sender, receiver): P^2 counters, not N sends.
-  if (uint64_t(pes) * pes > (uint64_t(1) << 22) || fromPes > pes ||
-      toPes > pes)
+  // A replicated destination may receive one element in several cells
+  // (copies, fan-out): left to the rounds themselves.
+  if (to.replicates() || fromPes > pes || toPes > pes)
     return false;
-  std::vector<uint32_t> count(size_t(pes) * pes, 0);
-  std::vector<uint8_t> seen(size_t(from.deviceSize()), 0);
+  // The pairs, receiver by receiver (the sources are listed so), with a
+  // stamp per sender: one pass, no P^2 table.
+  constexpr uint32_t kNone = ~uint32_t(0);
+  std::vector<uint32_t> stamp(pes, kNone), at(pes, 0);
+  std::vector<PairCount> pairs;
   uint64_t sends = 0;
   for (int64_t q = 0; q < toPes; ++q)
     for (int64_t t = 0; t < toSlots; ++t) {
       const uint32_t a = sources[size_t(q * toSlots + t)];
       if (a == kNoSource)
         continue;
-      const int64_t p = int64_t(a) / fromSlots;
+      const uint32_t p = uint32_t(int64_t(a) / fromSlots);
       if (p == q)
         continue;
-      if (seen[a]++)
-        return false; // a replicated destination: copies and fan-out
-      ++count[size_t(p) * pes + size_t(q)];
+      if (stamp[p] != uint32_t(q)) {
+        stamp[p] = uint32_t(q);
+        at[p] = uint32_t(pairs.size());
+        pairs.push_back({p, uint32_t(q), 0});
+      }
+      ++pairs[at[p]].count;
       ++sends;
-    }
-  // Numbered as scheduleByPairs numbers them: sender by sender, each
-  // sender's receivers in order of shift (receiver - sender mod the
-  // destination's PEs), the order colourByShift sorts the sends in.
-  const int64_t span = std::max<int64_t>(1, toPes);
-  std::vector<PairCount> pairs;
-  for (int64_t p = 0; p < fromPes; ++p)
-    for (int64_t s = 0; s < span; ++s) {
-      const int64_t q = (p % span + s) % span;
-      if (const uint32_t n = count[size_t(p) * pes + size_t(q)])
-        pairs.push_back({uint32_t(p), uint32_t(q), n});
     }
   if (sends <= kPairScheduleFrom || !pairScheduleApplies(sends, pairs.size()))
     return false;
+  // Numbered as scheduleByPairs numbers them: sender by sender, each
+  // sender's receivers in order of shift (receiver - sender mod the
+  // destination's PEs), the order colourByShift sorts the sends in.
+  const uint32_t span = uint32_t(std::max<int64_t>(1, toPes));
+  auto shift = [&](const PairCount &c) {
+    return (c.right + span - c.left % span) % span;
+  };
+  std::sort(pairs.begin(), pairs.end(),
+            [&](const PairCount &x, const PairCount &y) {
+              return x.left != y.left ? x.left < y.left : shift(x) < shift(y);
+            });
 
   const unsigned xferBytes = std::min(elemBytes, 8u);
   const int64_t xfers = elemBytes / xferBytes;

@@ -130,3 +130,30 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
   }
   return memory + cheapest(busiest, cost.rsend) + opens * cost.ropen;
 }
+
+// Round r costs at least ropen + s_r(c) rsend for every cluster c sending
+// s_r(c) elements in it: in plain mode the busiest cluster's senders take a
+// connection each, in clustered mode c's senders share at most
+// partners x group connections' sends. Summed over the rounds, the
+// s_r(c) of the busiest cluster add up to all it sends.
+int64_t mapc::rt::exchangeStepBound(const std::vector<int64_t> &leaving,
+                                    unsigned elemBytes,
+                                    const MachineShape &shape,
+                                    const CostModel &cost) {
+  const unsigned xferBytes = std::min(elemBytes, 8u);
+  const int64_t xfers = elemBytes / xferBytes;
+  const unsigned w = widthIndex(xferBytes);
+  MasPar grid =
+      MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
+  std::vector<int64_t> fromCluster(grid.clusterCount(), 0);
+  int64_t rounds = 0, busiestCluster = 0;
+  for (size_t p = 0; p < leaving.size() && p < grid.peCount(); ++p) {
+    rounds = std::max(rounds, leaving[p]);
+    busiestCluster = std::max(
+        busiestCluster, fromCluster[grid.clusterOfPe(unsigned(p))] += leaving[p]);
+  }
+  return rounds * (cost.load[widthIndex(8)] +
+                   xfers * (cost.loadIndirect[w] + cost.storeIndirect(w) +
+                            cost.ropen)) +
+         xfers * busiestCluster * cost.rsend[w];
+}
