@@ -202,10 +202,14 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
                 ticksText(exchangeBound) + " (its bound; not run)";
       continue;
     }
-    if (best && c.steps[0].kind == GeneralStepKind::BruteForce) {
+    if (c.steps[0].kind == GeneralStepKind::BruteForce &&
+        (best || inHand < INT64_MAX)) {
+      // A tie with an earlier candidate goes to it, with a later one (the
+      // 6.2.2 plans in hand) to brute force.
       const int64_t bound = bruteForceStepBound(req, shape);
-      if (bound >= best->ticks) {
-        prices += ", brute-force at least " + ticksText(bound) +
+      if ((best && bound >= best->ticks) || bound > inHand) {
+        prices += std::string(prices.empty() ? "" : ", ") +
+                  "brute-force at least " + ticksText(bound) +
                   " (its bound; not run)";
         continue;
       }

@@ -92,30 +92,32 @@ MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
   std::vector<int64_t> feeds(size_t(fromSlots), -1);
   std::vector<int64_t> perSource(size_t(std::max<int64_t>(1, pesOf(from))), 0);
   s.leaving.assign(perSource.size(), 0);
-  for (size_t b = 0; b < sources.size(); ++b) {
-    if (sources[b] == kNoSource)
-      continue;
-    const int64_t a = sources[b];
-    const int64_t ap = a / fromSlots, as = a % fromSlots;
-    const int64_t bp = int64_t(b) / toSlots, bs = int64_t(b) % toSlots;
-    ++s.held;
-    if (size_t(ap) < perSource.size()) {
-      s.busiestSource = std::max(s.busiestSource, ++perSource[size_t(ap)]);
-      s.leaving[size_t(ap)] += ap != bp;
+  // Destination cells PE by PE, slot by slot: one division per held cell.
+  const int64_t cells = int64_t(sources.size());
+  for (int64_t bp = 0, b = 0; b < cells; ++bp)
+    for (int64_t bs = 0; bs < toSlots && b < cells; ++bs, ++b) {
+      if (sources[size_t(b)] == kNoSource)
+        continue;
+      const int64_t a = sources[size_t(b)];
+      const int64_t ap = a / fromSlots, as = a - ap * fromSlots;
+      ++s.held;
+      if (size_t(ap) < perSource.size()) {
+        s.busiestSource = std::max(s.busiestSource, ++perSource[size_t(ap)]);
+        s.leaving[size_t(ap)] += ap != bp;
+      }
+      s.keepsSlots &= as == bs;
+      if (ap != bp || as != bs) {
+        s.identity = false;
+        ++s.moved;
+      }
+      s.local &= ap == bp;
+      int64_t &r = readsFrom[size_t(bs)];
+      s.slotUniformTo &= r < 0 || r == as;
+      r = as;
+      int64_t &f = feeds[size_t(as)];
+      s.slotUniformFrom &= f < 0 || f == bs;
+      f = bs;
     }
-    s.keepsSlots &= as == bs;
-    if (ap != bp || as != bs) {
-      s.identity = false;
-      ++s.moved;
-    }
-    s.local &= ap == bp;
-    int64_t &r = readsFrom[size_t(bs)];
-    s.slotUniformTo &= r < 0 || r == as;
-    r = as;
-    int64_t &f = feeds[size_t(as)];
-    s.slotUniformFrom &= f < 0 || f == bs;
-    f = bs;
-  }
   return s;
 }
 
@@ -431,6 +433,10 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
   Plural dest(pes, 0);
   std::vector<uint32_t> copies(pes, 0);
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> byRound;
+  // Pricing only: the last send priced.
+  std::vector<std::pair<uint32_t, uint32_t>> lastPairs;
+  unsigned lastBytes = 0;
+  int64_t lastTicks = 0;
   for (int64_t s = 0; s < fromSlots;) {
     const auto &list = sends[size_t(s)];
     if (list.empty()) {
@@ -463,6 +469,41 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
     if (byRound.empty() && staying)
       byRound.emplace_back();
     const int64_t first = s - chunk;
+    if (m.pricingOnly()) {
+      // The same charges without plurals: consecutive slots mostly send
+      // between the same PEs, so the last send's price is kept.
+      const unsigned wb = widthIndex(bytes);
+      Ledger &ledger = m.ledger();
+      for (unsigned x = 0; x < xfers; ++x) {
+        ledger.memory += m.cost().load[wb];
+        for (size_t r = 0; r < byRound.size(); ++r) {
+          if (!byRound[r].empty()) {
+            if (bytes != lastBytes || byRound[r] != lastPairs) {
+              for (const auto &[p, q] : byRound[r]) {
+                active[p] = 1;
+                dest[p] = q;
+              }
+              lastTicks = std::min(m.routerCost(bytes, dest, active, true),
+                                   m.routerCost(bytes, dest, active, false));
+              for (const auto &pq : byRound[r])
+                active[pq.first] = 0;
+              lastBytes = bytes;
+              lastPairs = byRound[r];
+            }
+            ledger.router += lastTicks;
+            ledger.routerSends += lastTicks > 0;
+          }
+          if (!byRound[r].empty() || (r == 0 && staying))
+            ledger.memory += m.cost().store(wb);
+        }
+      }
+      for (const auto &pq : list) {
+        senders[pq.first] = 0;
+        copies[pq.first] = 0;
+        stay[pq.first] = 0;
+      }
+      continue;
+    }
     for (unsigned x = 0; x < xfers; ++x) {
       Plural z = m.load(bytes, readAddr(first, x), senders);
       for (size_t r = 0; r < byRound.size(); ++r) {
