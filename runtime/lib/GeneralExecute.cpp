@@ -188,13 +188,31 @@ private:
   bool runBruteForce();
   bool runDigitExchangeStep(std::string *why);
 
+  /// The (sender, receiver) pairs of every source slot of a slotwise step,
+  /// slot by slot in one array.
+  struct SlotSends {
+    std::vector<uint32_t> start; ///< per slot, its first pair; then the end
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    struct List {
+      const std::pair<uint32_t, uint32_t> *b, *e;
+      const std::pair<uint32_t, uint32_t> *begin() const { return b; }
+      const std::pair<uint32_t, uint32_t> *end() const { return e; }
+      bool empty() const { return b == e; }
+      bool operator==(const List &o) const {
+        return e - b == o.e - o.b && std::equal(b, e, o.b);
+      }
+    };
+    List of(int64_t s) const {
+      return {pairs.data() + start[size_t(s)],
+              pairs.data() + start[size_t(s) + 1]};
+    }
+  };
+
   /// How many source slots from `s` on one slotwise send can carry: a
   /// power of two of elements of at most 64 bits together, each slot with
   /// the same (sender, receiver) pairs and the next destination slot.
-  unsigned
-  chunkRun(const std::vector<int64_t> &target,
-           const std::vector<std::vector<std::pair<uint32_t, uint32_t>>> &sends,
-           int64_t s) const;
+  unsigned chunkRun(const std::vector<int64_t> &target, const SlotSends &sends,
+                    int64_t s) const;
 };
 
 } // namespace
@@ -403,10 +421,11 @@ bool GeneralStepRunner::runLocalInPlace(const std::vector<int64_t> &readSlot) {
 // copy, in successive sends.
 bool GeneralStepRunner::runSlotwise(std::string *why) {
   const int64_t toPes = pesOf(to);
-  // Per source slot: its destination slot and its (sender, receiver) pairs.
+  // Per source slot: its destination slot and its (sender, receiver) pairs,
+  // receivers ascending, kept slot by slot in one array (SlotSends).
   std::vector<int64_t> target(size_t(fromSlots), -1);
-  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> sends(
-      static_cast<size_t>(fromSlots));
+  SlotSends sends;
+  sends.start.assign(size_t(fromSlots) + 1, 0);
   for (int64_t q = 0; q < toPes; ++q)
     for (int64_t t = 0; t < toSlots; ++t) {
       uint32_t a = sources[size_t(q * toSlots + t)];
@@ -419,9 +438,21 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
         return false;
       }
       target[size_t(s)] = t;
-      sends[size_t(s)].push_back(
-          {uint32_t(int64_t(a) / fromSlots), uint32_t(q)});
+      ++sends.start[size_t(s) + 1];
     }
+  for (int64_t s = 0; s < fromSlots; ++s)
+    sends.start[size_t(s) + 1] += sends.start[size_t(s)];
+  sends.pairs.resize(sends.start.back());
+  {
+    std::vector<uint32_t> fill(sends.start.begin(), sends.start.end() - 1);
+    for (int64_t q = 0; q < toPes; ++q)
+      for (int64_t t = 0; t < toSlots; ++t) {
+        uint32_t a = sources[size_t(q * toSlots + t)];
+        if (a != kNoSource)
+          sends.pairs[fill[size_t(int64_t(a) % fromSlots)]++] = {
+              uint32_t(int64_t(a) / fromSlots), uint32_t(q)};
+      }
+  }
   if (inPlace)
     for (int64_t s = 0; s < fromSlots; ++s)
       if (target[size_t(s)] >= 0 && target[size_t(s)] != s) {
@@ -438,7 +469,7 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
   unsigned lastBytes = 0;
   int64_t lastTicks = 0;
   for (int64_t s = 0; s < fromSlots;) {
-    const auto &list = sends[size_t(s)];
+    const SlotSends::List list = sends.of(s);
     if (list.empty()) {
       ++s;
       continue;
@@ -535,10 +566,8 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
   return true;
 }
 
-unsigned GeneralStepRunner::chunkRun(
-    const std::vector<int64_t> &target,
-    const std::vector<std::vector<std::pair<uint32_t, uint32_t>>> &sends,
-    int64_t s) const {
+unsigned GeneralStepRunner::chunkRun(const std::vector<int64_t> &target,
+                                     const SlotSends &sends, int64_t s) const {
   // Elements wider than 32 bits, or of a width that is not a power of two,
   // travel alone.
   if (xfers != 1 || (elemBytes & (elemBytes - 1)) != 0 || elemBytes >= 8)
@@ -547,7 +576,7 @@ unsigned GeneralStepRunner::chunkRun(
   const unsigned most = 8 / elemBytes;
   while (run < most && s + run < fromSlots &&
          target[size_t(s + run)] == target[size_t(s)] + int64_t(run) &&
-         sends[size_t(s + run)] == sends[size_t(s)])
+         sends.of(s + run) == sends.of(s))
     ++run;
   // The widths are 1, 2, 4 or 8 bytes: round down to a power of two.
   unsigned chunk = 1;
