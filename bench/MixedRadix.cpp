@@ -595,7 +595,7 @@ double median(std::vector<double> v) {
 
 int main(int argc, char **argv) {
   bool quick = false;
-  std::string only; // --only=GROUP: one group of problems (for profiling)
+  std::string only;     // --only=GROUP: one group of problems (for profiling)
   std::string writeDir; // --write=DIR: each problem's program, not run
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -606,10 +606,9 @@ int main(int argc, char **argv) {
     else if (a.rfind("--write=", 0) == 0)
       writeDir = a.substr(8);
     else {
-      std::fprintf(stderr,
-                   "usage: mapc-bench-mixed-radix [--quick] "
-                   "[--only=6.2.1|swap|random|hpf|network|replicate] "
-                   "[--write=DIR]\n");
+      std::fprintf(stderr, "usage: mapc-bench-mixed-radix [--quick] "
+                           "[--only=6.2.1|swap|random|hpf|network|replicate] "
+                           "[--write=DIR]\n");
       return 2;
     }
   }

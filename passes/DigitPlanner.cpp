@@ -299,10 +299,9 @@ Planner::price(const rt::TileMap &from, const rt::TileMap &to, bool first) {
   // An exchange step is skipped unpriced when its bound cannot beat the
   // best option so far.
   const int64_t exchangeBound =
-      to.replicates()
-          ? 0
-          : rt::exchangeStepBound(shape.leaving, req.elemBytes, req.shape,
-                                  req.cost);
+      to.replicates() ? 0
+                      : rt::exchangeStepBound(shape.leaving, req.elemBytes,
+                                              req.shape, req.cost);
   for (const Option &o : options) {
     if (o.kind == GeneralStepKind::Exchange && best &&
         exchangeBound >= best->predictedTicks)

@@ -31,8 +31,7 @@ std::vector<int64_t> mapc::rt::sharedPeGrid(const TileMap &from,
 }
 
 bool mapc::rt::chargeExchangeByPairs(MasPar &m, const TileMap &from,
-                                     const TileMap &to,
-                                     const uint32_t *sources,
+                                     const TileMap &to, const uint32_t *sources,
                                      unsigned elemBytes) {
   const unsigned pes = m.peCount();
   const int64_t toPes = pesOf(to), fromPes = pesOf(from),
@@ -84,7 +83,8 @@ bool mapc::rt::chargeExchangeByPairs(MasPar &m, const TileMap &from,
   Plural dest(pes, 0);
   Mask active(pes, 0);
   Ledger &ledger = m.ledger();
-  for (const PairRound &r : planPairRounds(pairs, pes, sharedPeGrid(from, to))) {
+  for (const PairRound &r :
+       planPairRounds(pairs, pes, sharedPeGrid(from, to))) {
     if (r.pairs.empty() || r.times == 0)
       continue;
     for (uint32_t k : r.pairs) {
@@ -97,9 +97,8 @@ bool mapc::rt::chargeExchangeByPairs(MasPar &m, const TileMap &from,
         std::min(m.routerCost(xferBytes, dest, active, true),
                  m.routerCost(xferBytes, dest, active, false));
     const int64_t times = int64_t(r.times);
-    ledger.memory +=
-        times * (c.load[widthIndex(8)] +
-                 xfers * (c.loadIndirect[w] + c.storeIndirect(w)));
+    ledger.memory += times * (c.load[widthIndex(8)] +
+                              xfers * (c.loadIndirect[w] + c.storeIndirect(w)));
     ledger.router += times * xfers * router;
     if (router > 0)
       ledger.routerSends += times * xfers;

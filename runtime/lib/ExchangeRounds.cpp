@@ -408,8 +408,8 @@ bool mapc::rt::inPlaceGroups(
   uint64_t pes = 0;
   for (const auto &round : rounds)
     for (const ExchangeSend &e : round)
-      pes = std::max<uint64_t>({pes, uint64_t(e.srcPe) + 1,
-                                uint64_t(e.dstPe) + 1});
+      pes = std::max<uint64_t>(
+          {pes, uint64_t(e.srcPe) + 1, uint64_t(e.dstPe) + 1});
   const uint64_t cells = pes * cellsPerPe;
   std::vector<uint32_t> start(size_t(cells) + 1, 0);
   for (const auto &round : rounds)

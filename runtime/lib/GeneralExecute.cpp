@@ -275,8 +275,7 @@ bool GeneralStepRunner::priceCopyBack() {
     h = 1;
   }
   const unsigned wi = widthIndex(xferBytes);
-  m.ledger().memory +=
-      slots * xfers * (m.cost().load[wi] + m.cost().store(wi));
+  m.ledger().memory += slots * xfers * (m.cost().load[wi] + m.cost().store(wi));
   return true;
 }
 
@@ -635,8 +634,7 @@ bool GeneralStepRunner::runExchange(std::string *why) {
   if (m.pricingOnly() && last && last->from == from && last->to == to &&
       (last->forward == forward || !to.replicates())) {
     if (!last->found)
-      return fail(
-          "no contention-free schedule found within the search budget");
+      return fail("no contention-free schedule found within the search budget");
     rounds = &last->rounds;
     fanOutOf = &last->fanOut;
   } else {
@@ -655,8 +653,7 @@ bool GeneralStepRunner::runExchange(std::string *why) {
       fanOutOf = &last->fanOut;
     }
     if (!found)
-      return fail(
-          "no contention-free schedule found within the search budget");
+      return fail("no contention-free schedule found within the search budget");
   }
   const std::vector<std::vector<ExchangeSend>> &byRound = *rounds;
   const std::vector<ExchangeSend> &fanOut = *fanOutOf;

@@ -149,8 +149,9 @@ int64_t mapc::rt::exchangeStepBound(const std::vector<int64_t> &leaving,
   int64_t rounds = 0, busiestCluster = 0;
   for (size_t p = 0; p < leaving.size() && p < grid.peCount(); ++p) {
     rounds = std::max(rounds, leaving[p]);
-    busiestCluster = std::max(
-        busiestCluster, fromCluster[grid.clusterOfPe(unsigned(p))] += leaving[p]);
+    busiestCluster =
+        std::max(busiestCluster,
+                 fromCluster[grid.clusterOfPe(unsigned(p))] += leaving[p]);
   }
   return rounds * (cost.load[widthIndex(8)] +
                    xfers * (cost.loadIndirect[w] + cost.storeIndirect(w) +

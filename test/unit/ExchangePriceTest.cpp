@@ -107,9 +107,8 @@ TEST(ExchangePrice, PairPricedEqualsRun) {
     ASSERT_TRUE(rt::runGeneralStep(m, plan, 0, regions, &why, &sources))
         << what << ": " << why;
     ASSERT_EQ(m.ledger().total(), priced) << what;
-    ASSERT_EQ(rt::countMismatches(readOf, b, plan.elemBytes, regions.dst.base,
-                                  5),
-              0u)
+    ASSERT_EQ(
+        rt::countMismatches(readOf, b, plan.elemBytes, regions.dst.base, 5), 0u)
         << what;
   }
   // The pair pricing must have been exercised, and not always.
