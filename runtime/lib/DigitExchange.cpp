@@ -5,23 +5,6 @@
 
 using namespace mapc::rt;
 
-namespace {
-
-/// Where the element of cell (pe, slot) goes, and so (the exchange is its
-/// own inverse) where the element of a cell comes from.
-struct ExchangeMap {
-  const DigitExchangeShape &s;
-  int64_t operator()(int64_t cell) const {
-    const int64_t pe = cell / s.slots, slot = cell % s.slots;
-    const int64_t x = pe / s.peWeight % s.base;
-    const int64_t y = slot / s.slotWeight % s.base;
-    return (pe + (y - x) * s.peWeight) * s.slots + slot +
-           (x - y) * s.slotWeight;
-  }
-};
-
-} // namespace
-
 bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
                                  const std::vector<uint32_t> &sources,
                                  DigitExchangeShape &shape, std::string *why) {
@@ -55,10 +38,24 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
     return fail("not a digit exchange: the digits found do not divide the "
                 "slots and PEs");
   shape = {base, wp, wm, pes, slots};
-  ExchangeMap f{shape};
-  for (int64_t b = 0; b < slots * pes; ++b)
-    if (sources[size_t(b)] != kNoSource && int64_t(sources[size_t(b)]) != f(b))
-      return fail("an element does not move as in a digit exchange");
+  // Every held cell takes the element of the cell with its PE digit x and
+  // slot digit y traded (the exchange is its own inverse), walked PE by PE
+  // and slot digit by slot digit so that the inner loop only counts.
+  const int64_t block = base * wm;
+  for (int64_t pe = 0; pe < pes; ++pe) {
+    const int64_t x = pe / wp % base;
+    const uint32_t *cell = sources.data() + pe * slots;
+    for (int64_t hi = 0; hi < slots; hi += block)
+      for (int64_t y = 0; y < base; ++y) {
+        const int64_t first = hi + y * wm;
+        const int64_t from = (pe + (y - x) * wp) * slots + first + (x - y) * wm;
+        for (int64_t lo = 0; lo < wm; ++lo) {
+          const uint32_t a = cell[first + lo];
+          if (a != kNoSource && int64_t(a) != from + lo)
+            return fail("an element does not move as in a digit exchange");
+        }
+      }
+  }
   return true;
 }
 
