@@ -105,6 +105,46 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
                      m.routerCost(bytes, dest, active, false);
     return m.routerSend(bytes, z, dest, active, clustered, received);
   };
+  if (m.pricingOnly() && s.pes > 0) {
+    // Every (high part, chunk, part) of one round costs what any other of
+    // the same width does: priced once per width, times their number.
+    std::vector<int64_t> perWidth(4, 0);
+    for (const Chunk &c : chunks)
+      perWidth[widthIndex(parts > 1 ? 8 : c.elems * eb)] += highs * parts;
+    Ledger &ledger = m.ledger();
+    const CostModel &cost = m.cost();
+    for (int64_t k = 1; 2 * k <= b; ++k) {
+      const bool half = 2 * k == b;
+      for (int64_t p = 0; p < s.pes; ++p) {
+        const int64_t x = digit[size_t(p)];
+        dest0[size_t(p)] = uint64_t(p + ((x + k) % b - x) * wp);
+        dest1[size_t(p)] = uint64_t(p + ((x - k + b) % b - x) * wp);
+      }
+      for (unsigned w = 0; w < 4; ++w) {
+        const int64_t n = perWidth[w];
+        if (!n)
+          continue;
+        const unsigned bytes = 1u << w;
+        const int64_t send0 =
+            std::min(m.routerCost(bytes, dest0, active, true),
+                     m.routerCost(bytes, dest0, active, false));
+        const int64_t send1 =
+            half ? 0
+                 : std::min(m.routerCost(bytes, dest1, active, true),
+                            m.routerCost(bytes, dest1, active, false));
+        const int64_t moves = half ? 1 : 2;
+        ledger.memory +=
+            n * moves * (cost.loadIndirect[w] + cost.storeIndirect(w));
+        ledger.router += n * (send0 + send1);
+        ledger.routerSends += n * ((send0 > 0) + (send1 > 0));
+      }
+    }
+    if (!where.inPlace)
+      for (unsigned w = 0; w < 4; ++w)
+        ledger.memory +=
+            perWidth[w] * (cost.loadIndirect[w] + cost.storeIndirect(w));
+    return;
+  }
   // Rounds k and b - k together (function 6.1): each PE reads its slot
   // digits x + k and x - k, sends them to PEs x + k and x - k, and stores
   // what comes back in the same two places, so nothing is overwritten
