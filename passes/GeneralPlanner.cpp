@@ -19,10 +19,12 @@ struct Candidate {
 
 /// Prices `steps` as a plan of `base` (every step's predictedTicks); a
 /// step from the source to the destination reuses `sources`, so that the
-/// candidates walk the elements once (a copy back within the destination
-/// is priced from the slots it holds, without a table).
+/// candidates walk the elements once, and a copy back within the
+/// destination (priced from the slots it holds, without a table) is priced
+/// by the first candidate that needs it (`copyBack`, -1 until then).
 bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
-           const std::vector<uint32_t> &sources, Candidate &c) {
+           const std::vector<uint32_t> &sources, int64_t &copyBack,
+           Candidate &c) {
   if (c.priced)
     return true;
   rt::GeneralPlan plan = base;
@@ -33,9 +35,18 @@ bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
     const std::vector<uint32_t> *known = nullptr;
     if (before == req.src && plan.steps[i].to == req.dst)
       known = &sources;
-    int64_t t = rt::predictGeneralStep(plan, i, req.shape, req.cost, known);
+    // Every candidate's copy back is the same step: priced once.
+    const bool back = before == req.dst && plan.steps[i].to == req.dst &&
+                      plan.steps[i].kind == GeneralStepKind::Local &&
+                      !plan.steps[i].inPlace;
+    int64_t t =
+        back && copyBack >= 0
+            ? copyBack
+            : rt::predictGeneralStep(plan, i, req.shape, req.cost, known);
     if (t < 0)
       return false;
+    if (back)
+      copyBack = t;
     c.steps[i].predictedTicks = t;
     c.ticks += t;
   }
@@ -194,6 +205,7 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
           ? 0
           : rt::exchangeStepBound(shape.leaving, req.elemBytes, req.shape,
                                   req.cost);
+  int64_t copyBack = -1;
   for (Candidate &c : candidates) {
     if (c.steps[0].kind == GeneralStepKind::Exchange && !c.priced &&
         exchangeBound > std::min(inHand, best ? best->ticks : INT64_MAX)) {
@@ -214,7 +226,7 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
         continue;
       }
     }
-    if (!price(req, plan, sources, c))
+    if (!price(req, plan, sources, copyBack, c))
       continue;
     if (!prices.empty())
       prices += ", ";

@@ -46,9 +46,10 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
   const unsigned w = widthIndex(xferBytes);
 
   std::vector<int64_t> reads(pes, 0), writes(pes, 0);
-  std::vector<uint8_t> read(size_t(src.deviceSize()), 0);
-  std::unordered_set<uint64_t> deliveredTo; // (source cell, PE) pairs sent
   const bool replicating = dst.replicates();
+  // Only a replicated destination reads a source cell for several cells.
+  std::vector<uint8_t> read(replicating ? size_t(src.deviceSize()) : 0, 0);
+  std::unordered_set<uint64_t> deliveredTo; // (source cell, PE) pairs sent
   // Clusters come from a pricing-only machine: the same blocks as --run's.
   MasPar grid =
       MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
@@ -74,7 +75,9 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
       continue;
     // A source element that feeds several cells (a replicated
     // destination) is read once.
-    if (!read[size_t(a)]) {
+    if (!replicating) {
+      ++reads[size_t(ap)];
+    } else if (!read[size_t(a)]) {
       read[size_t(a)] = 1;
       ++reads[size_t(ap)];
     }
