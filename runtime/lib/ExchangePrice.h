@@ -13,8 +13,9 @@ std::vector<int64_t> sharedPeGrid(const TileMap &from, const TileMap &to);
 
 /// Charges `m` the rounds of an out-of-place exchange step from `from` to
 /// `to` (`sources` from sourcesOf) exactly as runExchange's rounds would
-/// cost, without building them: when no element is bound for two cells
-/// and the executor schedules the sends from their pair counts
+/// cost, without building them: when the destination does not replicate
+/// (no element is bound for two cells) and the executor schedules the
+/// sends from their pair counts
 /// (PairSchedule.h), every round of a matching used `times` times costs the
 /// same (a schedule-table load, then per transfer an indirect load, one
 /// router send from the matching's senders to its receivers, an indirect
