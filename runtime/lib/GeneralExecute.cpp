@@ -313,6 +313,31 @@ bool GeneralStepRunner::moveLocal(bool onlyLocal, std::string *why) {
     }
     return runLocalInPlace(readSlot);
   }
+  if (m.pricingOnly()) {
+    // The same charges without plurals: a direct load and store per slot
+    // some PE moves an element into, or an indirect pair per round of the
+    // busiest PE's list.
+    const unsigned w = widthIndex(xferBytes);
+    const CostModel &c = m.cost();
+    int64_t count = 0;
+    if (uniform) {
+      for (int64_t t = 0; t < toSlots; ++t)
+        count += readSlot[size_t(t)] >= 0;
+      m.ledger().memory += count * xfers * (c.load[w] + c.store(w));
+      return true;
+    }
+    for (int64_t q = 0; q < toPes; ++q) {
+      int64_t n = 0;
+      for (int64_t t = 0; t < toSlots; ++t) {
+        uint32_t a = sources[size_t(q * toSlots + t)];
+        n += a != kNoSource && !remote(q, t);
+      }
+      count = std::max(count, n);
+    }
+    m.ledger().memory +=
+        count * xfers * (c.loadIndirect[w] + c.storeIndirect(w));
+    return true;
+  }
   if (uniform) {
     for (int64_t t = 0; t < toSlots; ++t) {
       if (readSlot[size_t(t)] < 0)
