@@ -40,6 +40,7 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <ctime>
 #include <random>
@@ -594,17 +595,20 @@ double median(std::vector<double> v) {
 
 int main(int argc, char **argv) {
   bool quick = false;
-  std::string only; // --only=GROUP: one group of problems (for profiling)
+  std::string only;     // --only=GROUP: one group of problems (for profiling)
+  std::string writeDir; // --write=DIR: each problem's program, not run
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick")
       quick = true;
     else if (a.rfind("--only=", 0) == 0)
       only = a.substr(7);
+    else if (a.rfind("--write=", 0) == 0)
+      writeDir = a.substr(8);
     else {
-      std::fprintf(stderr,
-                   "usage: mapc-bench-mixed-radix [--quick] "
-                   "[--only=6.2.1|swap|random|hpf|network|replicate]\n");
+      std::fprintf(stderr, "usage: mapc-bench-mixed-radix [--quick] "
+                           "[--only=6.2.1|swap|random|hpf|network|replicate] "
+                           "[--write=DIR]\n");
       return 2;
     }
   }
@@ -637,6 +641,24 @@ int main(int argc, char **argv) {
   for (Problem &p : replicationProblems(quick))
     problems.push_back(std::move(p));
 
+  // The programs as .map files, to profile `mapc FILE --emit=plan` on them.
+  if (!writeDir.empty()) {
+    for (const Problem &pb : problems) {
+      if (!only.empty() && only != pb.group)
+        continue;
+      std::string file = pb.group + "-" + pb.name;
+      for (char &ch : file)
+        if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' &&
+            ch != '-')
+          ch = '_';
+      std::FILE *f = std::fopen((writeDir + "/" + file + ".map").c_str(), "w");
+      if (!f)
+        die("cannot write into " + writeDir);
+      std::fputs(pb.source.c_str(), f);
+      std::fclose(f);
+    }
+    return 0;
+  }
   std::vector<Row> rows;
   for (const Problem &pb : problems)
     for (Row &r :

@@ -139,15 +139,30 @@ std::vector<uint32_t> frameSources(const rt::TileMap &from,
       }
     return w;
   };
-  const std::vector<int64_t> wt = weights(to), wf = weights(from);
+  const std::vector<int64_t> wf = weights(from);
+  // Walk `to`'s cells in order: its device digits, least significant
+  // first, count like an odometer, and the source cell moves by each
+  // digit's weight in `from` (no division per cell).
+  std::vector<unsigned> order;
+  for (const auto &dim : to.m)
+    for (unsigned l : dim)
+      if (to.kdims[l].tk > 1)
+        order.push_back(l);
   const int64_t cells = to.deviceSize();
   std::vector<uint32_t> src(size_t(cells), 0);
-  for (size_t l = 0; l < to.kdims.size(); ++l) {
-    const int64_t base = to.kdims[l].tk;
-    if (base == 1)
-      continue;
-    for (int64_t c = 0; c < cells; ++c)
-      src[size_t(c)] += uint32_t(c / wt[l] % base * wf[l]);
+  std::vector<int64_t> value(order.size(), 0);
+  int64_t at = 0;
+  for (int64_t c = 0; c < cells; ++c) {
+    src[size_t(c)] = uint32_t(at);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const unsigned l = order[i];
+      if (++value[i] < to.kdims[l].tk) {
+        at += wf[l];
+        break;
+      }
+      value[i] = 0;
+      at -= (to.kdims[l].tk - 1) * wf[l];
+    }
   }
   return src;
 }
@@ -293,7 +308,16 @@ Planner::price(const rt::TileMap &from, const rt::TileMap &to, bool first) {
   one.dest = to;
   one.elemBytes = req.elemBytes;
   one.copy = req.copy && first;
+  // An exchange step is skipped unpriced when its bound cannot beat the
+  // best option so far.
+  const int64_t exchangeBound =
+      to.replicates() ? 0
+                      : rt::exchangeStepBound(shape.leaving, req.elemBytes,
+                                              req.shape, req.cost);
   for (const Option &o : options) {
+    if (o.kind == GeneralStepKind::Exchange && best &&
+        exchangeBound >= best->predictedTicks)
+      continue;
     rt::GeneralStep s;
     s.kind = o.kind;
     s.to = to;

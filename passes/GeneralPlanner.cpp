@@ -3,6 +3,7 @@
 #include "passes/DigitPlanner.h"
 
 #include <algorithm>
+#include <climits>
 
 using namespace mapc;
 using rt::GeneralStepKind;
@@ -17,12 +18,13 @@ struct Candidate {
 };
 
 /// Prices `steps` as a plan of `base` (every step's predictedTicks); a
-/// step from the source to the destination reuses `sources`, and a copy
-/// back within the destination `identity` (made by the first that needs
-/// it), so that the candidates walk the elements once.
+/// step from the source to the destination reuses `sources`, so that the
+/// candidates walk the elements once, and a copy back within the
+/// destination (priced from the slots it holds, without a table) is priced
+/// by the first candidate that needs it (`copyBack`, -1 until then).
 bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
-           const std::vector<uint32_t> &sources,
-           std::vector<uint32_t> &identity, Candidate &c) {
+           const std::vector<uint32_t> &sources, int64_t &copyBack,
+           Candidate &c) {
   if (c.priced)
     return true;
   rt::GeneralPlan plan = base;
@@ -31,16 +33,20 @@ bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const rt::TileMap &before = plan.layoutAfter(int(i) - 1);
     const std::vector<uint32_t> *known = nullptr;
-    if (before == req.src && plan.steps[i].to == req.dst) {
+    if (before == req.src && plan.steps[i].to == req.dst)
       known = &sources;
-    } else if (before == req.dst && plan.steps[i].to == req.dst) {
-      if (identity.empty())
-        identity = rt::sourcesOf(req.dst, req.dst);
-      known = &identity;
-    }
-    int64_t t = rt::predictGeneralStep(plan, i, req.shape, req.cost, known);
+    // Every candidate's copy back is the same step: priced once.
+    const bool back = before == req.dst && plan.steps[i].to == req.dst &&
+                      plan.steps[i].kind == GeneralStepKind::Local &&
+                      !plan.steps[i].inPlace;
+    int64_t t =
+        back && copyBack >= 0
+            ? copyBack
+            : rt::predictGeneralStep(plan, i, req.shape, req.cost, known);
     if (t < 0)
       return false;
+    if (back)
+      copyBack = t;
     c.steps[i].predictedTicks = t;
     c.ticks += t;
   }
@@ -208,11 +214,31 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
 
   std::string prices;
   Candidate *best = nullptr;
-  std::vector<uint32_t> identity;
+  // The 6.2.2 plans come priced: with the best of them, an exchange step
+  // whose bound is above what is in hand is not run on the pricing machine
+  // (its rounds are the dearest part of planning).
+  int64_t inHand = INT64_MAX;
+  for (const Candidate &c : candidates)
+    if (c.priced && !(req.noScratch && writesScratch(plan, c.steps)))
+      inHand = std::min(inHand, c.ticks);
+  const int64_t exchangeBound =
+      shape.local || req.dst.replicates()
+          ? 0
+          : rt::exchangeStepBound(shape.leaving, req.elemBytes, req.shape,
+                                  req.cost);
+  int64_t copyBack = -1;
   for (Candidate &c : candidates) {
     if (req.noScratch && writesScratch(plan, c.steps))
       continue;
-    if (best && c.steps[0].kind == GeneralStepKind::BruteForce) {
+    if (c.steps[0].kind == GeneralStepKind::Exchange && !c.priced &&
+        exchangeBound > std::min(inHand, best ? best->ticks : INT64_MAX)) {
+      prices += std::string(prices.empty() ? "" : ", ") + "exchange" +
+                (c.steps[0].inPlace ? " in place" : "") + " at least " +
+                ticksText(exchangeBound) + " (its bound; not run)";
+      continue;
+    }
+    if (c.steps[0].kind == GeneralStepKind::BruteForce &&
+        (best || inHand < INT64_MAX)) {
       // In place only the elements that change cell are sent: at least
       // the busiest PE's leaving ones.
       rt::MoveShape moving = shape;
@@ -221,15 +247,17 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
                                    ? 0
                                    : *std::max_element(moving.leaving.begin(),
                                                        moving.leaving.end());
+      // A tie with an earlier candidate goes to it, with a later one (the
+      // 6.2.2 plans in hand) to brute force.
       const int64_t bound = bruteForceStepBound(req, moving);
-      if (bound >= best->ticks) {
-        prices += std::string(", brute-force") +
+      if ((best && bound >= best->ticks) || bound > inHand) {
+        prices += std::string(prices.empty() ? "" : ", ") + "brute-force" +
                   (c.steps[0].inPlace ? " in place" : "") + " at least " +
                   ticksText(bound) + " (its bound; not run)";
         continue;
       }
     }
-    if (!price(req, plan, sources, identity, c))
+    if (!price(req, plan, sources, copyBack, c))
       continue;
     if (!prices.empty())
       prices += ", ";

@@ -28,8 +28,30 @@ static void printExchangeRounds(const rt::TileMap &before,
   std::vector<std::vector<rt::ExchangeSend>> rounds;
   std::vector<rt::ExchangeSend> fanOut;
   unsigned pes = unsigned(std::max(rt::pesOf(before), rt::pesOf(after)));
-  if (!rt::exchangeSchedule(before, after, rt::sourcesOf(before, after), pes,
-                            rounds, fanOut, /*forward=*/!inPlace))
+  const std::vector<uint32_t> sources = rt::sourcesOf(before, after);
+  if (!after.replicates()) {
+    // No copies: as many rounds as the busiest PE sends or receives
+    // (König; the schedule's rounds, runtime/PairSchedule.h), so a large
+    // step's count needs no schedule.
+    std::vector<int64_t> out(pes, 0), in(pes, 0);
+    const int64_t fromSlots = rt::slotsOf(before), toSlots = rt::slotsOf(after);
+    int64_t degree = 0;
+    for (size_t c = 0; c < sources.size(); ++c) {
+      if (sources[c] == rt::kNoSource)
+        continue;
+      const int64_t p = int64_t(sources[c]) / fromSlots,
+                    q = int64_t(c) / toSlots;
+      if (p != q)
+        degree = std::max({degree, ++out[size_t(p)], ++in[size_t(q)]});
+    }
+    if (pes > 16 || degree > 16) {
+      os << "    rounds: " << degree
+         << ", each PE sending and receiving at most one element per round\n";
+      return;
+    }
+  }
+  if (!rt::exchangeSchedule(before, after, sources, pes, rounds, fanOut,
+                            /*forward=*/!inPlace))
     return;
   os << "    rounds: " << rounds.size()
      << ", each PE sending and receiving at most one element per round";

@@ -5,23 +5,6 @@
 
 using namespace mapc::rt;
 
-namespace {
-
-/// Where the element of cell (pe, slot) goes, and so (the exchange is its
-/// own inverse) where the element of a cell comes from.
-struct ExchangeMap {
-  const DigitExchangeShape &s;
-  int64_t operator()(int64_t cell) const {
-    const int64_t pe = cell / s.slots, slot = cell % s.slots;
-    const int64_t x = pe / s.peWeight % s.base;
-    const int64_t y = slot / s.slotWeight % s.base;
-    return (pe + (y - x) * s.peWeight) * s.slots + slot +
-           (x - y) * s.slotWeight;
-  }
-};
-
-} // namespace
-
 bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
                                  const std::vector<uint32_t> &sources,
                                  DigitExchangeShape &shape, std::string *why) {
@@ -55,10 +38,24 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
     return fail("not a digit exchange: the digits found do not divide the "
                 "slots and PEs");
   shape = {base, wp, wm, pes, slots};
-  ExchangeMap f{shape};
-  for (int64_t b = 0; b < slots * pes; ++b)
-    if (sources[size_t(b)] != kNoSource && int64_t(sources[size_t(b)]) != f(b))
-      return fail("an element does not move as in a digit exchange");
+  // Every held cell takes the element of the cell with its PE digit x and
+  // slot digit y traded (the exchange is its own inverse), walked PE by PE
+  // and slot digit by slot digit so that the inner loop only counts.
+  const int64_t block = base * wm;
+  for (int64_t pe = 0; pe < pes; ++pe) {
+    const int64_t x = pe / wp % base;
+    const uint32_t *cell = sources.data() + pe * slots;
+    for (int64_t hi = 0; hi < slots; hi += block)
+      for (int64_t y = 0; y < base; ++y) {
+        const int64_t first = hi + y * wm;
+        const int64_t from = (pe + (y - x) * wp) * slots + first + (x - y) * wm;
+        for (int64_t lo = 0; lo < wm; ++lo) {
+          const uint32_t a = cell[first + lo];
+          if (a != kNoSource && int64_t(a) != from + lo)
+            return fail("an element does not move as in a digit exchange");
+        }
+      }
+  }
   return true;
 }
 
@@ -108,6 +105,46 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
                      m.routerCost(bytes, dest, active, false);
     return m.routerSend(bytes, z, dest, active, clustered, received);
   };
+  if (m.pricingOnly() && s.pes > 0) {
+    // Every (high part, chunk, part) of one round costs what any other of
+    // the same width does: priced once per width, times their number.
+    std::vector<int64_t> perWidth(4, 0);
+    for (const Chunk &c : chunks)
+      perWidth[widthIndex(parts > 1 ? 8 : c.elems * eb)] += highs * parts;
+    Ledger &ledger = m.ledger();
+    const CostModel &cost = m.cost();
+    for (int64_t k = 1; 2 * k <= b; ++k) {
+      const bool half = 2 * k == b;
+      for (int64_t p = 0; p < s.pes; ++p) {
+        const int64_t x = digit[size_t(p)];
+        dest0[size_t(p)] = uint64_t(p + ((x + k) % b - x) * wp);
+        dest1[size_t(p)] = uint64_t(p + ((x - k + b) % b - x) * wp);
+      }
+      for (unsigned w = 0; w < 4; ++w) {
+        const int64_t n = perWidth[w];
+        if (!n)
+          continue;
+        const unsigned bytes = 1u << w;
+        const int64_t send0 =
+            std::min(m.routerCost(bytes, dest0, active, true),
+                     m.routerCost(bytes, dest0, active, false));
+        const int64_t send1 =
+            half ? 0
+                 : std::min(m.routerCost(bytes, dest1, active, true),
+                            m.routerCost(bytes, dest1, active, false));
+        const int64_t moves = half ? 1 : 2;
+        ledger.memory +=
+            n * moves * (cost.loadIndirect[w] + cost.storeIndirect(w));
+        ledger.router += n * (send0 + send1);
+        ledger.routerSends += n * ((send0 > 0) + (send1 > 0));
+      }
+    }
+    if (!where.inPlace)
+      for (unsigned w = 0; w < 4; ++w)
+        ledger.memory +=
+            perWidth[w] * (cost.loadIndirect[w] + cost.storeIndirect(w));
+    return;
+  }
   // Rounds k and b - k together (function 6.1): each PE reads its slot
   // digits x + k and x - k, sends them to PEs x + k and x - k, and stores
   // what comes back in the same two places, so nothing is overwritten

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ExchangeRounds.h"
+#include "ExchangePrice.h"
 #include "PairSchedule.h"
 
 #include <algorithm>
@@ -119,7 +120,6 @@ bool colourByShift(std::vector<ExchangeSend> sends, unsigned pes, uint64_t span,
   std::vector<ExchangeSend> sorted(sends.size());
   for (const ExchangeSend &e : sends)
     sorted[start[shift(e)]++] = e;
-  constexpr size_t kPairScheduleFrom = 1024;
   if (sorted.size() > kPairScheduleFrom &&
       scheduleByPairs(sorted, pes, grid, rounds))
     return true;
@@ -284,13 +284,7 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
   rounds.clear();
   // The PE grid both layouts share, for the diagonals (empty if they
   // differ).
-  std::vector<int64_t> grid;
-  if (from.device.size() == to.device.size())
-    for (size_t i = 1; i < to.device.size(); ++i)
-      grid.push_back(to.device[i].tlen);
-  for (size_t i = 0; i < grid.size(); ++i)
-    if (from.device[i + 1].tlen != grid[i])
-      grid.clear();
+  const std::vector<int64_t> grid = sharedPeGrid(from, to);
   // When no source cell feeds two destination cells (no replication), the
   // grouping below keeps every delivery in its own group, in order: colour
   // them as they come, without the hash tables (the same rounds, faster).
@@ -408,22 +402,37 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
 bool mapc::rt::inPlaceGroups(
     const std::vector<std::vector<ExchangeSend>> &rounds, uint64_t cellsPerPe,
     unsigned maxHeld, std::vector<std::vector<uint32_t>> &groups) {
-  // Every (cell, round) that sends from a cell: a replicated destination
-  // sends one cell in several rounds, and all must precede its overwrite.
-  std::vector<std::pair<uint64_t, uint32_t>> sentIn;
-  for (uint32_t r = 0; r < rounds.size(); ++r)
-    for (const ExchangeSend &e : rounds[r])
-      sentIn.push_back({e.srcPe * cellsPerPe + e.srcSlot, r});
-  std::sort(sentIn.begin(), sentIn.end());
+  // The rounds that send from each cell (a replicated destination sends one
+  // cell in several rounds, and all must precede its overwrite), bucketed
+  // by cell: a counting sort, as cells number at most PEs x slots.
+  uint64_t pes = 0;
+  for (const auto &round : rounds)
+    for (const ExchangeSend &e : round)
+      pes = std::max<uint64_t>(
+          {pes, uint64_t(e.srcPe) + 1, uint64_t(e.dstPe) + 1});
+  const uint64_t cells = pes * cellsPerPe;
+  std::vector<uint32_t> start(size_t(cells) + 1, 0);
+  for (const auto &round : rounds)
+    for (const ExchangeSend &e : round)
+      ++start[size_t(e.srcPe * cellsPerPe + e.srcSlot) + 1];
+  for (uint64_t c = 0; c < cells; ++c)
+    start[size_t(c) + 1] += start[size_t(c)];
+  std::vector<uint32_t> sentIn(start.back());
+  {
+    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+    for (uint32_t r = 0; r < rounds.size(); ++r)
+      for (const ExchangeSend &e : rounds[r])
+        sentIn[fill[size_t(e.srcPe * cellsPerPe + e.srcSlot)]++] = r;
+  }
   std::vector<std::vector<uint32_t>> needs(rounds.size());
   for (uint32_t r = 0; r < rounds.size(); ++r)
     for (const ExchangeSend &e : rounds[r]) {
       const uint64_t cell = e.dstPe * cellsPerPe + e.dstSlot;
-      auto it = std::lower_bound(sentIn.begin(), sentIn.end(),
-                                 std::make_pair(cell, uint32_t(0)));
-      for (; it != sentIn.end() && it->first == cell; ++it)
-        if (it->second != r)
-          needs[r].push_back(it->second);
+      if (cell >= cells)
+        continue; // no round sends from it
+      for (uint32_t k = start[size_t(cell)]; k < start[size_t(cell) + 1]; ++k)
+        if (sentIn[k] != r)
+          needs[r].push_back(sentIn[k]);
     }
   // Iterative Tarjan: a component is emitted after every component it
   // needs, which is the order to run them in.

@@ -10,12 +10,14 @@
 //===----------------------------------------------------------------------===//
 #include "mapc/runtime/General.h"
 
+#include "ExchangePrice.h"
 #include "ExchangeRounds.h"
 #include "mapc/runtime/DigitExchange.h"
 #include "mapc/runtime/Resignify.h"
 #include "mapc/runtime/TileWalk.h"
 
 #include <algorithm>
+#include <memory>
 #include <unordered_map>
 
 using namespace mapc::rt;
@@ -93,30 +95,32 @@ MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
   std::vector<int64_t> feeds(size_t(fromSlots), -1);
   std::vector<int64_t> perSource(size_t(std::max<int64_t>(1, pesOf(from))), 0);
   s.leaving.assign(perSource.size(), 0);
-  for (size_t b = 0; b < sources.size(); ++b) {
-    if (sources[b] == kNoSource)
-      continue;
-    const int64_t a = sources[b];
-    const int64_t ap = a / fromSlots, as = a % fromSlots;
-    const int64_t bp = int64_t(b) / toSlots, bs = int64_t(b) % toSlots;
-    ++s.held;
-    if (size_t(ap) < perSource.size()) {
-      s.busiestSource = std::max(s.busiestSource, ++perSource[size_t(ap)]);
-      s.leaving[size_t(ap)] += ap != bp;
+  // Destination cells PE by PE, slot by slot: one division per held cell.
+  const int64_t cells = int64_t(sources.size());
+  for (int64_t bp = 0, b = 0; b < cells; ++bp)
+    for (int64_t bs = 0; bs < toSlots && b < cells; ++bs, ++b) {
+      if (sources[size_t(b)] == kNoSource)
+        continue;
+      const int64_t a = sources[size_t(b)];
+      const int64_t ap = a / fromSlots, as = a - ap * fromSlots;
+      ++s.held;
+      if (size_t(ap) < perSource.size()) {
+        s.busiestSource = std::max(s.busiestSource, ++perSource[size_t(ap)]);
+        s.leaving[size_t(ap)] += ap != bp;
+      }
+      s.keepsSlots &= as == bs;
+      if (ap != bp || as != bs) {
+        s.identity = false;
+        ++s.moved;
+      }
+      s.local &= ap == bp;
+      int64_t &r = readsFrom[size_t(bs)];
+      s.slotUniformTo &= r < 0 || r == as;
+      r = as;
+      int64_t &f = feeds[size_t(as)];
+      s.slotUniformFrom &= f < 0 || f == bs;
+      f = bs;
     }
-    s.keepsSlots &= as == bs;
-    if (ap != bp || as != bs) {
-      s.identity = false;
-      ++s.moved;
-    }
-    s.local &= ap == bp;
-    int64_t &r = readsFrom[size_t(bs)];
-    s.slotUniformTo &= r < 0 || r == as;
-    r = as;
-    int64_t &f = feeds[size_t(as)];
-    s.slotUniformFrom &= f < 0 || f == bs;
-    f = bs;
-  }
   return s;
 }
 
@@ -178,6 +182,7 @@ private:
   }
 
   bool runLocal(std::string *why);
+  bool priceCopyBack();
   bool moveLocal(bool onlyLocal, std::string *why);
   bool runExchange(std::string *why);
   void copyWithinPes(const std::vector<ExchangeSend> &copies);
@@ -187,13 +192,31 @@ private:
   bool runDigitExchangeStep(std::string *why);
   bool runResignifyStep(std::string *why);
 
+  /// The (sender, receiver) pairs of every source slot of a slotwise step,
+  /// slot by slot in one array.
+  struct SlotSends {
+    std::vector<uint32_t> start; ///< per slot, its first pair; then the end
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    struct List {
+      const std::pair<uint32_t, uint32_t> *b, *e;
+      const std::pair<uint32_t, uint32_t> *begin() const { return b; }
+      const std::pair<uint32_t, uint32_t> *end() const { return e; }
+      bool empty() const { return b == e; }
+      bool operator==(const List &o) const {
+        return e - b == o.e - o.b && std::equal(b, e, o.b);
+      }
+    };
+    List of(int64_t s) const {
+      return {pairs.data() + start[size_t(s)],
+              pairs.data() + start[size_t(s) + 1]};
+    }
+  };
+
   /// How many source slots from `s` on one slotwise send can carry: a
   /// power of two of elements of at most 64 bits together, each slot with
   /// the same (sender, receiver) pairs and the next destination slot.
-  unsigned
-  chunkRun(const std::vector<int64_t> &target,
-           const std::vector<std::vector<std::pair<uint32_t, uint32_t>>> &sends,
-           int64_t s) const;
+  unsigned chunkRun(const std::vector<int64_t> &target, const SlotSends &sends,
+                    int64_t s) const;
 };
 
 } // namespace
@@ -206,6 +229,9 @@ bool GeneralStepRunner::run(std::string *why) {
   };
   if (pesOf(from) > pes || pesOf(to) > pes)
     return fail("a layout spans more PEs than the machine has");
+  if (m.pricingOnly() && kind == GeneralStepKind::Local && !inPlace &&
+      from == to && priceCopyBack())
+    return true;
   if (!given || given->size() != size_t(to.deviceSize())) {
     owned = sourcesOf(from, to);
     given = &owned;
@@ -236,6 +262,27 @@ bool GeneralStepRunner::run(std::string *why) {
 // with indirect addressing, one element per round.
 bool GeneralStepRunner::runLocal(std::string *why) {
   return moveLocal(/*onlyLocal=*/false, why);
+}
+
+// A copy back from the scratch region (an identity local step, General.h)
+// is moveLocal's uniform case: one direct load and store per slot some PE
+// holds. Priced from a walk of the layout's data marking the held slots,
+// without a table of sources; false (charging nothing) for a layout that
+// replicates.
+bool GeneralStepRunner::priceCopyBack() {
+  if (!TileWalk::walkable(to))
+    return false;
+  std::vector<uint8_t> held(size_t(toSlots), 0);
+  int64_t slots = 0;
+  TileWalk w(to);
+  for (int64_t n = to.dataSize(); w.index() < n; w.next()) {
+    uint8_t &h = held[size_t(w.address() % toSlots)];
+    slots += !h;
+    h = 1;
+  }
+  const unsigned wi = widthIndex(xferBytes);
+  m.ledger().memory += slots * xfers * (m.cost().load[wi] + m.cost().store(wi));
+  return true;
 }
 
 // The elements that keep their PE; with `onlyLocal` the others are left to
@@ -271,6 +318,31 @@ bool GeneralStepRunner::moveLocal(bool onlyLocal, std::string *why) {
       return false;
     }
     return runLocalInPlace(readSlot);
+  }
+  if (m.pricingOnly()) {
+    // The same charges without plurals: a direct load and store per slot
+    // some PE moves an element into, or an indirect pair per round of the
+    // busiest PE's list.
+    const unsigned w = widthIndex(xferBytes);
+    const CostModel &c = m.cost();
+    int64_t count = 0;
+    if (uniform) {
+      for (int64_t t = 0; t < toSlots; ++t)
+        count += readSlot[size_t(t)] >= 0;
+      m.ledger().memory += count * xfers * (c.load[w] + c.store(w));
+      return true;
+    }
+    for (int64_t q = 0; q < toPes; ++q) {
+      int64_t n = 0;
+      for (int64_t t = 0; t < toSlots; ++t) {
+        uint32_t a = sources[size_t(q * toSlots + t)];
+        n += a != kNoSource && !remote(q, t);
+      }
+      count = std::max(count, n);
+    }
+    m.ledger().memory +=
+        count * xfers * (c.loadIndirect[w] + c.storeIndirect(w));
+    return true;
   }
   if (uniform) {
     for (int64_t t = 0; t < toSlots; ++t) {
@@ -379,10 +451,11 @@ bool GeneralStepRunner::runLocalInPlace(const std::vector<int64_t> &readSlot) {
 // copy, in successive sends.
 bool GeneralStepRunner::runSlotwise(std::string *why) {
   const int64_t toPes = pesOf(to);
-  // Per source slot: its destination slot and its (sender, receiver) pairs.
+  // Per source slot: its destination slot and its (sender, receiver) pairs,
+  // receivers ascending, kept slot by slot in one array (SlotSends).
   std::vector<int64_t> target(size_t(fromSlots), -1);
-  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> sends(
-      static_cast<size_t>(fromSlots));
+  SlotSends sends;
+  sends.start.assign(size_t(fromSlots) + 1, 0);
   for (int64_t q = 0; q < toPes; ++q)
     for (int64_t t = 0; t < toSlots; ++t) {
       uint32_t a = sources[size_t(q * toSlots + t)];
@@ -395,9 +468,21 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
         return false;
       }
       target[size_t(s)] = t;
-      sends[size_t(s)].push_back(
-          {uint32_t(int64_t(a) / fromSlots), uint32_t(q)});
+      ++sends.start[size_t(s) + 1];
     }
+  for (int64_t s = 0; s < fromSlots; ++s)
+    sends.start[size_t(s) + 1] += sends.start[size_t(s)];
+  sends.pairs.resize(sends.start.back());
+  {
+    std::vector<uint32_t> fill(sends.start.begin(), sends.start.end() - 1);
+    for (int64_t q = 0; q < toPes; ++q)
+      for (int64_t t = 0; t < toSlots; ++t) {
+        uint32_t a = sources[size_t(q * toSlots + t)];
+        if (a != kNoSource)
+          sends.pairs[fill[size_t(int64_t(a) % fromSlots)]++] = {
+              uint32_t(int64_t(a) / fromSlots), uint32_t(q)};
+      }
+  }
   if (inPlace)
     for (int64_t s = 0; s < fromSlots; ++s)
       if (target[size_t(s)] >= 0 && target[size_t(s)] != s) {
@@ -409,8 +494,12 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
   Plural dest(pes, 0);
   std::vector<uint32_t> copies(pes, 0);
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> byRound;
+  // Pricing only: the last send priced.
+  std::vector<std::pair<uint32_t, uint32_t>> lastPairs;
+  unsigned lastBytes = 0;
+  int64_t lastTicks = 0;
   for (int64_t s = 0; s < fromSlots;) {
-    const auto &list = sends[size_t(s)];
+    const SlotSends::List list = sends.of(s);
     if (list.empty()) {
       ++s;
       continue;
@@ -441,6 +530,41 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
     if (byRound.empty() && staying)
       byRound.emplace_back();
     const int64_t first = s - chunk;
+    if (m.pricingOnly()) {
+      // The same charges without plurals: consecutive slots mostly send
+      // between the same PEs, so the last send's price is kept.
+      const unsigned wb = widthIndex(bytes);
+      Ledger &ledger = m.ledger();
+      for (unsigned x = 0; x < xfers; ++x) {
+        ledger.memory += m.cost().load[wb];
+        for (size_t r = 0; r < byRound.size(); ++r) {
+          if (!byRound[r].empty()) {
+            if (bytes != lastBytes || byRound[r] != lastPairs) {
+              for (const auto &[p, q] : byRound[r]) {
+                active[p] = 1;
+                dest[p] = q;
+              }
+              lastTicks = std::min(m.routerCost(bytes, dest, active, true),
+                                   m.routerCost(bytes, dest, active, false));
+              for (const auto &pq : byRound[r])
+                active[pq.first] = 0;
+              lastBytes = bytes;
+              lastPairs = byRound[r];
+            }
+            ledger.router += lastTicks;
+            ledger.routerSends += lastTicks > 0;
+          }
+          if (!byRound[r].empty() || (r == 0 && staying))
+            ledger.memory += m.cost().store(wb);
+        }
+      }
+      for (const auto &pq : list) {
+        senders[pq.first] = 0;
+        copies[pq.first] = 0;
+        stay[pq.first] = 0;
+      }
+      continue;
+    }
     for (unsigned x = 0; x < xfers; ++x) {
       Plural z = m.load(bytes, readAddr(first, x), senders);
       for (size_t r = 0; r < byRound.size(); ++r) {
@@ -472,10 +596,8 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
   return true;
 }
 
-unsigned GeneralStepRunner::chunkRun(
-    const std::vector<int64_t> &target,
-    const std::vector<std::vector<std::pair<uint32_t, uint32_t>>> &sends,
-    int64_t s) const {
+unsigned GeneralStepRunner::chunkRun(const std::vector<int64_t> &target,
+                                     const SlotSends &sends, int64_t s) const {
   // Elements wider than 32 bits, or of a width that is not a power of two,
   // travel alone.
   if (xfers != 1 || (elemBytes & (elemBytes - 1)) != 0 || elemBytes >= 8)
@@ -484,7 +606,7 @@ unsigned GeneralStepRunner::chunkRun(
   const unsigned most = 8 / elemBytes;
   while (run < most && s + run < fromSlots &&
          target[size_t(s + run)] == target[size_t(s)] + int64_t(run) &&
-         sends[size_t(s + run)] == sends[size_t(s)])
+         sends.of(s + run) == sends.of(s))
     ++run;
   // The widths are 1, 2, 4 or 8 bytes: round down to a power of two.
   unsigned chunk = 1;
@@ -519,12 +641,53 @@ bool GeneralStepRunner::runExchange(std::string *why) {
     }
   } else if (!moveLocal(/*onlyLocal=*/true, why)) {
     return false;
+  } else if (m.pricingOnly() &&
+             chargeExchangeByPairs(m, from, to, sources, elemBytes)) {
+    // Priced from its pair counts, the rounds never built: the same ticks
+    // as the rounds the executor builds from those counts (ExchangePrice.h).
+    return true;
   }
-  std::vector<std::vector<ExchangeSend>> byRound;
-  std::vector<ExchangeSend> fanOut;
-  if (!exchangeSchedule(from, to, *given, pes, byRound, fanOut,
-                        /*forward=*/!inPlace))
-    return fail("no contention-free schedule found within the search budget");
+  // Planners price a move out of place and then in place: the pricing
+  // machine keeps the last schedule. Without a replicated destination no
+  // element is forwarded, so both forms take the same rounds.
+  struct Last {
+    TileMap from, to;
+    bool forward = false, found = false;
+    std::vector<std::vector<ExchangeSend>> rounds;
+    std::vector<ExchangeSend> fanOut;
+  };
+  thread_local std::unique_ptr<Last> last;
+  std::vector<std::vector<ExchangeSend>> ownRounds;
+  std::vector<ExchangeSend> ownFanOut;
+  const std::vector<std::vector<ExchangeSend>> *rounds = &ownRounds;
+  const std::vector<ExchangeSend> *fanOutOf = &ownFanOut;
+  const bool forward = !inPlace;
+  if (m.pricingOnly() && last && last->from == from && last->to == to &&
+      (last->forward == forward || !to.replicates())) {
+    if (!last->found)
+      return fail("no contention-free schedule found within the search budget");
+    rounds = &last->rounds;
+    fanOutOf = &last->fanOut;
+  } else {
+    const bool found =
+        exchangeSchedule(from, to, *given, pes, ownRounds, ownFanOut, forward);
+    if (m.pricingOnly()) {
+      if (!last)
+        last = std::make_unique<Last>();
+      last->from = from;
+      last->to = to;
+      last->forward = forward;
+      last->found = found;
+      last->rounds = std::move(ownRounds);
+      last->fanOut = std::move(ownFanOut);
+      rounds = &last->rounds;
+      fanOutOf = &last->fanOut;
+    }
+    if (!found)
+      return fail("no contention-free schedule found within the search budget");
+  }
+  const std::vector<std::vector<ExchangeSend>> &byRound = *rounds;
+  const std::vector<ExchangeSend> &fanOut = *fanOutOf;
   // Out of place every round is a group of its own.
   std::vector<std::vector<uint32_t>> groups;
   constexpr unsigned kMaxHeld = 8; // elements a PE holds in registers
@@ -765,8 +928,36 @@ bool GeneralStepRunner::runBruteForce(std::string *why) {
 // P/M digit exchange.
 bool GeneralStepRunner::runDigitExchangeStep(std::string *why) {
   DigitExchangeShape shape;
-  if (!findDigitExchange(from, to, *given, shape, why))
-    return false;
+  // Planners price a move in place and out of place, one after the other:
+  // the pricing machine remembers the last answer. `sources` is a function
+  // of the two layouts (sourcesOf), so they are the key.
+  struct Last {
+    TileMap from, to;
+    bool found = false;
+    DigitExchangeShape shape;
+    std::string why;
+  };
+  thread_local std::unique_ptr<Last> last;
+  if (m.pricingOnly() && last && last->from == from && last->to == to) {
+    if (!last->found && why)
+      *why = last->why;
+    if (!last->found)
+      return false;
+    shape = last->shape;
+  } else {
+    std::string reason;
+    const bool found = findDigitExchange(from, to, *given, shape, &reason);
+    if (m.pricingOnly()) {
+      if (!last)
+        last = std::make_unique<Last>();
+      *last = {from, to, found, shape, reason};
+    }
+    if (!found) {
+      if (why)
+        *why = reason;
+      return false;
+    }
+  }
   runDigitExchange(m, shape, {readBase, writeBase, elemBytes, inPlace});
   return true;
 }

@@ -46,18 +46,25 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
   const unsigned w = widthIndex(xferBytes);
 
   std::vector<int64_t> reads(pes, 0), writes(pes, 0);
-  std::vector<uint8_t> read(size_t(src.deviceSize()), 0);
-  std::unordered_set<uint64_t> deliveredTo; // (source cell, PE) pairs sent
   const bool replicating = dst.replicates();
+  // Only a replicated destination reads a source cell for several cells.
+  std::vector<uint8_t> read(replicating ? size_t(src.deviceSize()) : 0, 0);
+  std::unordered_set<uint64_t> deliveredTo; // (source cell, PE) pairs sent
   // Clusters come from a pricing-only machine: the same blocks as --run's.
   MasPar grid =
       MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
   std::vector<int64_t> leave(grid.clusterCount(), 0),
       enter(grid.clusterCount(), 0);
   // Partners a cluster sends to and receives from: the two ends of its
-  // connection work at once, so the larger set counts (MasPar.h).
-  std::vector<std::set<uint32_t>> sendsTo(grid.clusterCount()),
-      hearsFrom(grid.clusterCount());
+  // connection work at once, so the larger set counts (MasPar.h). A flag
+  // per cluster pair counts them when the pairs are few (a set per
+  // element would cost more than the rest of the walk).
+  const size_t clusters = grid.clusterCount();
+  const bool flat = uint64_t(clusters) * clusters <= (uint64_t(1) << 22);
+  std::vector<uint8_t> talks(flat ? clusters * clusters : 0, 0);
+  std::vector<int64_t> sendsToCount(clusters, 0), hearsFromCount(clusters, 0);
+  std::vector<std::set<uint32_t>> sendsTo(flat ? 0 : clusters),
+      hearsFrom(flat ? 0 : clusters);
   for (size_t b = 0; b < sources.size(); ++b) {
     if (sources[b] == kNoSource)
       continue;
@@ -68,7 +75,9 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
       continue;
     // A source element that feeds several cells (a replicated
     // destination) is read once.
-    if (!read[size_t(a)]) {
+    if (!replicating) {
+      ++reads[size_t(ap)];
+    } else if (!read[size_t(a)]) {
       read[size_t(a)] = 1;
       ++reads[size_t(ap)];
     }
@@ -85,9 +94,23 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
     const unsigned cb = grid.clusterOfPe(unsigned(bp));
     ++leave[ca];
     ++enter[cb];
-    sendsTo[ca].insert(cb);
-    hearsFrom[cb].insert(ca);
+    if (flat) {
+      uint8_t &t = talks[size_t(ca) * clusters + cb];
+      if (!t) {
+        t = 1;
+        ++sendsToCount[ca];
+        ++hearsFromCount[cb];
+      }
+    } else {
+      sendsTo[ca].insert(cb);
+      hearsFrom[cb].insert(ca);
+    }
   }
+  if (!flat)
+    for (size_t c = 0; c < clusters; ++c) {
+      sendsToCount[c] = int64_t(sendsTo[c].size());
+      hearsFromCount[c] = int64_t(hearsFrom[c].size());
+    }
   // `count` elements priced per instruction of any width that can carry
   // them: elements narrower than 64 bits may share a wider chunk (003
   // 5.6.3), so the cheapest price per byte over the widths from the
@@ -106,8 +129,35 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
   int64_t busiest = 0, opens = 0;
   for (unsigned c = 0; c < grid.clusterCount(); ++c) {
     busiest = std::max({busiest, leave[c], enter[c]});
-    opens = std::max<int64_t>(
-        {opens, int64_t(sendsTo[c].size()), int64_t(hearsFrom[c].size())});
+    opens = std::max({opens, sendsToCount[c], hearsFromCount[c]});
   }
   return memory + cheapest(busiest, cost.rsend) + opens * cost.ropen;
+}
+
+// Round r costs at least ropen + s_r(c) rsend for every cluster c sending
+// s_r(c) elements in it: in plain mode the busiest cluster's senders take a
+// connection each, in clustered mode c's senders share at most
+// partners x group connections' sends. Summed over the rounds, the
+// s_r(c) of the busiest cluster add up to all it sends.
+int64_t mapc::rt::exchangeStepBound(const std::vector<int64_t> &leaving,
+                                    unsigned elemBytes,
+                                    const MachineShape &shape,
+                                    const CostModel &cost) {
+  const unsigned xferBytes = std::min(elemBytes, 8u);
+  const int64_t xfers = elemBytes / xferBytes;
+  const unsigned w = widthIndex(xferBytes);
+  MasPar grid =
+      MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
+  std::vector<int64_t> fromCluster(grid.clusterCount(), 0);
+  int64_t rounds = 0, busiestCluster = 0;
+  for (size_t p = 0; p < leaving.size() && p < grid.peCount(); ++p) {
+    rounds = std::max(rounds, leaving[p]);
+    busiestCluster =
+        std::max(busiestCluster,
+                 fromCluster[grid.clusterOfPe(unsigned(p))] += leaving[p]);
+  }
+  return rounds * (cost.load[widthIndex(8)] +
+                   xfers * (cost.loadIndirect[w] + cost.storeIndirect(w) +
+                            cost.ropen)) +
+         xfers * busiestCluster * cost.rsend[w];
 }

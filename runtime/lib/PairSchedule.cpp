@@ -125,6 +125,40 @@ void takeDiagonals(const std::vector<PairCount> &pairs,
 
 } // namespace
 
+bool mapc::rt::pairScheduleApplies(size_t sends, size_t pairs) {
+  // Few elements per pair and not too many in all: colouring element by
+  // element in order of shift (the caller's Kempe chains) suits the
+  // router's clusters better and costs little.
+  return !(sends < pairs * kElementsPerPair && sends <= kElementColouringUpTo);
+}
+
+std::vector<PairRound>
+mapc::rt::planPairRounds(const std::vector<PairCount> &pairs, unsigned pes,
+                         const std::vector<int64_t> &grid) {
+  std::vector<uint64_t> left(pairs.size()), degL(pes, 0), degR(pes, 0);
+  for (uint32_t k = 0; k < pairs.size(); ++k) {
+    left[k] = pairs[k].count;
+    degL[pairs[k].left] += left[k];
+    degR[pairs[k].right] += left[k];
+  }
+  std::vector<PairRound> plan;
+  takeDiagonals(pairs, left, grid, degL, degR, plan);
+  // What the diagonals left, coloured as a multigraph.
+  std::vector<PairCount> rest;
+  std::vector<uint32_t> restPair;
+  for (uint32_t k = 0; k < pairs.size(); ++k)
+    if (left[k]) {
+      rest.push_back({pairs[k].left, pairs[k].right, left[k]});
+      restPair.push_back(k);
+    }
+  for (PairRound &r : colourPairs(rest, pes, pes)) {
+    for (uint32_t &k : r.pairs)
+      k = restPair[k];
+    plan.push_back(std::move(r));
+  }
+  return plan;
+}
+
 bool mapc::rt::scheduleByPairs(const std::vector<ExchangeSend> &sends,
                                unsigned pes, const std::vector<int64_t> &grid,
                                std::vector<std::vector<ExchangeSend>> &rounds) {
@@ -152,11 +186,7 @@ bool mapc::rt::scheduleByPairs(const std::vector<ExchangeSend> &sends,
     pairOf[i] = pairAt[e.dstPe];
     ++pairs[pairOf[i]].count;
   }
-  // Few elements per pair and not too many in all: colouring element by
-  // element in order of shift (the caller's Kempe chains) suits the
-  // router's clusters better and costs little.
-  if (sends.size() < pairs.size() * kElementsPerPair &&
-      sends.size() <= kElementColouringUpTo)
+  if (!pairScheduleApplies(sends.size(), pairs.size()))
     return false;
   // Each pair's sends, in the order of `sends`.
   std::vector<uint32_t> pairStart(pairs.size() + 1, 0), member(sends.size());
@@ -167,28 +197,7 @@ bool mapc::rt::scheduleByPairs(const std::vector<ExchangeSend> &sends,
     for (uint32_t i = 0; i < sends.size(); ++i)
       member[fill[pairOf[i]]++] = i;
   }
-
-  std::vector<uint64_t> left(pairs.size()), degL(pes, 0), degR(pes, 0);
-  for (uint32_t k = 0; k < pairs.size(); ++k) {
-    left[k] = pairs[k].count;
-    degL[pairs[k].left] += left[k];
-    degR[pairs[k].right] += left[k];
-  }
-  std::vector<PairRound> plan;
-  takeDiagonals(pairs, left, grid, degL, degR, plan);
-  // What the diagonals left, coloured as a multigraph.
-  std::vector<PairCount> rest;
-  std::vector<uint32_t> restPair;
-  for (uint32_t k = 0; k < pairs.size(); ++k)
-    if (left[k]) {
-      rest.push_back({pairs[k].left, pairs[k].right, left[k]});
-      restPair.push_back(k);
-    }
-  for (PairRound &r : colourPairs(rest, pes, pes)) {
-    for (uint32_t &k : r.pairs)
-      k = restPair[k];
-    plan.push_back(std::move(r));
-  }
+  const std::vector<PairRound> plan = planPairRounds(pairs, pes, grid);
   // The elements, each pair's in order.
   std::vector<uint32_t> next(pairStart.begin(), pairStart.end() - 1);
   for (const PairRound &r : plan)

@@ -3,8 +3,26 @@
 #define MAPC_RUNTIME_LIB_PAIRSCHEDULE_H
 
 #include "mapc/runtime/General.h"
+#include "mapc/runtime/PairColouring.h"
 
 namespace mapc::rt {
+
+/// Exchange steps of more sends than this may be scheduled from their pair
+/// counts (colourByShift, ExchangeRounds.cpp).
+constexpr size_t kPairScheduleFrom = 1024;
+
+/// Whether `sends` elements over `pairs` (sender, receiver) pairs are
+/// scheduled from their pair counts: not when they are few and spread over
+/// many pairs (fewer than 64 a pair, at most 2^18 in all).
+bool pairScheduleApplies(size_t sends, size_t pairs);
+
+/// The rounds of the multigraph `pairs` on `pes` PEs as matchings used
+/// `times` rounds each (scheduleByPairs below, without the elements): first
+/// whole diagonals of `grid`, then colourPairs on what remains. Pair
+/// indices refer to `pairs`.
+std::vector<PairRound> planPairRounds(const std::vector<PairCount> &pairs,
+                                      unsigned pes,
+                                      const std::vector<int64_t> &grid);
 
 /// The rounds of an exchange step's `sends` on `pes` PEs, in as many rounds
 /// as the busiest PE's degree, built from the traffic between each

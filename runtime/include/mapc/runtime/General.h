@@ -219,6 +219,18 @@ int64_t generalLowerBound(const TileMap &src, const TileMap &dst,
                           const MachineShape &shape, const CostModel &cost,
                           const std::vector<uint32_t> *sources = nullptr);
 
+/// A lower bound of an exchange step's ticks (General.h's Exchange, in
+/// place or not) whose destination does not replicate, from `leaving[p]`,
+/// the elements PE p sends to other PEs (MoveShape::leaving): a round per
+/// element of the busiest sender, each a schedule-table load and per
+/// transfer an indirect load and store and a router send that opens at
+/// least one connection, and every element leaving a cluster one rsend of
+/// its connection (MasPar.h's router model, either mode). Planners skip
+/// the exchange unpriced when this cannot beat a plan they have.
+int64_t exchangeStepBound(const std::vector<int64_t> &leaving,
+                          unsigned elemBytes, const MachineShape &shape,
+                          const CostModel &cost);
+
 } // namespace mapc::rt
 
 #endif
