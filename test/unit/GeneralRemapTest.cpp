@@ -8,6 +8,7 @@
 // lower bound.
 //
 //===----------------------------------------------------------------------===//
+#include "DigitTile.h"
 #include "RandomTile.h"
 #include "ir/KTile.h"
 #include "mapc/runtime/Contents.h"
@@ -22,6 +23,7 @@
 #include <random>
 
 using namespace mapc;
+using mapc::test::digitTile;
 
 namespace {
 
@@ -286,30 +288,6 @@ TEST(GeneralRemap, ReplicationByRecursiveDoubling) {
 }
 
 namespace {
-
-/// A digit map over the linear index of an array of prod(bases) elements:
-/// data digit i has base bases[i]; `mem` and `pe` list the digits of the
-/// two device dims, least significant first.
-KTile digitTile(const std::vector<int64_t> &bases,
-                const std::vector<unsigned> &mem,
-                const std::vector<unsigned> &pe) {
-  KTile t;
-  int64_t n = 1;
-  for (int64_t b : bases) {
-    t.kdims.push_back(KDim::plain(b));
-    n *= b;
-  }
-  t.data = {SpaceDim::plain(n)};
-  t.groups = {unsigned(bases.size())};
-  t.m = {mem, pe};
-  int64_t dm = 1, dp = 1;
-  for (unsigned l : mem)
-    dm *= bases[l];
-  for (unsigned l : pe)
-    dp *= bases[l];
-  t.device = {SpaceDim::plain(dm), SpaceDim::plain(dp)};
-  return t;
-}
 
 /// The compact form of a digitTile (003 6.1.3): neighbouring data digits
 /// that sit next to each other, in order, in one device dim become one

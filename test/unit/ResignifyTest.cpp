@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mapc/runtime/Resignify.h"
+#include "DigitTile.h"
 #include "ir/KTile.h"
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/General.h"
@@ -22,32 +23,9 @@
 #include <random>
 
 using namespace mapc;
+using mapc::test::digitTile;
 
 namespace {
-
-/// A digit map over the linear index of prod(bases) elements: data digit i
-/// has base bases[i]; `mem` and `pe` list the digits of the two device
-/// dims, least significant first.
-KTile digits(const std::vector<int64_t> &bases,
-             const std::vector<unsigned> &mem,
-             const std::vector<unsigned> &pe) {
-  KTile t;
-  int64_t n = 1;
-  for (int64_t b : bases) {
-    t.kdims.push_back(KDim::plain(b));
-    n *= b;
-  }
-  t.data = {SpaceDim::plain(n)};
-  t.groups = {unsigned(bases.size())};
-  t.m = {mem, pe};
-  int64_t dm = 1, dp = 1;
-  for (unsigned l : mem)
-    dm *= bases[l];
-  for (unsigned l : pe)
-    dp *= bases[l];
-  t.device = {SpaceDim::plain(dm), SpaceDim::plain(dp)};
-  return t;
-}
 
 /// Runs `plan` on a MasPar of `shape`, checks every element and that the
 /// ticks are the plan's prediction.
@@ -145,7 +123,7 @@ unsigned runResignifiedCandidates(const GeneralPlanRequest &req,
 // inverse; the step finds the digits in the move and runs in and out of
 // place and as a copy.
 TEST(Resignify, Figure62) {
-  KTile f1 = digits({2, 3}, {0}, {1}), f2 = digits({3, 2}, {1}, {0});
+  KTile f1 = digitTile({2, 3}, {0}, {1}), f2 = digitTile({3, 2}, {1}, {0});
   for (bool back : {false, true}) {
     const KTile &from = back ? f2 : f1, &to = back ? f1 : f2;
     rt::ResignifyShape shape;
@@ -176,11 +154,11 @@ TEST(Resignify, Figure62) {
   // With equal bases a re-signification is a P/M digit exchange (003
   // 6.3.1: permuting digits and their significance agree); a move that
   // reverses a digit is neither.
-  KTile x = digits({3, 3}, {0}, {1}), y = digits({3, 3}, {1}, {0});
+  KTile x = digitTile({3, 3}, {0}, {1}), y = digitTile({3, 3}, {1}, {0});
   rt::ResignifyShape shape;
   EXPECT_TRUE(
       rt::findResignification(x, y, rt::sourcesOf(x, y), shape, nullptr));
-  KTile r = digits({3, 3}, {0}, {1});
+  KTile r = digitTile({3, 3}, {0}, {1});
   r.kdims[0].sense = rt::Sense::Minus;
   EXPECT_FALSE(
       rt::findResignification(x, r, rt::sourcesOf(x, r), shape, nullptr));
@@ -191,7 +169,7 @@ TEST(Resignify, Figure62) {
 // 3 | 2 parts, then exchanges the 2s (exchange_dig) and permutes; and the
 // direct re-signification too. Every candidate runs and checks.
 TEST(Resignify, CommonFactors) {
-  KTile a = digits({4, 6}, {0}, {1}), b = digits({6, 4}, {1}, {0});
+  KTile a = digitTile({4, 6}, {0}, {1}), b = digitTile({6, 4}, {1}, {0});
   const rt::MachineShape grid{6, 1, 16};
   bool factored = false;
   for (const PricedPlan &p :
@@ -233,7 +211,7 @@ TEST(Resignify, RandomNonAligned) {
     std::vector<unsigned> m1, p1, m2, p2;
     place(n, m1, p1);
     place(n, m2, p2);
-    KTile a = digits(bases, m1, p1), b = digits(bases2, m2, p2);
+    KTile a = digitTile(bases, m1, p1), b = digitTile(bases2, m2, p2);
     const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
     if (pes > 64 || rt::slotsOf(a) > 64 || rt::slotsOf(b) > 64)
       continue;
@@ -276,8 +254,8 @@ TEST(Resignify, BoundedStacks) {
                   rest = pick(1, 3);
     const bool inverse = rng() % 2;
     // [p: rest b1 | m: b0 low] with b1 and b0 data-adjacent.
-    KTile a = digits({low, b0, b1, rest}, {0, 1}, {2, 3});
-    KTile b = digits({low, b1, b0, rest}, {0, 2}, {1, 3});
+    KTile a = digitTile({low, b0, b1, rest}, {0, 1}, {2, 3});
+    KTile b = digitTile({low, b1, b0, rest}, {0, 2}, {1, 3});
     if (inverse)
       std::swap(a, b);
     rt::ResignifyShape shape;
@@ -343,7 +321,7 @@ TEST(Resignify, InPlaceBruteForce) {
     }
     if (m2.empty() || p2.empty())
       continue;
-    KTile a = digits(bases, m1, p1), b = digits(bases2, m2, p2);
+    KTile a = digitTile(bases, m1, p1), b = digitTile(bases2, m2, p2);
     const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
     if (pes > 64)
       continue;
@@ -390,7 +368,7 @@ TEST(Resignify, NoScratch) {
     }
     if (m2.empty() || p2.empty())
       continue;
-    KTile a = digits(bases, m1, p1), b = digits(bases2, m2, p2);
+    KTile a = digitTile(bases, m1, p1), b = digitTile(bases2, m2, p2);
     const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
     if (pes > 64)
       continue;
