@@ -76,6 +76,17 @@ bool writesScratch(const rt::GeneralPlan &base,
 // paying two divisions, an indirect load and an indirect store; its plain
 // router sends open a connection per element leaving a cluster, one
 // cluster at a time (runtime/GeneralExecute.cpp, runBruteForce).
+rt::MoveShape mapc::inPlaceBruteForceShape(const rt::MoveShape &shape,
+                                           int64_t pes) {
+  rt::MoveShape moving = shape;
+  int64_t busiest = 0;
+  for (int64_t n : shape.leaving)
+    busiest = std::max(busiest, n);
+  moving.busiestSource =
+      std::max(busiest, pes > 0 ? (shape.moved + pes - 1) / pes : 0);
+  return moving;
+}
+
 int64_t mapc::bruteForceStepBound(const GeneralPlanRequest &req,
                                   const rt::MoveShape &shape) {
   const unsigned xferBytes = std::min(req.elemBytes, 8u);
@@ -239,14 +250,10 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
     }
     if (c.steps[0].kind == GeneralStepKind::BruteForce &&
         (best || inHand < INT64_MAX)) {
-      // In place only the elements that change cell are sent: at least
-      // the busiest PE's leaving ones.
-      rt::MoveShape moving = shape;
-      if (c.steps[0].inPlace)
-        moving.busiestSource = moving.leaving.empty()
-                                   ? 0
-                                   : *std::max_element(moving.leaving.begin(),
-                                                       moving.leaving.end());
+      const rt::MoveShape moving =
+          c.steps[0].inPlace
+              ? inPlaceBruteForceShape(shape, int64_t(req.shape.peCount()))
+              : shape;
       // A tie with an earlier candidate goes to it, with a later one (the
       // 6.2.2 plans in hand) to brute force.
       const int64_t bound = bruteForceStepBound(req, moving);

@@ -51,6 +51,12 @@ startGeneralPlan(const rt::TileMap &src, const rt::TileMap &dst,
 std::variant<rt::GeneralPlan, std::string>
 planGeneralRemap(const GeneralPlanRequest &request);
 
+/// `shape` as an in-place brute-force step (003 6.3.9) sends it: every
+/// element that changes cell, one per PE a round, so its rounds are at
+/// least the busiest PE's leaving elements and the moved cells spread
+/// evenly over the machine's `pes` PEs.
+rt::MoveShape inPlaceBruteForceShape(const rt::MoveShape &shape, int64_t pes);
+
 /// A lower bound on the ticks of a brute-force step for a move of `shape`
 /// (rt::analyseMove): the planner does not run brute force when this
 /// reaches the best price found.

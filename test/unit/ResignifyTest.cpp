@@ -330,12 +330,12 @@ TEST(Resignify, InPlaceBruteForce) {
     const rt::GeneralPlan plan =
         oneStep(a, b, rt::GeneralStepKind::BruteForce, true, false, eb, grid);
     runPlan(plan, grid, "brute force in place, run " + std::to_string(run));
-    // The planner's bound for it (the busiest PE's leaving elements in
-    // rounds) never passes its price.
+    // The planner's bound for it (rounds for the busiest PE's leaving
+    // elements or the moved cells spread over the PEs) never passes its
+    // price.
     const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
-    rt::MoveShape shape = rt::analyseMove(a, b, sources);
-    shape.busiestSource =
-        *std::max_element(shape.leaving.begin(), shape.leaving.end());
+    const rt::MoveShape shape = inPlaceBruteForceShape(
+        rt::analyseMove(a, b, sources), int64_t(grid.peCount()));
     EXPECT_LE(bruteForceStepBound(request(a, b, eb, false, grid), shape),
               plan.steps[0].predictedTicks)
         << "run " << run;
