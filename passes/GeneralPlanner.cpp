@@ -72,10 +72,6 @@ bool writesScratch(const rt::GeneralPlan &base,
 
 } // namespace
 
-// Brute force has a round per element of the busiest source PE, each
-// paying two divisions, an indirect load and an indirect store; its plain
-// router sends open a connection per element leaving a cluster, one
-// cluster at a time (runtime/GeneralExecute.cpp, runBruteForce).
 rt::MoveShape mapc::inPlaceBruteForceShape(const rt::MoveShape &shape,
                                            int64_t pes) {
   rt::MoveShape moving = shape;
@@ -87,6 +83,10 @@ rt::MoveShape mapc::inPlaceBruteForceShape(const rt::MoveShape &shape,
   return moving;
 }
 
+// Brute force has a round per element of the busiest source PE, each
+// paying two divisions, an indirect load and an indirect store; its plain
+// router sends open a connection per element leaving a cluster, one
+// cluster at a time (runtime/GeneralExecute.cpp, runBruteForce).
 int64_t mapc::bruteForceStepBound(const GeneralPlanRequest &req,
                                   const rt::MoveShape &shape) {
   const unsigned xferBytes = std::min(req.elemBytes, 8u);
@@ -238,14 +238,18 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
           : rt::exchangeStepBound(shape.leaving, req.elemBytes, req.shape,
                                   req.cost);
   int64_t copyBack = -1;
+  // A candidate left unpriced because its bound already loses.
+  auto skipped = [&](const char *kind, const Candidate &c, int64_t bound) {
+    prices += std::string(prices.empty() ? "" : ", ") + kind +
+              (c.steps[0].inPlace ? " in place" : "") + " at least " +
+              ticksText(bound) + " (its bound; not run)";
+  };
   for (Candidate &c : candidates) {
     if (req.noScratch && writesScratch(plan, c.steps))
       continue;
     if (c.steps[0].kind == GeneralStepKind::Exchange && !c.priced &&
         exchangeBound > std::min(inHand, best ? best->ticks : INT64_MAX)) {
-      prices += std::string(prices.empty() ? "" : ", ") + "exchange" +
-                (c.steps[0].inPlace ? " in place" : "") + " at least " +
-                ticksText(exchangeBound) + " (its bound; not run)";
+      skipped("exchange", c, exchangeBound);
       continue;
     }
     if (c.steps[0].kind == GeneralStepKind::BruteForce &&
@@ -258,9 +262,7 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
       // 6.2.2 plans in hand) to brute force.
       const int64_t bound = bruteForceStepBound(req, moving);
       if ((best && bound >= best->ticks) || bound > inHand) {
-        prices += std::string(prices.empty() ? "" : ", ") + "brute-force" +
-                  (c.steps[0].inPlace ? " in place" : "") + " at least " +
-                  ticksText(bound) + " (its bound; not run)";
+        skipped("brute-force", c, bound);
         continue;
       }
     }

@@ -191,6 +191,18 @@ private:
   bool runBruteForce(std::string *why);
   bool runDigitExchangeStep(std::string *why);
   bool runResignifyStep(std::string *why);
+  /// Options for runTransfers (TransferRounds.h) moving this step's
+  /// elements over `slots` slots a PE.
+  TransferOptions transferOptions(int64_t slots) const {
+    TransferOptions opt;
+    opt.readBase = readBase;
+    opt.writeBase = writeBase;
+    opt.elemBytes = elemBytes;
+    opt.inPlace = inPlace;
+    opt.stackLimit = kInPlaceStackLimit;
+    opt.slots = slots;
+    return opt;
+  }
 
   /// The (sender, receiver) pairs of every source slot of a slotwise step,
   /// slot by slot in one array.
@@ -876,14 +888,7 @@ bool GeneralStepRunner::runBruteForce(std::string *why) {
         items[size_t(p)].push_back({tr.srcSlot, tr.dstSlot, tr.dstPe, 1, 2});
       }
     }
-    TransferOptions opt;
-    opt.readBase = readBase;
-    opt.writeBase = writeBase;
-    opt.elemBytes = elemBytes;
-    opt.inPlace = true;
-    opt.stackLimit = kInPlaceStackLimit;
-    opt.slots = std::max(fromSlots, toSlots);
-    runTransfers(m, items, opt);
+    runTransfers(m, items, transferOptions(std::max(fromSlots, toSlots)));
     return true;
   }
   Mask sending(pes, 0), active(pes, 0), received(pes, 0);
@@ -968,14 +973,8 @@ bool GeneralStepRunner::runResignifyStep(std::string *why) {
   ResignifyShape shape;
   if (!findResignification(from, to, *given, shape, why))
     return false;
-  TransferOptions opt;
-  opt.readBase = readBase;
-  opt.writeBase = writeBase;
-  opt.elemBytes = elemBytes;
-  opt.inPlace = inPlace;
-  opt.stackLimit = kInPlaceStackLimit;
-  opt.slots = shape.slots;
-  runTransfers(m, resignifyTransfers(shape, elemBytes, inPlace), opt);
+  runTransfers(m, resignifyTransfers(shape, elemBytes, inPlace),
+               transferOptions(shape.slots));
   return true;
 }
 
