@@ -234,7 +234,7 @@ private:
     uint32_t count;    ///< unit steps
     uint32_t rank;     ///< index of the run's phase in `phases`
     uint32_t priority; ///< hop priority (smaller goes first)
-    uint32_t link;     ///< link slot at the node: dim and direction
+    uint32_t link;     ///< link slot at the node: 2 dim + (dir < 0); a cube dim
     int32_t step;      ///< node-number change of one unit step on a mesh
   };
   /// What the simulation reads and writes of an element on every hop, in
@@ -374,7 +374,7 @@ void LinkSimulator::hop(uint32_t t) {
   Element &e = el[t];
   const Run &r = runs[e.next];
   if (shape.cube)
-    e.at ^= uint32_t(1) << r.link;
+    e.at ^= uint32_t(1) << r.link; // a cube's link slot is its dim
   else
     e.at = uint32_t(int64_t(e.at) + r.step);
   --remaining[r.rank];
