@@ -1,0 +1,87 @@
+//===- NetworkTiming.h - the cycles of a list of element transfers --------===//
+//
+// NetworkMachine::run's timing (Network.h, 001's store-and-forward model) in
+// two forms that give the same cycles:
+//
+// - timeCycleByCycle simulates cycle after cycle: every directed link keeps
+//   a heap of the elements waiting for it and moves the smallest (phase,
+//   priority, index) each cycle. Any transfers; the reference.
+// - timeByReservation walks one element at a time. Within a phase the
+//   element that crosses a link in cycle t is the smallest key waiting there,
+//   so an element is delayed only by elements of smaller keys: it crosses
+//   each link in the first cycle after its arrival that no smaller key has
+//   taken. Taking the elements in key order, each path is walked once and
+//   every link's taken cycles kept in a bitmap (LinkCalendar); no heaps and
+//   no cycle loop. This holds when an element's key is one per phase, i.e.
+//   every hop of a transfer within one phase has the same priority (Route
+//   steps: one priority per element). Phases are barriers: phase p starts
+//   in the cycle after the last hop of phase p - 1, so each is timed on its
+//   own, from where its elements stand.
+//
+// NetworkGeneralTest's Reservation tests check both on thousands of random
+// transfer lists (phases, priorities, meshes of any sides and cubes).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAPC_RUNTIME_NETWORKTIMING_H
+#define MAPC_RUNTIME_NETWORKTIMING_H
+
+#include "mapc/runtime/Network.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mapc::rt {
+
+/// The cycles each directed link is taken in, from cycle 1: a bitmap per
+/// link, grown as needed, and per link the first cycle not taken (every
+/// earlier one is), so a queue of elements on a busy link costs no scan.
+class LinkCalendar {
+public:
+  /// `maxWords` caps the bitmaps (links x words of 64 cycles).
+  LinkCalendar(size_t links, uint64_t cycleHint = 64,
+               size_t maxWords = size_t(1) << 24);
+
+  /// Takes the first free cycle after `ready` (>= ready + 1) on `link` and
+  /// returns it; 0 when the bitmaps would pass their cap.
+  uint32_t takeAfter(size_t link, uint32_t ready);
+  /// Frees every cycle taken since the last clear (keeps the memory).
+  void clear();
+
+private:
+  bool grow(size_t minWords);
+
+  size_t links, maxWords;
+  size_t words;                    ///< of 64 cycles per link
+  std::vector<uint64_t> bits;      ///< links x words
+  std::vector<uint32_t> firstFree; ///< per link
+  std::vector<uint8_t> dirty;      ///< per link: taken since the last clear
+  std::vector<uint32_t> touched;   ///< the dirty links
+};
+
+/// The cycles of `transfers` (paths checked by NetworkMachine::run), with
+/// the hops moved and the most elements over one directed link. -1 when a
+/// transfer's priority changes within one phase (the walk needs one key per
+/// element and phase) or the links' bitmaps would pass `maxBitmapWords`.
+int64_t timeByReservation(const NetworkShape &shape,
+                          const std::vector<Transfer> &transfers,
+                          uint64_t &hops, uint64_t &maxLoad,
+                          size_t maxBitmapWords = size_t(1) << 24);
+
+/// The same cycles by simulating every cycle (any transfers); -1 when the
+/// simulation stalls, which cannot happen.
+int64_t timeCycleByCycle(const NetworkShape &shape,
+                         const std::vector<Transfer> &transfers, uint64_t &hops,
+                         uint64_t &maxLoad);
+
+/// The link slot of a hop at a node: a cube's dim, a mesh's 2 dim + (dir <
+/// 0); there are linksPerNode(shape) per node.
+inline unsigned linkSlot(const NetworkShape &shape, const Hop &h) {
+  return shape.cube ? h.dim : 2u * h.dim + (h.dir < 0);
+}
+inline unsigned linksPerNode(const NetworkShape &shape) {
+  return unsigned(shape.dims.size()) * (shape.cube ? 1 : 2);
+}
+
+} // namespace mapc::rt
+
+#endif

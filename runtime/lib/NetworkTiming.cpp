@@ -1,0 +1,154 @@
+//===- NetworkTiming.cpp - element transfers timed by link reservations ---===//
+//
+// timeByReservation (NetworkTiming.h): one walk per element in key order,
+// each hop taking the first cycle its link has free after the element
+// arrives.
+//
+//===----------------------------------------------------------------------===//
+#include "mapc/runtime/NetworkTiming.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace mapc::rt {
+
+LinkCalendar::LinkCalendar(size_t links, uint64_t cycleHint, size_t maxWords)
+    : links(links), maxWords(maxWords),
+      words(std::max<size_t>(1, size_t((cycleHint + 64) / 64))),
+      bits(links * words, 0), firstFree(links, 1), dirty(links, 0) {}
+
+bool LinkCalendar::grow(size_t minWords) {
+  size_t grown = std::max(minWords, 2 * words);
+  if (links * grown > maxWords)
+    return false;
+  std::vector<uint64_t> wider(links * grown, 0);
+  for (size_t l = 0; l < links; ++l)
+    std::copy_n(&bits[l * words], words, &wider[l * grown]);
+  bits.swap(wider);
+  words = grown;
+  return true;
+}
+
+uint32_t LinkCalendar::takeAfter(size_t link, uint32_t ready) {
+  uint64_t c = std::max<uint64_t>(uint64_t(ready) + 1, firstFree[link]);
+  for (;;) {
+    size_t w = size_t(c >> 6);
+    if (w >= words && !grow(w + 1))
+      return 0;
+    // Cycles below c in this word count as taken.
+    uint64_t taken = bits[link * words + w] | ((uint64_t(1) << (c & 63)) - 1);
+    if (~taken) {
+      c = (uint64_t(w) << 6) + unsigned(__builtin_ctzll(~taken));
+      break;
+    }
+    c = uint64_t(w + 1) << 6;
+  }
+  bits[link * words + size_t(c >> 6)] |= uint64_t(1) << (c & 63);
+  if (!dirty[link]) {
+    dirty[link] = 1;
+    touched.push_back(uint32_t(link));
+  }
+  if (c == firstFree[link]) {
+    // Every cycle up to c is taken now: find the next free one.
+    uint64_t f = c + 1;
+    for (;;) {
+      size_t w = size_t(f >> 6);
+      if (w >= words)
+        break;
+      uint64_t taken = bits[link * words + w] | ((uint64_t(1) << (f & 63)) - 1);
+      if (~taken) {
+        f = (uint64_t(w) << 6) + unsigned(__builtin_ctzll(~taken));
+        break;
+      }
+      f = uint64_t(w + 1) << 6;
+    }
+    firstFree[link] = uint32_t(f);
+  }
+  return uint32_t(c);
+}
+
+void LinkCalendar::clear() {
+  for (uint32_t l : touched) {
+    std::fill_n(&bits[size_t(l) * words], words, 0);
+    firstFree[l] = 1;
+    dirty[l] = 0;
+  }
+  touched.clear();
+}
+
+int64_t timeByReservation(const NetworkShape &shape,
+                          const std::vector<Transfer> &transfers,
+                          uint64_t &hops, uint64_t &maxLoad,
+                          size_t maxBitmapWords) {
+  // One walk per transfer and phase, in (phase, priority, index) order.
+  struct Walk {
+    uint32_t phase, priority, transfer, first, end;
+  };
+  std::vector<Walk> walks;
+  walks.reserve(transfers.size());
+  hops = 0;
+  for (uint32_t i = 0; i < transfers.size(); ++i) {
+    const Transfer &t = transfers[i];
+    for (uint32_t k = 0; k < t.path.size();) {
+      const uint32_t phase = t.phase + t.path[k].phase;
+      const uint32_t priority = t.path[k].priority;
+      uint32_t j = k;
+      for (; j < t.path.size() && t.phase + t.path[j].phase == phase; ++j) {
+        if (t.path[j].priority != priority)
+          return -1; // two keys in one phase: not a single walk
+        hops += t.path[j].count;
+      }
+      walks.push_back({phase, priority, i, k, j});
+      k = j;
+    }
+  }
+  auto key = [](const Walk &w) {
+    return std::tie(w.phase, w.priority, w.transfer);
+  };
+  auto byKey = [&](const Walk &a, const Walk &b) { return key(a) < key(b); };
+  if (!std::is_sorted(walks.begin(), walks.end(), byKey))
+    std::sort(walks.begin(), walks.end(), byKey);
+
+  std::vector<int32_t> strides;
+  int32_t stride = 1;
+  for (unsigned len : shape.dims) {
+    strides.push_back(stride);
+    stride *= int32_t(len);
+  }
+  const unsigned perNode = linksPerNode(shape);
+  const size_t links = size_t(shape.nodeCount()) * perNode;
+  LinkCalendar calendar(links, 64, maxBitmapWords);
+  std::vector<uint32_t> at(transfers.size()), load(links, 0);
+  for (size_t i = 0; i < transfers.size(); ++i)
+    at[i] = transfers[i].node;
+  maxLoad = 0;
+  int64_t phaseStart = 0, end = 0;
+  for (size_t w = 0; w < walks.size(); ++w) {
+    const Walk &walk = walks[w];
+    if (w > 0 && walk.phase != walks[w - 1].phase) {
+      // A barrier: the next phase moves from the cycle after the last hop.
+      phaseStart = end;
+      calendar.clear();
+    }
+    const Transfer &t = transfers[walk.transfer];
+    uint32_t node = at[walk.transfer], cycle = 0;
+    for (uint32_t k = walk.first; k < walk.end; ++k) {
+      const Hop &h = t.path[k];
+      const unsigned slot = linkSlot(shape, h);
+      for (uint32_t s = 0; s < h.count; ++s) {
+        const size_t link = size_t(node) * perNode + slot;
+        cycle = calendar.takeAfter(link, cycle);
+        if (cycle == 0)
+          return -1; // past the bitmap cap
+        maxLoad = std::max<uint64_t>(maxLoad, ++load[link]);
+        node = shape.cube ? node ^ (uint32_t(1) << h.dim)
+                          : uint32_t(int64_t(node) + h.dir * strides[h.dim]);
+      }
+    }
+    at[walk.transfer] = node;
+    end = std::max(end, phaseStart + cycle);
+  }
+  return end;
+}
+
+} // namespace mapc::rt
