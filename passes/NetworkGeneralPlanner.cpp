@@ -39,6 +39,9 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
            (order & rt::kRouteRotated ? ", rotated" : "") +
            (order & rt::kRouteFarthestFirst ? ", farthest first" : "");
   };
+  // The elements that change node, found once for every order.
+  const std::vector<rt::RouteMove> moves =
+      rt::generalRouteMoves(req.shape, req.src, req.dst, sources);
   std::string prices;
   int64_t best = -1;
   for (unsigned order = 0; order < 8; ++order) {
@@ -48,8 +51,9 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
     plan.steps = {step};
     plan.steps[0].routeOrder = order;
     std::string why;
-    int64_t t =
-        rt::predictNetworkGeneralStep(req.shape, plan, 0, &sources, &why);
+    int64_t t = rt::timeRoute(req.shape, moves, order);
+    if (t < 0) // past the reservation walk's memory: simulate the cycles
+      t = rt::predictNetworkGeneralStep(req.shape, plan, 0, &sources, &why);
     if (t < 0)
       return "the route cannot run: " + why;
     prices += std::string(prices.empty() ? "" : ", ") + name(order) + " " +

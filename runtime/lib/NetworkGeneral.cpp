@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mapc/runtime/NetworkExecute.h"
+#include "mapc/runtime/NetworkTiming.h"
 
 #include <algorithm>
 
@@ -32,6 +33,82 @@ int64_t nearestCopy(const NetworkShape &shape, const TileMap &from, int64_t d,
   return best;
 }
 
+/// The paths of a route order (generalRouteTransfers), built from a table
+/// of node coordinates on a mesh and the differing bits on a cube, without
+/// a division per coordinate: the planner builds one per element and order.
+class RoutePaths {
+public:
+  explicit RoutePaths(const NetworkShape &shape)
+      : shape(shape), dims(unsigned(shape.dims.size())) {
+    if (shape.cube)
+      return;
+    const uint32_t nodes = shape.nodeCount();
+    coords.resize(size_t(nodes) * dims);
+    for (uint32_t n = 0; n < nodes; ++n)
+      for (unsigned i = 0; i < dims; ++i)
+        coords[size_t(n) * dims + i] = shape.coord(n, i);
+  }
+
+  /// The path from `from` to `to` in `routeOrder` (replaces `path`):
+  /// dimension order (dimensionOrderPath), the dims reversed when
+  /// kRouteDimsDown, started at dim (from mod dims) when kRouteRotated, and
+  /// every hop ranked by the path's length when kRouteFarthestFirst.
+  void build(uint32_t from, uint32_t to, unsigned routeOrder,
+             std::vector<Hop> &path) const {
+    path.clear();
+    if (shape.cube) {
+      for (uint32_t diff = from ^ to; diff; diff &= diff - 1) {
+        const unsigned i = unsigned(__builtin_ctz(diff));
+        Hop h{uint8_t(i), int8_t((to >> i) & 1 ? 1 : -1), 0};
+        path.push_back(h);
+      }
+    } else {
+      for (unsigned i = 0; i < dims; ++i) {
+        const int x = int(coords[size_t(from) * dims + i]);
+        const int y = int(coords[size_t(to) * dims + i]);
+        if (x == y)
+          continue;
+        Hop h{uint8_t(i), int8_t(y > x ? 1 : -1), 0};
+        h.count = uint32_t(y > x ? y - x : x - y);
+        path.push_back(h);
+      }
+    }
+    if (routeOrder & kRouteDimsDown)
+      std::reverse(path.begin(), path.end());
+    if ((routeOrder & kRouteRotated) && !path.empty()) {
+      // Start in the first run at or after dim (node mod dims), in the
+      // path's own direction, so that sources spread over the dims.
+      const unsigned first = from % dims;
+      const bool down = routeOrder & kRouteDimsDown;
+      auto it = std::find_if(path.begin(), path.end(), [&](const Hop &h) {
+        return down ? h.dim <= first : h.dim >= first;
+      });
+      std::rotate(path.begin(), it, path.end());
+    }
+    if (routeOrder & kRouteFarthestFirst) {
+      const uint32_t rank = uint32_t(shape.diameter() - pathLength(path));
+      for (Hop &h : path)
+        h.priority = rank;
+    }
+  }
+
+private:
+  const NetworkShape &shape;
+  unsigned dims;
+  std::vector<uint32_t> coords; ///< nodes x dims, on a mesh
+};
+
+/// The cell destination cell `b` takes its element from in a route: its
+/// source, or the nearest copy of a replicated one.
+int64_t routeSource(const NetworkShape &shape, const TileMap &from,
+                    const TileMap &to, const std::vector<uint32_t> &sources,
+                    bool replicated, int64_t b, std::vector<int64_t> &scratch) {
+  if (!replicated)
+    return sources[size_t(b)];
+  return nearestCopy(shape, from, to.dataAt(b), uint32_t(b / slotsOf(to)),
+                     scratch);
+}
+
 } // namespace
 
 std::vector<Transfer> mapc::rt::generalRouteTransfers(
@@ -40,43 +117,96 @@ std::vector<Transfer> mapc::rt::generalRouteTransfers(
     uint64_t writeBase, unsigned routeOrder) {
   const int64_t fromSlots = slotsOf(from), toSlots = slotsOf(to);
   const bool replicated = from.replicates() && !(from == to);
+  const RoutePaths paths(shape);
   std::vector<int64_t> scratch;
   std::vector<Transfer> out;
   for (int64_t b = 0; b < int64_t(sources.size()); ++b) {
     if (sources[size_t(b)] == kNoSource)
       continue;
-    const uint32_t node = uint32_t(b / toSlots);
-    int64_t a = sources[size_t(b)];
-    if (replicated)
-      a = nearestCopy(shape, from, to.dataAt(b), node, scratch);
+    const int64_t a =
+        routeSource(shape, from, to, sources, replicated, b, scratch);
     Transfer t;
     t.node = uint32_t(a / fromSlots);
     t.byteAddr = readBase + uint64_t(a % fromSlots) * elemBytes;
-    t.destNode = node;
+    t.destNode = uint32_t(b / toSlots);
     t.destByteAddr = writeBase + uint64_t(b % toSlots) * elemBytes;
     if (t.node == t.destNode && t.byteAddr == t.destByteAddr)
       continue; // the element is already in its cell
-    t.path = dimensionOrderPath(shape, t.node, t.destNode);
-    if (routeOrder & kRouteDimsDown)
-      std::reverse(t.path.begin(), t.path.end());
-    if ((routeOrder & kRouteRotated) && !t.path.empty()) {
-      // Start in the first run at or after dim (node mod dims), in the
-      // path's own direction, so that sources spread over the dims.
-      const unsigned first = t.node % unsigned(shape.dims.size());
-      const bool down = routeOrder & kRouteDimsDown;
-      auto it = std::find_if(t.path.begin(), t.path.end(), [&](const Hop &h) {
-        return down ? h.dim <= first : h.dim >= first;
-      });
-      std::rotate(t.path.begin(), it, t.path.end());
-    }
-    if (routeOrder & kRouteFarthestFirst) {
-      uint32_t rank = uint32_t(shape.diameter() - pathLength(t.path));
-      for (Hop &h : t.path)
-        h.priority = rank;
-    }
+    paths.build(t.node, t.destNode, routeOrder, t.path);
     out.push_back(std::move(t));
   }
   return out;
+}
+
+std::vector<RouteMove>
+mapc::rt::generalRouteMoves(const NetworkShape &shape, const TileMap &from,
+                            const TileMap &to,
+                            const std::vector<uint32_t> &sources) {
+  const int64_t fromSlots = slotsOf(from), toSlots = slotsOf(to);
+  const bool replicated = from.replicates() && !(from == to);
+  std::vector<int64_t> scratch;
+  std::vector<RouteMove> out;
+  for (int64_t b = 0; b < int64_t(sources.size()); ++b) {
+    if (sources[size_t(b)] == kNoSource)
+      continue;
+    const int64_t a =
+        routeSource(shape, from, to, sources, replicated, b, scratch);
+    const uint32_t node = uint32_t(a / fromSlots);
+    const uint32_t dest = uint32_t(b / toSlots);
+    if (node != dest)
+      out.push_back({node, dest});
+  }
+  return out;
+}
+
+int64_t mapc::rt::timeRoute(const NetworkShape &shape,
+                            const std::vector<RouteMove> &moves,
+                            unsigned routeOrder) {
+  // Keys are (priority, index). Farthest first ranks by path length, which
+  // dimension order makes the distance; a counting sort keeps the index
+  // order within a rank.
+  std::vector<uint32_t> order;
+  if (routeOrder & kRouteFarthestFirst) {
+    const unsigned diameter = shape.diameter();
+    std::vector<uint32_t> start(diameter + 2, 0), rank(moves.size());
+    for (size_t i = 0; i < moves.size(); ++i) {
+      rank[i] = diameter - shape.distance(moves[i].from, moves[i].to);
+      ++start[rank[i] + 1];
+    }
+    for (unsigned r = 0; r <= diameter; ++r)
+      start[r + 1] += start[r];
+    order.resize(moves.size());
+    for (size_t i = 0; i < moves.size(); ++i)
+      order[start[rank[i]]++] = uint32_t(i);
+  }
+  std::vector<int32_t> strides;
+  int32_t stride = 1;
+  for (unsigned len : shape.dims) {
+    strides.push_back(stride);
+    stride *= int32_t(len);
+  }
+  const RoutePaths paths(shape);
+  const unsigned perNode = linksPerNode(shape);
+  LinkCalendar calendar(size_t(shape.nodeCount()) * perNode, shape.diameter());
+  std::vector<Hop> path;
+  uint32_t end = 0;
+  for (size_t k = 0; k < moves.size(); ++k) {
+    const RouteMove &m = moves[order.empty() ? k : order[k]];
+    paths.build(m.from, m.to, routeOrder, path);
+    uint32_t node = m.from, cycle = 0;
+    for (const Hop &h : path) {
+      const unsigned slot = linkSlot(shape, h);
+      for (uint32_t s = 0; s < h.count; ++s) {
+        cycle = calendar.takeAfter(size_t(node) * perNode + slot, cycle);
+        if (cycle == 0)
+          return -1; // past the bitmaps' cap
+        node = shape.cube ? node ^ (uint32_t(1) << h.dim)
+                          : uint32_t(int64_t(node) + h.dir * strides[h.dim]);
+      }
+    }
+    end = std::max(end, cycle);
+  }
+  return int64_t(end);
 }
 
 int64_t mapc::rt::predictNetworkGeneralStep(
@@ -96,7 +226,13 @@ int64_t mapc::rt::predictNetworkGeneralStep(
     sources = &owned;
   }
   // Only the timing matters: elements that stay on their node cost no
-  // cycle (as simulateNetworkStep leaves them out).
+  // cycle, and the others' keys are their order.
+  const std::vector<RouteMove> moves =
+      generalRouteMoves(shape, from, step.to, *sources);
+  int64_t t = timeRoute(shape, moves, step.routeOrder);
+  if (t >= 0)
+    return t;
+  // Past the bitmaps' cap: simulate the transfers cycle by cycle.
   std::vector<Transfer> moving = generalRouteTransfers(
       shape, from, step.to, *sources, plan.elemBytes, 0, 0, step.routeOrder);
   moving.erase(std::remove_if(moving.begin(), moving.end(),

@@ -64,6 +64,24 @@ generalRouteTransfers(const NetworkShape &shape, const TileMap &from,
                       unsigned elemBytes, uint64_t readBase, uint64_t writeBase,
                       unsigned routeOrder = 0);
 
+/// An element of a Route step that changes node.
+struct RouteMove {
+  uint32_t from, to;
+};
+
+/// The moves of generalRouteTransfers' transfers that change node, in their
+/// order (the nearest copy of a replicated source found once, for every
+/// route order).
+std::vector<RouteMove> generalRouteMoves(const NetworkShape &shape,
+                                         const TileMap &from, const TileMap &to,
+                                         const std::vector<uint32_t> &sources);
+
+/// The cycles NetworkMachine::run takes on generalRouteTransfers' transfers
+/// in `routeOrder`, by the reservation walk of NetworkTiming.h on paths
+/// built one at a time (no transfer list); -1 past the walk's memory cap.
+int64_t timeRoute(const NetworkShape &shape,
+                  const std::vector<RouteMove> &moves, unsigned routeOrder);
+
 /// The cycles step i of `plan` takes on `shape` (it must be a Route step),
 /// or -1 with `why` when it cannot run there.
 int64_t predictNetworkGeneralStep(
