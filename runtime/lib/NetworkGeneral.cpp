@@ -49,6 +49,22 @@ public:
         coords[size_t(n) * dims + i] = shape.coord(n, i);
   }
 
+  unsigned coord(uint32_t node, unsigned dim) const {
+    return shape.cube ? (node >> dim) & 1 : coords[size_t(node) * dims + dim];
+  }
+  /// NetworkShape::distance without its divisions.
+  unsigned distance(uint32_t a, uint32_t b) const {
+    if (shape.cube)
+      return unsigned(__builtin_popcount(a ^ b));
+    unsigned d = 0;
+    for (unsigned i = 0; i < dims; ++i) {
+      const unsigned x = coords[size_t(a) * dims + i];
+      const unsigned y = coords[size_t(b) * dims + i];
+      d += x > y ? x - y : y - x;
+    }
+    return d;
+  }
+
   /// The path from `from` to `to` in `routeOrder` (replaces `path`):
   /// dimension order (dimensionOrderPath), the dims reversed when
   /// kRouteDimsDown, started at dim (from mod dims) when kRouteRotated, and
@@ -165,12 +181,13 @@ int64_t mapc::rt::timeRoute(const NetworkShape &shape,
   // Keys are (priority, index). Farthest first ranks by path length, which
   // dimension order makes the distance; a counting sort keeps the index
   // order within a rank.
+  const RoutePaths paths(shape);
   std::vector<uint32_t> order;
   if (routeOrder & kRouteFarthestFirst) {
     const unsigned diameter = shape.diameter();
     std::vector<uint32_t> start(diameter + 2, 0), rank(moves.size());
     for (size_t i = 0; i < moves.size(); ++i) {
-      rank[i] = diameter - shape.distance(moves[i].from, moves[i].to);
+      rank[i] = diameter - paths.distance(moves[i].from, moves[i].to);
       ++start[rank[i] + 1];
     }
     for (unsigned r = 0; r <= diameter; ++r)
@@ -185,7 +202,6 @@ int64_t mapc::rt::timeRoute(const NetworkShape &shape,
     strides.push_back(stride);
     stride *= int32_t(len);
   }
-  const RoutePaths paths(shape);
   const unsigned perNode = linksPerNode(shape);
   LinkCalendar calendar(size_t(shape.nodeCount()) * perNode, shape.diameter());
   std::vector<Hop> path;
@@ -257,12 +273,13 @@ mapc::rt::networkGeneralLowerBound(const NetworkShape &shape,
   const bool replicated = src.replicates() && !(src == dst);
   const uint32_t nodes = shape.nodeCount();
   std::vector<uint64_t> in(nodes, 0), out(nodes, 0);
-  // (node, data index) pairs a node must receive: a destination replicated
-  // in one node's memory needs its element once.
+  // (node, data index) pairs a node must receive when the destination
+  // replicates: a copy in one node's memory needs its element once.
   std::vector<std::pair<uint32_t, int64_t>> needs;
   std::vector<uint8_t> sent(replicated ? 0 : size_t(src.deviceSize()), 0);
   std::vector<int64_t> scratch;
   unsigned farthest = 0;
+  const RoutePaths paths(shape); // its coordinate table
   // Cuts (as networkLowerBound's): the links of dim i between coordinates
   // c and c + 1 carry nodes / P_i elements each way per cycle. Crossings
   // are counted as differences: +1 where an element's span starts, -1
@@ -284,8 +301,11 @@ mapc::rt::networkGeneralLowerBound(const NetworkShape &shape,
     const uint32_t from = uint32_t(a / fromSlots);
     if (from == node)
       continue;
-    farthest = std::max(farthest, shape.distance(from, node));
-    needs.push_back({node, dst.dataAt(b)});
+    farthest = std::max(farthest, paths.distance(from, node));
+    if (fanOut)
+      needs.push_back({node, dst.dataAt(b)});
+    else
+      ++in[node];
     if (!replicated && !sent[size_t(a)]) {
       sent[size_t(a)] = 1;
       ++out[from];
@@ -295,13 +315,15 @@ mapc::rt::networkGeneralLowerBound(const NetworkShape &shape,
     if (replicated || fanOut)
       continue;
     for (size_t i = 0; i < dims; ++i) {
-      unsigned x = shape.coord(from, unsigned(i));
-      unsigned y = shape.coord(node, unsigned(i));
+      unsigned x = paths.coord(from, unsigned(i));
+      unsigned y = paths.coord(node, unsigned(i));
       auto &d = x < y ? up[i] : down[i];
       ++d[std::min(x, y)];
       --d[std::max(x, y)];
     }
   }
+  // Without replication in the destination every cell needs its own
+  // element, counted above; with it, each (node, element) pair once.
   std::sort(needs.begin(), needs.end());
   needs.erase(std::unique(needs.begin(), needs.end()), needs.end());
   for (const auto &n : needs)

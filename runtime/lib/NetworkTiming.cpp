@@ -29,42 +29,26 @@ bool LinkCalendar::grow(size_t minWords) {
   return true;
 }
 
-uint32_t LinkCalendar::takeAfter(size_t link, uint32_t ready) {
-  uint64_t c = std::max<uint64_t>(uint64_t(ready) + 1, firstFree[link]);
+uint32_t LinkCalendar::firstFreeFrom(size_t link, uint64_t c, bool mayGrow) {
   for (;;) {
     size_t w = size_t(c >> 6);
-    if (w >= words && !grow(w + 1))
-      return 0;
+    if (w >= words) {
+      if (!mayGrow)
+        return uint32_t(c);
+      if (!grow(w + 1))
+        return 0;
+    }
     // Cycles below c in this word count as taken.
     uint64_t taken = bits[link * words + w] | ((uint64_t(1) << (c & 63)) - 1);
-    if (~taken) {
-      c = (uint64_t(w) << 6) + unsigned(__builtin_ctzll(~taken));
-      break;
-    }
+    if (~taken)
+      return uint32_t((uint64_t(w) << 6) + unsigned(__builtin_ctzll(~taken)));
     c = uint64_t(w + 1) << 6;
   }
-  bits[link * words + size_t(c >> 6)] |= uint64_t(1) << (c & 63);
-  if (!dirty[link]) {
-    dirty[link] = 1;
-    touched.push_back(uint32_t(link));
-  }
-  if (c == firstFree[link]) {
-    // Every cycle up to c is taken now: find the next free one.
-    uint64_t f = c + 1;
-    for (;;) {
-      size_t w = size_t(f >> 6);
-      if (w >= words)
-        break;
-      uint64_t taken = bits[link * words + w] | ((uint64_t(1) << (f & 63)) - 1);
-      if (~taken) {
-        f = (uint64_t(w) << 6) + unsigned(__builtin_ctzll(~taken));
-        break;
-      }
-      f = uint64_t(w + 1) << 6;
-    }
-    firstFree[link] = uint32_t(f);
-  }
-  return uint32_t(c);
+}
+
+void LinkCalendar::markDirty(size_t link) {
+  dirty[link] = 1;
+  touched.push_back(uint32_t(link));
 }
 
 void LinkCalendar::clear() {

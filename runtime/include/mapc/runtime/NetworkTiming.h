@@ -27,6 +27,7 @@
 
 #include "mapc/runtime/Network.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -43,11 +44,31 @@ public:
 
   /// Takes the first free cycle after `ready` (>= ready + 1) on `link` and
   /// returns it; 0 when the bitmaps would pass their cap.
-  uint32_t takeAfter(size_t link, uint32_t ready);
+  uint32_t takeAfter(size_t link, uint32_t ready) {
+    uint32_t c = std::max(ready + 1, firstFree[link]);
+    const size_t w = c >> 6;
+    // Most takes find their cycle free: one test, no scan.
+    if (w >= words || (bits[link * words + w] >> (c & 63)) & 1) {
+      c = firstFreeFrom(link, c);
+      if (c == 0)
+        return 0;
+    }
+    bits[link * words + (c >> 6)] |= uint64_t(1) << (c & 63);
+    if (!dirty[link])
+      markDirty(link);
+    if (c == firstFree[link]) // every cycle up to c is taken now
+      firstFree[link] = firstFreeFrom(link, uint64_t(c) + 1, false);
+    return c;
+  }
   /// Frees every cycle taken since the last clear (keeps the memory).
   void clear();
 
 private:
+  /// The first cycle >= c not taken on `link` (growing the bitmaps when
+  /// `grow` is set; else the end of the bitmap counts as free); 0 past the
+  /// cap.
+  uint32_t firstFreeFrom(size_t link, uint64_t c, bool mayGrow = true);
+  void markDirty(size_t link);
   bool grow(size_t minWords);
 
   size_t links, maxWords;
