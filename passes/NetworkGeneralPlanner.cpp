@@ -3,6 +3,9 @@
 
 #include "passes/GeneralPlanner.h"
 
+#include <algorithm>
+#include <cstdint>
+
 using namespace mapc;
 
 std::variant<rt::GeneralPlan, std::string>
@@ -30,10 +33,15 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
                    "001's model"
                  : "every element from its nearest copy to its cell by "
                    "dimension-order routing, store and forward (001 sec. 2)";
-  // The orders of the route, each timed by simulation; the fastest wins
-  // (the first of equals). Reversing or rotating the dims matters only on
-  // more than one dim. An order that meets the lower bound cannot be beaten:
-  // the rest are not simulated (as NetworkPlanner prunes schedules).
+  // The orders of the route, each timed by the reservation walk (as the
+  // simulation times it); the fastest wins, the first of equals. Reversing
+  // or rotating the dims matters only on more than one dim. Bound and skip
+  // (as the MasPar planner's candidates): each order's paths bound its time
+  // (rt::routeOrderBound, never below the step's lower bound), the orders
+  // are timed from the lowest bound up, an order whose bound cannot beat
+  // the best in hand is not timed, and a walk stops once its elements
+  // already take as long as the best. The choice is the one timing every
+  // order would make (NetworkGeneral.SkippedOrdersChooseAsTimingAll).
   auto name = [](unsigned order) {
     return std::string(order & rt::kRouteDimsDown ? "dims down" : "dims up") +
            (order & rt::kRouteRotated ? ", rotated" : "") +
@@ -42,32 +50,58 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   // The elements that change node, found once for every order.
   const std::vector<rt::RouteMove> moves =
       rt::generalRouteMoves(req.shape, req.src, req.dst, sources);
-  std::string prices;
-  int64_t best = -1;
+  const std::vector<rt::RouteFlow> flows = rt::routeFlows(req.shape, moves);
+  std::vector<unsigned> orders;
+  int64_t bounds[8] = {};
   for (unsigned order = 0; order < 8; ++order) {
     if ((order & (rt::kRouteDimsDown | rt::kRouteRotated)) &&
         req.shape.dims.size() < 2)
       continue;
-    plan.steps = {step};
-    plan.steps[0].routeOrder = order;
-    std::string why;
-    int64_t t = rt::timeRoute(req.shape, moves, order);
-    if (t < 0) // past the reservation walk's memory: simulate the cycles
-      t = rt::predictNetworkGeneralStep(req.shape, plan, 0, &sources, &why);
-    if (t < 0)
-      return "the route cannot run: " + why;
-    prices += std::string(prices.empty() ? "" : ", ") + name(order) + " " +
-              std::to_string(t);
-    if (best < 0 || t < best) {
-      best = t;
-      step.routeOrder = order;
-    }
-    if (best <= plan.lowerBound) {
-      if (order + 1 < 8 && req.shape.dims.size() > 1)
-        prices += ", the rest pruned (the bound is met)";
-      break;
-    }
+    orders.push_back(order);
+    bounds[order] =
+        std::max(plan.lowerBound, rt::routeOrderBound(req.shape, flows, order));
   }
+  // Of equal bounds, farthest first (the same paths) first: it wins most
+  // often, and the orders after it then stop early.
+  auto rank = [&](unsigned order) {
+    return std::make_pair(bounds[order], !(order & rt::kRouteFarthestFirst));
+  };
+  std::stable_sort(orders.begin(), orders.end(),
+                   [&](unsigned a, unsigned b) { return rank(a) < rank(b); });
+  std::string said[8];
+  int64_t best = -1;
+  for (unsigned order : orders) {
+    // An order after the best must beat it; one before it may tie.
+    const int64_t toBeat = best < 0                  ? INT64_MAX
+                           : order > step.routeOrder ? best
+                                                     : best + 1;
+    if (bounds[order] >= toBeat) {
+      said[order] =
+          "at least " + std::to_string(bounds[order]) + " (its bound; not run)";
+      continue;
+    }
+    int64_t t = rt::timeRoute(req.shape, moves, order, toBeat);
+    if (t < 0) { // past the reservation walk's memory: simulate the cycles
+      plan.steps = {step};
+      plan.steps[0].routeOrder = order;
+      std::string why;
+      t = rt::predictNetworkGeneralStep(req.shape, plan, 0, &sources, &why);
+      if (t < 0)
+        return "the route cannot run: " + why;
+    }
+    if (t >= toBeat) {
+      said[order] = "at least " + std::to_string(t) + " (not run to the end)";
+      continue;
+    }
+    said[order] = std::to_string(t);
+    best = t;
+    step.routeOrder = order;
+  }
+  std::string prices;
+  for (unsigned order = 0; order < 8; ++order)
+    if (!said[order].empty())
+      prices += std::string(prices.empty() ? "" : ", ") + name(order) + " " +
+                said[order];
   step.predictedTicks = best;
   step.why += "; " + name(step.routeOrder) + " is fastest: " + prices;
   plan.steps = {step};

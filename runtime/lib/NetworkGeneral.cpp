@@ -9,6 +9,7 @@
 #include "mapc/runtime/NetworkTiming.h"
 
 #include <algorithm>
+#include <tuple>
 
 using namespace mapc::rt;
 
@@ -177,7 +178,7 @@ mapc::rt::generalRouteMoves(const NetworkShape &shape, const TileMap &from,
 
 int64_t mapc::rt::timeRoute(const NetworkShape &shape,
                             const std::vector<RouteMove> &moves,
-                            unsigned routeOrder) {
+                            unsigned routeOrder, int64_t stopAt) {
   // Keys are (priority, index). Farthest first ranks by path length, which
   // dimension order makes the distance; a counting sort keeps the index
   // order within a rank.
@@ -221,8 +222,82 @@ int64_t mapc::rt::timeRoute(const NetworkShape &shape,
       }
     }
     end = std::max(end, cycle);
+    // Elements finish once and for all in key order: the route takes at
+    // least `end` cycles already.
+    if (int64_t(end) >= stopAt)
+      return int64_t(end);
   }
   return int64_t(end);
+}
+
+std::vector<RouteFlow>
+mapc::rt::routeFlows(const NetworkShape &shape,
+                     const std::vector<RouteMove> &moves) {
+  std::vector<RouteFlow> flows;
+  const uint64_t nodes = shape.nodeCount();
+  if (nodes * nodes <= (uint64_t(1) << 22)) {
+    // A table of every (from, to) pair: 4 bytes each, up to 2048 nodes.
+    std::vector<uint32_t> count(size_t(nodes * nodes), 0);
+    for (const RouteMove &m : moves)
+      ++count[size_t(m.from) * nodes + m.to];
+    for (size_t i = 0; i < count.size(); ++i)
+      if (count[i])
+        flows.push_back({uint32_t(i / nodes), uint32_t(i % nodes), count[i]});
+    return flows;
+  }
+  std::vector<RouteMove> sorted = moves;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const RouteMove &a, const RouteMove &b) {
+              return std::tie(a.from, a.to) < std::tie(b.from, b.to);
+            });
+  for (const RouteMove &m : sorted) {
+    if (flows.empty() || flows.back().from != m.from || flows.back().to != m.to)
+      flows.push_back({m.from, m.to, 0});
+    ++flows.back().count;
+  }
+  return flows;
+}
+
+int64_t mapc::rt::routeOrderBound(const NetworkShape &shape,
+                                  const std::vector<RouteFlow> &flows,
+                                  unsigned routeOrder) {
+  // Per directed link: the elements crossing it, and the fewest hops any
+  // of them takes before it and after it. The link moves one a cycle, the
+  // first at the earliest after `before` hops, and the last still has at
+  // least `after` to go.
+  std::vector<int32_t> strides;
+  int32_t stride = 1;
+  for (unsigned len : shape.dims) {
+    strides.push_back(stride);
+    stride *= int32_t(len);
+  }
+  const RoutePaths paths(shape);
+  const unsigned perNode = linksPerNode(shape);
+  const size_t links = size_t(shape.nodeCount()) * perNode;
+  std::vector<uint64_t> load(links, 0);
+  std::vector<uint32_t> before(links, ~0u), after(links, ~0u);
+  std::vector<Hop> path;
+  for (const RouteFlow &f : flows) {
+    paths.build(f.from, f.to, routeOrder, path);
+    const uint32_t length = uint32_t(pathLength(path));
+    uint32_t node = f.from, done = 0;
+    for (const Hop &h : path) {
+      const unsigned slot = linkSlot(shape, h);
+      for (uint32_t s = 0; s < h.count; ++s, ++done) {
+        const size_t link = size_t(node) * perNode + slot;
+        load[link] += f.count;
+        before[link] = std::min(before[link], done);
+        after[link] = std::min(after[link], length - done - 1);
+        node = shape.cube ? node ^ (uint32_t(1) << h.dim)
+                          : uint32_t(int64_t(node) + h.dir * strides[h.dim]);
+      }
+    }
+  }
+  uint64_t bound = 0;
+  for (size_t l = 0; l < links; ++l)
+    if (load[l])
+      bound = std::max(bound, before[l] + load[l] + after[l]);
+  return int64_t(bound);
 }
 
 int64_t mapc::rt::predictNetworkGeneralStep(

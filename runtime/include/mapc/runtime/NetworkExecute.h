@@ -79,8 +79,26 @@ std::vector<RouteMove> generalRouteMoves(const NetworkShape &shape,
 /// The cycles NetworkMachine::run takes on generalRouteTransfers' transfers
 /// in `routeOrder`, by the reservation walk of NetworkTiming.h on paths
 /// built one at a time (no transfer list); -1 past the walk's memory cap.
+/// The walk stops once the elements done take `stopAt` cycles or more, and
+/// returns what they take: a time the whole route cannot beat.
 int64_t timeRoute(const NetworkShape &shape,
-                  const std::vector<RouteMove> &moves, unsigned routeOrder);
+                  const std::vector<RouteMove> &moves, unsigned routeOrder,
+                  int64_t stopAt = INT64_MAX);
+
+/// The elements of a route that share a source and a destination node.
+struct RouteFlow {
+  uint32_t from, to, count;
+};
+std::vector<RouteFlow> routeFlows(const NetworkShape &shape,
+                                  const std::vector<RouteMove> &moves);
+
+/// A lower bound on timeRoute for `routeOrder`, from its paths alone: for
+/// every directed link, the fewest hops an element crossing it makes
+/// before it, the elements crossing it (one a cycle), and the fewest hops
+/// one of them makes after it. Work in flows times path length.
+int64_t routeOrderBound(const NetworkShape &shape,
+                        const std::vector<RouteFlow> &flows,
+                        unsigned routeOrder);
 
 /// The cycles step i of `plan` takes on `shape` (it must be a Route step),
 /// or -1 with `why` when it cannot run there.
