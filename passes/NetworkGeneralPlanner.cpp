@@ -58,8 +58,13 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
         req.shape.dims.size() < 2)
       continue;
     orders.push_back(order);
+    // Farthest first changes the keys, not the paths: the same bound
+    // (its order without it comes first).
     bounds[order] =
-        std::max(plan.lowerBound, rt::routeOrderBound(req.shape, flows, order));
+        order & rt::kRouteFarthestFirst
+            ? bounds[order & ~rt::kRouteFarthestFirst]
+            : std::max(plan.lowerBound,
+                       rt::routeOrderBound(req.shape, flows, order));
   }
   // Of equal bounds, farthest first (the same paths) first: it wins most
   // often, and the orders after it then stop early.

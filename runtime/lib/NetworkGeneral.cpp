@@ -40,7 +40,8 @@ int64_t nearestCopy(const NetworkShape &shape, const TileMap &from, int64_t d,
 class RoutePaths {
 public:
   explicit RoutePaths(const NetworkShape &shape)
-      : shape(shape), dims(unsigned(shape.dims.size())) {
+      : shape(shape), dims(unsigned(shape.dims.size())),
+        diameter(shape.diameter()) {
     if (shape.cube)
       return;
     const uint32_t nodes = shape.nodeCount();
@@ -103,7 +104,7 @@ public:
       std::rotate(path.begin(), it, path.end());
     }
     if (routeOrder & kRouteFarthestFirst) {
-      const uint32_t rank = uint32_t(shape.diameter() - pathLength(path));
+      const uint32_t rank = uint32_t(diameter - pathLength(path));
       for (Hop &h : path)
         h.priority = rank;
     }
@@ -111,7 +112,7 @@ public:
 
 private:
   const NetworkShape &shape;
-  unsigned dims;
+  unsigned dims, diameter;
   std::vector<uint32_t> coords; ///< nodes x dims, on a mesh
 };
 
@@ -209,7 +210,8 @@ int64_t mapc::rt::timeRoute(const NetworkShape &shape,
   uint32_t end = 0;
   for (size_t k = 0; k < moves.size(); ++k) {
     const RouteMove &m = moves[order.empty() ? k : order[k]];
-    paths.build(m.from, m.to, routeOrder, path);
+    // The keys are ranked above: the hops need no priority.
+    paths.build(m.from, m.to, routeOrder & ~kRouteFarthestFirst, path);
     uint32_t node = m.from, cycle = 0;
     for (const Hop &h : path) {
       const unsigned slot = linkSlot(shape, h);
@@ -278,7 +280,7 @@ int64_t mapc::rt::routeOrderBound(const NetworkShape &shape,
   std::vector<uint32_t> before(links, ~0u), after(links, ~0u);
   std::vector<Hop> path;
   for (const RouteFlow &f : flows) {
-    paths.build(f.from, f.to, routeOrder, path);
+    paths.build(f.from, f.to, routeOrder & ~kRouteFarthestFirst, path);
     const uint32_t length = uint32_t(pathLength(path));
     uint32_t node = f.from, done = 0;
     for (const Hop &h : path) {
