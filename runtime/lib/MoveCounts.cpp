@@ -1,0 +1,318 @@
+//===- MoveCounts.cpp - what a general remap moves (see header) -----------===//
+#include "mapc/runtime/MoveCounts.h"
+
+#include "MoveRuns.h"
+#include "PairSchedule.h"
+#include "mapc/runtime/General.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace mapc::rt;
+
+int64_t MoveCounts::localMoves() const {
+  int64_t kept = 0, stays = 0;
+  for (const PePairCount &p : pairs)
+    if (p.from == p.to)
+      kept += p.count;
+  for (int64_t s : stay)
+    stays += s;
+  return kept - stays;
+}
+
+bool MoveCounts::operator==(const MoveCounts &o) const {
+  return elements == o.elements && pairs == o.pairs && stay == o.stay &&
+         sameSlot == o.sameSlot && slotUniformTo == o.slotUniformTo &&
+         slotUniformFrom == o.slotUniformFrom &&
+         localUniform == o.localUniform && localSlots == o.localSlots;
+}
+
+MoveCounts mapc::rt::countMoveByElements(const TileMap &from, const TileMap &to,
+                                         const std::vector<uint32_t> &sources) {
+  MoveCounts c;
+  const int64_t fromSlots = slotsOf(from), toSlots = slotsOf(to);
+  const int64_t fromPes = pesOf(from), toPes = pesOf(to);
+  c.stay.assign(size_t(std::max<int64_t>(1, std::max(fromPes, toPes))), 0);
+  const bool dense = fromPes * toPes <= (int64_t(1) << 22);
+  std::vector<int64_t> table(dense ? size_t(fromPes * toPes) : 0, 0);
+  std::map<std::pair<uint32_t, uint32_t>, int64_t> sparse;
+  std::vector<int64_t> readsFrom(size_t(toSlots), -1),
+      feeds(size_t(fromSlots), -1), localRead(size_t(toSlots), -1);
+  for (int64_t b = 0; b < int64_t(sources.size()); ++b) {
+    if (sources[size_t(b)] == kNoSource)
+      continue;
+    const int64_t a = sources[size_t(b)];
+    const int64_t ap = a / fromSlots, as = a % fromSlots;
+    const int64_t bp = b / toSlots, bs = b % toSlots;
+    ++c.elements;
+    if (dense)
+      ++table[size_t(ap * toPes + bp)];
+    else
+      ++sparse[{uint32_t(ap), uint32_t(bp)}];
+    if (as == bs) {
+      ++c.sameSlot;
+      if (ap == bp)
+        ++c.stay[size_t(ap)];
+    }
+    int64_t &r = readsFrom[size_t(bs)];
+    c.slotUniformTo &= r < 0 || r == as;
+    r = as;
+    int64_t &f = feeds[size_t(as)];
+    c.slotUniformFrom &= f < 0 || f == bs;
+    f = bs;
+    if (ap == bp) {
+      int64_t &l = localRead[size_t(bs)];
+      c.localUniform &= l < 0 || l == as;
+      l = as;
+    }
+  }
+  if (dense) {
+    for (int64_t p = 0; p < fromPes; ++p)
+      for (int64_t q = 0; q < toPes; ++q)
+        if (int64_t n = table[size_t(p * toPes + q)])
+          c.pairs.push_back({uint32_t(p), uint32_t(q), n});
+  } else {
+    for (const auto &[pq, n] : sparse)
+      c.pairs.push_back({pq.first, pq.second, n});
+  }
+  if (c.localUniform)
+    for (int64_t l : localRead)
+      c.localSlots += l >= 0;
+  return c;
+}
+
+namespace {
+
+enum class Tri { No, Yes, Unknown };
+
+/// A family's slots on one side (the destination's or the source's).
+struct Slots {
+  int64_t base, st, dm;
+};
+Slots keySide(const MoveFamily &f, bool dest) {
+  return dest ? Slots{f.b0, f.sb, f.db} : Slots{f.a0, f.sa, f.da};
+}
+Slots otherSide(const MoveFamily &f, bool dest) { return keySide(f, !dest); }
+
+/// The key slots of `f` when they are one interval [lo, hi) walked in
+/// (m, t) order: t fastest, one slot apart.
+bool keyInterval(const MoveFamily &f, bool dest, int64_t &lo, int64_t &hi) {
+  const Slots k = keySide(f, dest);
+  lo = k.base;
+  hi = k.base + f.len * f.reps;
+  if (f.len == 1 && f.reps == 1)
+    return true;
+  if (f.reps == 1)
+    return k.st == 1;
+  if (f.len == 1)
+    return k.dm == 1;
+  return k.st == 1 && k.dm == f.len;
+}
+
+/// A family's key slots `k0 + t + stride m` (t < len <= stride, m < reps)
+/// and the other side's slots `o0 + ot t + om m` of the same elements.
+struct Strided {
+  int64_t k0, len, stride, reps;
+  int64_t o0, ot, om;
+};
+
+/// `f` in that form, when its key slots rise by one per t (or it has one t).
+std::optional<Strided> stridedOf(const MoveFamily &f, bool dest) {
+  const Slots k = keySide(f, dest), o = otherSide(f, dest);
+  if (f.len > 1 && k.st != 1)
+    return std::nullopt;
+  if (f.reps == 1)
+    return Strided{k.base, f.len, f.len, 1, o.base, o.st, o.dm};
+  if (k.dm < f.len)
+    return std::nullopt;
+  return Strided{k.base, f.len, k.dm, f.reps, o.base, o.st, o.dm};
+}
+
+/// One interval of `s` (reps 1) cut into pieces of `stride`: its whole
+/// pieces and the rest.
+void recut(const Strided &s, int64_t stride, std::vector<Strided> &out) {
+  const int64_t whole = s.len / stride, rest = s.len % stride;
+  if (whole > 0)
+    out.push_back({s.k0, stride, stride, whole, s.o0, s.ot, s.ot * stride});
+  if (rest > 0)
+    out.push_back({s.k0 + whole * stride, rest, stride, 1,
+                   s.o0 + s.ot * whole * stride, s.ot, 0});
+}
+
+/// Whether `f` and `g` (the same stride) agree on the other side's slot
+/// at every key slot they share. A shared key is t + S m = d + t' + S m'
+/// with d = g.k0 - f.k0 = q S + r: either t = r + t', m = q + m', or
+/// t = r + t' - S, m = q + m' + 1; each is a rectangle of (t', m') on which
+/// both sides are linear, so one corner and the slopes decide.
+Tri agreeStrided(const Strided &f, const Strided &g, bool &shared) {
+  const int64_t S = f.stride;
+  const int64_t d = g.k0 - f.k0;
+  int64_t q = d / S, r = d % S;
+  if (r < 0) {
+    r += S;
+    --q;
+  }
+  for (int wrap = 0; wrap < 2; ++wrap) {
+    // t = r + t' - wrap S, m = q + m' + wrap.
+    const int64_t tShift = r - wrap * S, mShift = q + wrap;
+    const int64_t t1 = std::max<int64_t>(0, -tShift),
+                  t2 = std::min(g.len, f.len - tShift) - 1;
+    const int64_t m1 = std::max<int64_t>(0, -mShift),
+                  m2 = std::min(g.reps, f.reps - mShift) - 1;
+    if (t1 > t2 || m1 > m2)
+      continue;
+    shared = true;
+    const int64_t fv = f.o0 + f.ot * (t1 + tShift) + f.om * (m1 + mShift);
+    const int64_t gv = g.o0 + g.ot * t1 + g.om * m1;
+    if (fv != gv || (t2 > t1 && f.ot != g.ot) || (m2 > m1 && f.om != g.om))
+      return Tri::No;
+  }
+  return Tri::Yes;
+}
+
+/// Whether two families agree wherever their key slots meet; `shared` is
+/// set when they meet at all.
+Tri agree(const Strided &f, const Strided &g, bool &shared) {
+  const bool fOne = f.reps == 1, gOne = g.reps == 1;
+  if (!fOne && !gOne && f.stride != g.stride)
+    return Tri::Unknown;
+  const int64_t S = fOne && gOne ? std::max(f.len, g.len)
+                    : fOne       ? g.stride
+                                 : f.stride;
+  std::vector<Strided> fs, gs;
+  if (fOne)
+    recut(f, S, fs);
+  else
+    fs.push_back(f);
+  if (gOne)
+    recut(g, S, gs);
+  else
+    gs.push_back(g);
+  for (const Strided &x : fs)
+    for (const Strided &y : gs) {
+      const Tri t = agreeStrided(x, y, shared);
+      if (t != Tri::Yes)
+        return t;
+    }
+  return Tri::Yes;
+}
+
+/// Whether every key slot (destination slot when `dest`, else source slot)
+/// of the families (only those that keep their PE when `onlyLocal`) has one
+/// other-side slot, and (then) how many key slots they fill.
+Tri uniformSlots(const std::vector<MoveFamily> &fams, bool dest, bool onlyLocal,
+                 int64_t &filled) {
+  struct Entry {
+    Strided s;
+    int64_t last; ///< the highest key slot
+    uint32_t pe;  ///< the PE on the key side
+  };
+  std::vector<Entry> entries;
+  for (const MoveFamily &f : fams) {
+    if (onlyLocal && f.peA != f.peB)
+      continue;
+    std::optional<Strided> s = stridedOf(f, dest);
+    if (!s)
+      return Tri::Unknown;
+    entries.push_back({*s, s->k0 + s->len - 1 + s->stride * (s->reps - 1),
+                       dest ? f.peB : f.peA});
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry &x, const Entry &y) { return x.s.k0 < y.s.k0; });
+  int64_t work = 0;
+  bool unknown = false, shared = false;
+  for (size_t i = 0; i < entries.size(); ++i)
+    for (size_t j = i + 1;
+         j < entries.size() && entries[j].s.k0 <= entries[i].last; ++j) {
+      // One PE holds each of its key slots once.
+      if (entries[i].pe == entries[j].pe)
+        continue;
+      if (++work > (int64_t(1) << 22))
+        return Tri::Unknown;
+      const Tri t = agree(entries[i].s, entries[j].s, shared);
+      if (t == Tri::No)
+        return Tri::No;
+      unknown |= t == Tri::Unknown;
+    }
+  if (unknown)
+    return Tri::Unknown;
+  filled = 0;
+  if (!shared) {
+    for (const Entry &e : entries)
+      filled += e.s.len * e.s.reps;
+    return Tri::Yes;
+  }
+  // Shared slots are counted once: the union of intervals.
+  int64_t end = INT64_MIN;
+  for (const Entry &e : entries) {
+    if (e.s.reps > 1 && e.s.stride != e.s.len)
+      return Tri::Unknown;
+    const int64_t hi = e.last + 1;
+    filled += std::max<int64_t>(0, hi - std::max(e.s.k0, end));
+    end = std::max(end, hi);
+  }
+  return Tri::Yes;
+}
+
+} // namespace
+
+std::optional<MoveCounts> mapc::rt::countMoveByRuns(const TileMap &from,
+                                                    const TileMap &to,
+                                                    int64_t listLimit) {
+  std::optional<std::vector<MoveFamily>> fams =
+      moveFamilies(from, to, listLimit);
+  if (!fams)
+    return std::nullopt;
+  MoveCounts c;
+  c.stay.assign(size_t(std::max<int64_t>(1, std::max(pesOf(from), pesOf(to)))),
+                0);
+  int64_t filled = 0;
+  const Tri to_ = uniformSlots(*fams, true, false, filled);
+  const Tri from_ = uniformSlots(*fams, false, false, filled);
+  const Tri local = uniformSlots(*fams, true, true, filled);
+  if (to_ == Tri::Unknown || from_ == Tri::Unknown || local == Tri::Unknown)
+    return std::nullopt;
+  c.slotUniformTo = to_ == Tri::Yes;
+  c.slotUniformFrom = from_ == Tri::Yes;
+  c.localUniform = local == Tri::Yes;
+  c.localSlots = c.localUniform ? filled : 0;
+  std::map<std::pair<uint32_t, uint32_t>, int64_t> pairs;
+  for (const MoveFamily &f : *fams) {
+    if (f.peA >= c.stay.size() || f.peB >= c.stay.size())
+      return std::nullopt;
+    c.elements += f.len * f.reps;
+    pairs[{f.peA, f.peB}] += f.len * f.reps;
+    const int64_t same =
+        countOnLine(f.len, f.reps, f.a0 - f.b0, f.sa - f.sb, f.da - f.db);
+    c.sameSlot += same;
+    if (f.peA == f.peB)
+      c.stay[f.peA] += same;
+  }
+  for (const auto &[pq, n] : pairs)
+    c.pairs.push_back({pq.first, pq.second, n});
+  return c;
+}
+
+bool mapc::rt::exchangePairsApply(uint64_t sends, size_t pairs) {
+  return sends > kPairScheduleFrom && pairScheduleApplies(sends, pairs);
+}
+
+std::optional<int64_t> mapc::rt::heldSlotsByRuns(const TileMap &l) {
+  std::optional<std::vector<MoveFamily>> fams = moveFamilies(l, l);
+  if (!fams)
+    return std::nullopt;
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  for (const MoveFamily &f : *fams) {
+    int64_t lo, hi;
+    if (!keyInterval(f, true, lo, hi))
+      return std::nullopt;
+    ranges.push_back({lo, hi});
+  }
+  std::sort(ranges.begin(), ranges.end());
+  int64_t filled = 0, end = INT64_MIN;
+  for (const auto &[lo, hi] : ranges) {
+    filled += std::max<int64_t>(0, hi - std::max(lo, end));
+    end = std::max(end, hi);
+  }
+  return filled;
+}
