@@ -116,6 +116,9 @@ struct Problem {
   std::string group, name;
   std::string source;
   std::string radix2; ///< the radix-2 twin's program, or empty
+  /// Run on the simulator (every element checked, prediction = simulation);
+  /// the 10^8-element rows are only planned, their plan column predicted.
+  bool simulate = true;
 };
 
 struct Compiled {
@@ -282,7 +285,12 @@ std::string methodOf(const rt::GeneralPlan &p) {
 std::vector<Row> runProblem(const Problem &pb) {
   Compiled c;
   compile(pb.name, pb.source, c);
-  std::vector<int64_t> ticks = runAll(pb.name, c);
+  std::vector<int64_t> ticks;
+  if (pb.simulate)
+    ticks = runAll(pb.name, c);
+  else
+    for (const StatementPlan &sp : c.plans.statements)
+      ticks.push_back(sp.general ? sp.general->predictedTicks : 0);
   std::vector<int64_t> r2Ticks;
   Compiled twin;
   if (!pb.radix2.empty()) {
@@ -307,13 +315,13 @@ std::vector<Row> runProblem(const Problem &pb) {
     r.name = c.plans.statements.size() > 1
                  ? pb.name + " #" + std::to_string(i + 1)
                  : pb.name;
-    r.method = methodOf(g);
+    r.method = methodOf(g) + (pb.simulate ? "" : " (predicted, not run)");
     r.plan = ticks[i];
     r.bound = g.lowerBound;
     // A network has one method (Route): no brute-force baseline.
-    r.brute = c.plans.onNetwork ? -1
-              : g.steps.empty() ? 0
-                                : bruteTicks(g, c.plans.shape);
+    r.brute = c.plans.onNetwork || !pb.simulate ? -1
+              : g.steps.empty()                 ? 0
+                                                : bruteTicks(g, c.plans.shape);
     r.ms = planningMs(g, c.plans, r.cpuMs);
     if (i < r2Ticks.size()) {
       const StatementPlan &tp = twin.plans.statements[i];
@@ -479,11 +487,13 @@ void forSizes(bool quick, const Spec (&small)[Small], const Spec (&full)[Full],
 }
 
 /// HPF block <-> cyclic(k) on 7, 10, 3 x 5 and 31 x 33 PEs (10^6 elements),
-/// and on 7 and 3 x 5 (10^7).
+/// on 7 and 3 x 5 (10^7), and on 7 and 10 (10^8, planned from the runs and
+/// periods of the layouts, MoveCounts.h, and not simulated).
 std::vector<Problem> hpfProblems(bool quick) {
   struct Spec {
     const char *name, *pes, *procs, *array, *from, *to;
     uint64_t memory;
+    bool simulate = true;
   };
   // Full: 10^6 f32 elements; quick: 10^4.
   const Spec full[] = {
@@ -500,6 +510,12 @@ std::vector<Problem> hpfProblems(bool quick) {
        "cyclic(3)", 28u << 20},
       {"1e7 on 3x5: bb<->c,c(3)", "3, 5", "3, 5", "2500, 4000", "block, block",
        "cyclic, cyclic(3)", 12u << 20},
+      // 10^8: planned without walking the elements; the simulation would
+      // take minutes and gigabytes.
+      {"1e8 on 7: block<->cyclic(3)", "7", "7", "100000000", "block",
+       "cyclic(3)", 180u << 20, false},
+      {"1e8 on 10: block<->cyclic(5)", "10", "10", "100000000", "block",
+       "cyclic(5)", 128u << 20, false},
   };
   const Spec small[] = {
       {"1e4 on 7: block<->cyclic(3)", "7", "7", "10000", "block", "cyclic(3)",
@@ -508,6 +524,8 @@ std::vector<Problem> hpfProblems(bool quick) {
        "cyclic, cyclic(3)", 32u << 10},
       {"1e4 on 31x33: bb<->c(2),c", "31, 33", "31, 33", "100, 100",
        "block, block", "cyclic(2), cyclic", 4u << 10},
+      {"1e6 on 7: block<->cyclic(3)", "7", "7", "1000000", "block", "cyclic(3)",
+       4u << 20, false},
   };
   std::vector<Problem> out;
   auto add = [&](const Spec &s) {
@@ -517,7 +535,7 @@ std::vector<Problem> hpfProblems(bool quick) {
                       ") : f32;\ndistribute A(" + s.from +
                       ") onto P;\nredistribute A(" + s.to +
                       ") onto P;\nredistribute A(" + s.from + ") onto P;\n";
-    out.push_back({"hpf", s.name, src, ""});
+    out.push_back({"hpf", s.name, src, "", s.simulate});
   };
   forSizes(quick, small, full, add);
   return out;
@@ -617,7 +635,8 @@ int main(int argc, char **argv) {
       "== General remaps (003 ch. 6) on the simulated MasPar%s ==\n"
       "Digit problems: 32 x 32 PEs, clusters of 16, u8 elements; HPF: the "
       "PEs named, f32.\nTicks are simulated (every element checked, "
-      "prediction = simulation). Columns:\n"
+      "prediction = simulation), except on the rows marked\n"
+      "\"predicted, not run\" (10^8 elements: planned only). Columns:\n"
       "  plan   ticks of the general planner's plan;  bound  "
       "rt::generalLowerBound;  b/plan = bound/plan\n"
       "  brute  ticks of the brute-force plan (003 6.3.3, 6.3.8);  p/bru = "
