@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 using namespace mapc::rt;
 
@@ -256,40 +257,129 @@ Tri uniformSlots(const std::vector<MoveFamily> &fams, bool dest, bool onlyLocal,
 
 } // namespace
 
+namespace {
+
+/// Key of an entry of the per-dim tables below.
+struct Triple {
+  int64_t peA, peB, slotDiff;
+  bool operator<(const Triple &o) const {
+    return std::tie(peA, peB, slotDiff) < std::tie(o.peA, o.peB, o.slotDiff);
+  }
+};
+using Table = std::map<Triple, int64_t>;
+
+/// Sums of one element of `x` and one of `y`, counted; false when there
+/// would be more than `most` products.
+bool convolve(const Table &x, const Table &y, Table &out, size_t most) {
+  if (x.size() * y.size() > most)
+    return false;
+  out.clear();
+  for (const auto &[kx, nx] : x)
+    for (const auto &[ky, ny] : y)
+      out[{kx.peA + ky.peA, kx.peB + ky.peB, kx.slotDiff + ky.slotDiff}] +=
+          nx * ny;
+  return true;
+}
+
+constexpr size_t kMostEntries = size_t(1) << 22;
+
+} // namespace
+
+// One dim: every count is a sum over the families. Several: the PE pairs
+// are the dims' pairs convolved; the slot uniformities hold when they hold
+// in every dim (a slot names every dim's memory part, its digits being a
+// mixed-radix number); the elements that keep their slot take the other
+// dims element by element (grouped by PE parts and slot difference) against
+// the largest dim's families.
 std::optional<MoveCounts> mapc::rt::countMoveByRuns(const TileMap &from,
                                                     const TileMap &to,
                                                     int64_t listLimit) {
-  std::optional<std::vector<MoveFamily>> fams =
-      moveFamilies(from, to, listLimit);
-  if (!fams)
+  std::optional<MoveByDims> mv = moveFamilies(from, to, listLimit);
+  if (!mv)
+    return std::nullopt;
+  const size_t dims = mv->dims.size();
+  if (dims > 1 && !mv->peByDim)
     return std::nullopt;
   MoveCounts c;
   c.stay.assign(size_t(std::max<int64_t>(1, std::max(pesOf(from), pesOf(to)))),
                 0);
-  int64_t filled = 0;
-  const Tri to_ = uniformSlots(*fams, true, false, filled);
-  const Tri from_ = uniformSlots(*fams, false, false, filled);
-  const Tri local = uniformSlots(*fams, true, true, filled);
-  if (to_ == Tri::Unknown || from_ == Tri::Unknown || local == Tri::Unknown)
-    return std::nullopt;
-  c.slotUniformTo = to_ == Tri::Yes;
-  c.slotUniformFrom = from_ == Tri::Yes;
-  c.localUniform = local == Tri::Yes;
-  c.localSlots = c.localUniform ? filled : 0;
-  std::map<std::pair<uint32_t, uint32_t>, int64_t> pairs;
-  for (const MoveFamily &f : *fams) {
-    if (f.peA >= c.stay.size() || f.peB >= c.stay.size())
+  int64_t localSlots = 1;
+  for (const std::vector<MoveFamily> &fams : mv->dims) {
+    int64_t filled = 0;
+    const Tri to_ = uniformSlots(fams, true, false, filled);
+    const Tri from_ = uniformSlots(fams, false, false, filled);
+    const Tri local = uniformSlots(fams, true, true, filled);
+    if (to_ == Tri::Unknown || from_ == Tri::Unknown || local == Tri::Unknown)
       return std::nullopt;
-    c.elements += f.len * f.reps;
-    pairs[{f.peA, f.peB}] += f.len * f.reps;
-    const int64_t same =
-        countOnLine(f.len, f.reps, f.a0 - f.b0, f.sa - f.sb, f.da - f.db);
-    c.sameSlot += same;
-    if (f.peA == f.peB)
-      c.stay[f.peA] += same;
+    c.slotUniformTo &= to_ == Tri::Yes;
+    c.slotUniformFrom &= from_ == Tri::Yes;
+    c.localUniform &= local == Tri::Yes;
+    localSlots *= filled;
   }
-  for (const auto &[pq, n] : pairs)
-    c.pairs.push_back({pq.first, pq.second, n});
+  // The PE pairs.
+  Table pairs{{{0, 0, 0}, 1}}, next;
+  for (const std::vector<MoveFamily> &fams : mv->dims) {
+    Table dim;
+    for (const MoveFamily &f : fams)
+      dim[{f.peA, f.peB, 0}] += f.len * f.reps;
+    if (!convolve(pairs, dim, next, kMostEntries))
+      return std::nullopt;
+    std::swap(pairs, next);
+  }
+  int64_t kept = 0;
+  for (const auto &[k, n] : pairs) {
+    if (k.peA < 0 || k.peB < 0 || k.peA >= int64_t(c.stay.size()) ||
+        k.peB >= int64_t(c.stay.size()))
+      return std::nullopt;
+    c.pairs.push_back({uint32_t(k.peA), uint32_t(k.peB), n});
+    c.elements += n;
+    kept += k.peA == k.peB ? n : 0;
+  }
+  // With no element keeping its PE, the local slots are uniform and none.
+  if (kept == 0 || !c.localUniform) {
+    c.localUniform |= kept == 0;
+    localSlots = 0;
+  }
+  c.localSlots = localSlots;
+  // The elements that keep their slot: every dim but the largest element
+  // by element, then that one's families.
+  size_t last = 0;
+  for (size_t j = 0; j < dims; ++j) {
+    int64_t n = 0, m = 0;
+    for (const MoveFamily &f : mv->dims[j])
+      n += f.len * f.reps;
+    for (const MoveFamily &f : mv->dims[last])
+      m += f.len * f.reps;
+    last = n > m ? j : last;
+  }
+  Table rest{{{0, 0, 0}, 1}};
+  for (size_t j = 0; j < dims; ++j) {
+    if (j == last)
+      continue;
+    Table dim;
+    for (const MoveFamily &f : mv->dims[j]) {
+      if (f.len * f.reps > int64_t(kMostEntries))
+        return std::nullopt;
+      for (int64_t m = 0; m < f.reps; ++m)
+        for (int64_t t = 0; t < f.len; ++t)
+          ++dim[{f.peA, f.peB,
+                 f.a0 + f.sa * t + f.da * m - f.b0 - f.sb * t - f.db * m}];
+    }
+    if (!convolve(rest, dim, next, kMostEntries))
+      return std::nullopt;
+    std::swap(rest, next);
+  }
+  if (rest.size() * mv->dims[last].size() > (size_t(1) << 24))
+    return std::nullopt;
+  for (const auto &[k, n] : rest)
+    for (const MoveFamily &f : mv->dims[last]) {
+      const int64_t same =
+          n * countOnLine(f.len, f.reps, k.slotDiff + f.a0 - f.b0, f.sa - f.sb,
+                          f.da - f.db);
+      c.sameSlot += same;
+      if (same && k.peA + f.peA == k.peB + f.peB)
+        c.stay[size_t(k.peA + f.peA)] += same;
+    }
   return c;
 }
 
@@ -297,22 +387,28 @@ bool mapc::rt::exchangePairsApply(uint64_t sends, size_t pairs) {
   return sends > kPairScheduleFrom && pairScheduleApplies(sends, pairs);
 }
 
+// A slot names every data dim's memory part: the product of each dim's
+// distinct parts.
 std::optional<int64_t> mapc::rt::heldSlotsByRuns(const TileMap &l) {
-  std::optional<std::vector<MoveFamily>> fams = moveFamilies(l, l);
-  if (!fams)
+  std::optional<MoveByDims> mv = moveFamilies(l, l);
+  if (!mv)
     return std::nullopt;
-  std::vector<std::pair<int64_t, int64_t>> ranges;
-  for (const MoveFamily &f : *fams) {
-    int64_t lo, hi;
-    if (!keyInterval(f, true, lo, hi))
-      return std::nullopt;
-    ranges.push_back({lo, hi});
+  int64_t held = 1;
+  for (const std::vector<MoveFamily> &fams : mv->dims) {
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    for (const MoveFamily &f : fams) {
+      int64_t lo, hi;
+      if (!keyInterval(f, true, lo, hi))
+        return std::nullopt;
+      ranges.push_back({lo, hi});
+    }
+    std::sort(ranges.begin(), ranges.end());
+    int64_t filled = 0, end = INT64_MIN;
+    for (const auto &[lo, hi] : ranges) {
+      filled += std::max<int64_t>(0, hi - std::max(lo, end));
+      end = std::max(end, hi);
+    }
+    held *= filled;
   }
-  std::sort(ranges.begin(), ranges.end());
-  int64_t filled = 0, end = INT64_MIN;
-  for (const auto &[lo, hi] : ranges) {
-    filled += std::max<int64_t>(0, hi - std::max(lo, end));
-    end = std::max(end, hi);
-  }
-  return filled;
+  return held;
 }

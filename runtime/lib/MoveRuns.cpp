@@ -49,20 +49,24 @@ struct Form {
   std::vector<Run> pattern; ///< i0: the position in the period
 };
 
-std::optional<Form> formOf(const TileMap &l) {
-  if (!TileWalk::walkable(l) || l.data.size() != 1 || l.device.empty())
+/// The PE and slot constants of a layout, and which data dim feeds each
+/// PE dim (-1: none).
+struct Frame {
+  std::vector<int> feeder;
+  std::vector<int64_t> peConstOf; ///< per device dim, times its PE place
+};
+
+/// A layout as one Form per data dim: each PE dim fed by one data dim,
+/// whose Form carries that dim's constant; the slot's constant and the
+/// constants of PE dims no data dim feeds go with data dim 0.
+std::optional<std::vector<Form>> formsOf(const TileMap &l, Frame &frame) {
+  if (!TileWalk::walkable(l) || l.data.empty() || l.device.empty())
     return std::nullopt;
-  const SpaceDim &dd = l.data[0];
-  if (dd.len < 1 || dd.off % dd.len != 0)
-    return std::nullopt;
-  Form f;
-  f.n = dd.len;
-  f.toff = dd.toff;
   const int64_t slots = l.device[0].tlen;
   std::vector<int64_t> place(l.device.size(), 1);
   for (size_t d = 1; d < l.device.size(); ++d)
     place[d] = place[d - 1] * l.device[d - 1].tlen;
-  // Every digit's device dim and place inside it.
+  // Every digit's device dim and place inside it, and its data dim.
   const size_t count = l.kdims.size();
   std::vector<unsigned> devOf(count, 0);
   std::vector<int64_t> radixOf(count, 1);
@@ -74,15 +78,26 @@ std::optional<Form> formOf(const TileMap &l) {
       radix *= l.kdims[g].tk;
     }
   }
-  const unsigned dataDigits = l.groups[0];
+  std::vector<int> dimOf(count, -1);
+  for (size_t j = 0, g = 0; j < l.data.size(); ++j)
+    for (unsigned c = 0; c < l.groups[j]; ++c, ++g)
+      dimOf[g] = int(j);
+  frame.feeder.assign(l.device.size(), -1);
+  frame.peConstOf.assign(l.device.size(), 0);
   std::vector<int64_t> most(l.device.size(), 0), fixed(l.device.size(), 0);
   for (size_t g = 0; g < count; ++g) {
     const KDim &kd = l.kdims[g];
-    if (g < dataDigits) {
+    const unsigned d = devOf[g];
+    if (dimOf[g] >= 0) {
       if (kd.ok != 0 || kd.otk != 0 || kd.enc != Encoding::Binary ||
           kd.sense != Sense::Plus || kd.k < 1)
         return std::nullopt;
-      most[devOf[g]] += (kd.k - 1) * radixOf[g];
+      if (d > 0 && kd.k > 1) {
+        if (frame.feeder[d] >= 0 && frame.feeder[d] != dimOf[g])
+          return std::nullopt; // a PE dim of two data dims
+        frame.feeder[d] = dimOf[g];
+      }
+      most[d] += (kd.k - 1) * radixOf[g];
       continue;
     }
     // A digit of an empty dim sits at its value for index 0 (TileWalk).
@@ -93,66 +108,79 @@ std::optional<Form> formOf(const TileMap &l) {
       x = int64_t(grayEncode(uint64_t(x)));
     if (kd.sense == Sense::Minus)
       x = kd.tk - 1 - x;
-    fixed[devOf[g]] += x * radixOf[g];
+    fixed[d] += x * radixOf[g];
   }
+  std::vector<Form> forms(l.data.size());
   // No device dim wraps around (003 3.2.4): its position is the plain sum.
   for (size_t d = 0; d < l.device.size(); ++d) {
     const SpaceDim &s = l.device[d];
     if (s.len < 1 || s.off % s.len != 0 || most[d] + fixed[d] >= s.len)
       return std::nullopt;
-    if (d == 0)
-      f.slotConst = s.toff + fixed[0];
-    else
-      f.peConst += (s.toff + fixed[d]) * (place[d] / slots);
-  }
-  // Per data digit: its length and what one step of it adds.
-  std::vector<int64_t> k(dataDigits), wPe(dataDigits, 0), wSlot(dataDigits, 0);
-  for (unsigned g = 0; g < dataDigits; ++g) {
-    k[g] = l.kdims[g].k;
-    if (devOf[g] == 0)
-      wSlot[g] = radixOf[g];
-    else
-      wPe[g] = radixOf[g] * (place[devOf[g]] / slots);
-  }
-  if (dataDigits == 0) {
-    f.pattern.push_back({0, 1, 0, 0, 0});
-    return f;
-  }
-  const unsigned top = dataDigits - 1;
-  f.topPe = wPe[top];
-  f.topSlot = wSlot[top];
-  f.period = 1;
-  for (unsigned g = 0; g < top; ++g)
-    f.period *= k[g];
-  if (top == 0) {
-    f.pattern.push_back({0, 1, 0, 0, 0});
-    return f;
-  }
-  // The lowest digit counts up inside a run unless it moves the PE.
-  const unsigned first = wPe[0] == 0 ? 1 : 0;
-  const int64_t runLen = first ? k[0] : 1, step = first ? wSlot[0] : 0;
-  if (f.period / runLen > kMaxRuns)
-    return std::nullopt;
-  std::vector<int64_t> v(top, 0);
-  int64_t i0 = 0, pe = 0, slot = 0;
-  while (true) {
-    f.pattern.push_back({i0, runLen, pe, slot, step});
-    i0 += runLen;
-    unsigned g = first;
-    for (; g < top; ++g) {
-      if (++v[g] < k[g]) {
-        pe += wPe[g];
-        slot += wSlot[g];
-        break;
-      }
-      pe -= wPe[g] * (k[g] - 1);
-      slot -= wSlot[g] * (k[g] - 1);
-      v[g] = 0;
+    if (d == 0) {
+      forms[0].slotConst = s.toff + fixed[0];
+      continue;
     }
-    if (g == top)
-      break;
+    frame.peConstOf[d] = (s.toff + fixed[d]) * (place[d] / slots);
+    forms[size_t(std::max(0, frame.feeder[d]))].peConst += frame.peConstOf[d];
   }
-  return f;
+  for (size_t j = 0, first = 0; j < l.data.size(); first += l.groups[j++]) {
+    Form &f = forms[j];
+    const SpaceDim &dd = l.data[j];
+    if (dd.len < 1 || dd.off % dd.len != 0)
+      return std::nullopt;
+    f.n = dd.len;
+    f.toff = dd.toff;
+    // Per digit of this data dim: its length and what one step adds.
+    const unsigned digits = l.groups[j];
+    std::vector<int64_t> k(digits), wPe(digits, 0), wSlot(digits, 0);
+    for (unsigned g = 0; g < digits; ++g) {
+      const size_t at = first + g;
+      k[g] = l.kdims[at].k;
+      if (devOf[at] == 0)
+        wSlot[g] = radixOf[at];
+      else
+        wPe[g] = radixOf[at] * (place[devOf[at]] / slots);
+    }
+    if (digits <= 1) {
+      f.pattern.push_back({0, 1, 0, 0, 0});
+      if (digits == 1) {
+        f.topPe = wPe[0];
+        f.topSlot = wSlot[0];
+      }
+      continue;
+    }
+    const unsigned top = digits - 1;
+    f.topPe = wPe[top];
+    f.topSlot = wSlot[top];
+    f.period = 1;
+    for (unsigned g = 0; g < top; ++g)
+      f.period *= k[g];
+    // The lowest digit counts up inside a run unless it moves the PE.
+    const unsigned low = wPe[0] == 0 ? 1 : 0;
+    const int64_t runLen = low ? k[0] : 1, step = low ? wSlot[0] : 0;
+    if (f.period / runLen > kMaxRuns)
+      return std::nullopt;
+    std::vector<int64_t> v(top, 0);
+    int64_t i0 = 0, pe = 0, slot = 0;
+    while (true) {
+      f.pattern.push_back({i0, runLen, pe, slot, step});
+      i0 += runLen;
+      unsigned g = low;
+      for (; g < top; ++g) {
+        if (++v[g] < k[g]) {
+          pe += wPe[g];
+          slot += wSlot[g];
+          break;
+        }
+        pe -= wPe[g] * (k[g] - 1);
+        slot -= wSlot[g] * (k[g] - 1);
+        v[g] = 0;
+      }
+      if (g == top)
+        break;
+    }
+  }
+  return forms;
 }
 
 /// Periods of `f` that indices [lo, hi) touch.
@@ -185,6 +213,15 @@ void explicitRuns(const Form &f, int64_t lo, int64_t hi,
 struct Side {
   int64_t pe, base, st, dm;
 };
+
+bool sameShape(const std::vector<SpaceDim> &x, const std::vector<SpaceDim> &y) {
+  if (x.size() != y.size())
+    return false;
+  for (size_t d = 1; d < x.size(); ++d)
+    if (x[d].tlen != y[d].tlen)
+      return false;
+  return true;
+}
 
 MoveFamily familyOf(const Side &a, const Side &b, int64_t len, int64_t reps,
                     bool swapped) {
@@ -273,11 +310,11 @@ bool crossPeriodic(const std::vector<Run> &a, const Form &p, bool swapped,
 
 } // namespace
 
-std::optional<std::vector<MoveFamily>>
-mapc::rt::moveFamilies(const TileMap &from, const TileMap &to,
-                       int64_t listLimit) {
-  std::optional<Form> a = formOf(from), b = formOf(to);
-  if (!a || !b || a->n != b->n)
+namespace {
+/// The families of one data dim (file comment).
+std::optional<std::vector<MoveFamily>> familiesOf(const Form *a, const Form *b,
+                                                  int64_t listLimit) {
+  if (a->n != b->n)
     return std::nullopt;
   const int64_t n = a->n;
   const int64_t runsA = periodsOver(*a, 0, n) * int64_t(a->pattern.size()),
@@ -323,6 +360,29 @@ mapc::rt::moveFamilies(const TileMap &from, const TileMap &to,
   explicitRuns(*a, reps * L, n, ra);
   explicitRuns(*b, reps * L, n, rb);
   mergeRuns(ra, rb, 1, 0, 0, out);
+  return out;
+}
+} // namespace
+
+std::optional<MoveByDims> mapc::rt::moveFamilies(const TileMap &from,
+                                                 const TileMap &to,
+                                                 int64_t listLimit) {
+  Frame fa, fb;
+  std::optional<std::vector<Form>> a = formsOf(from, fa), b = formsOf(to, fb);
+  if (!a || !b || a->size() != b->size())
+    return std::nullopt;
+  MoveByDims out;
+  // PE numbers compare dim by dim when every PE dim has the same feeder,
+  // constant and place in both layouts.
+  out.peByDim = fa.feeder == fb.feeder && fa.peConstOf == fb.peConstOf &&
+                sameShape(from.device, to.device);
+  for (size_t j = 0; j < a->size(); ++j) {
+    std::optional<std::vector<MoveFamily>> f =
+        familiesOf(&(*a)[j], &(*b)[j], listLimit);
+    if (!f)
+      return std::nullopt;
+    out.dims.push_back(std::move(*f));
+  }
   return out;
 }
 
