@@ -184,11 +184,14 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   if (auto *why = std::get_if<std::string>(&started))
     return *why;
   rt::GeneralPlan plan = std::move(std::get<rt::GeneralPlan>(started));
-  // A one-dim move is counted from its runs and periods, in time that does
-  // not grow with the elements (MoveCounts.h); any other from its table.
+  // A large move of HPF-like layouts is counted from their runs and
+  // periods, in time that does not grow with the elements (MoveCounts.h);
+  // any other from its table.
   Sources sources{req.src, req.dst, {}, false};
   const std::optional<rt::MoveCounts> counts =
-      req.countByRuns ? rt::countMoveByRuns(req.src, req.dst) : std::nullopt;
+      req.countByRuns && req.src.dataSize() >= req.countByRunsFrom
+          ? rt::countMoveByRuns(req.src, req.dst)
+          : std::nullopt;
   plan.lowerBound =
       counts ? rt::generalLowerBound(*counts, req.elemBytes, req.copy,
                                      req.shape, req.cost)

@@ -32,9 +32,12 @@ struct GeneralPlanRequest {
   /// in-place remap whose steps all run in place, 003 6.3.9's brute force
   /// among them).
   bool noScratch = false;
-  /// Count a one-dim move from its runs and periods (rt::countMoveByRuns)
-  /// rather than element by element; tests turn it off to compare.
+  /// Count the move from its runs and periods (rt::countMoveByRuns) rather
+  /// than element by element, from this many elements on (below it the
+  /// table is as quick and most candidates need it anyway); tests set 0 to
+  /// reach it, or turn it off to compare.
   bool countByRuns = true;
+  int64_t countByRunsFrom = int64_t(1) << 16;
 };
 
 /// The most device cells a general plan may span: planning walks every

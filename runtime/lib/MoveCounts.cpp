@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <tuple>
 
 using namespace mapc::rt;
@@ -198,11 +199,46 @@ Tri agree(const Strided &f, const Strided &g, bool &shared) {
   return Tri::Yes;
 }
 
+/// The families (only those that keep their PE when `onlyLocal`) with their
+/// key slots mapped one to one onto 0, 1, ...: less the first family's
+/// base, over the gcd of every step and base. A data dim's memory digits
+/// sit above other dims' digits, so its slots are multiples of its lowest
+/// digit's place.
+std::vector<MoveFamily> normalisedKeys(const std::vector<MoveFamily> &fams,
+                                       bool dest, bool onlyLocal) {
+  std::vector<MoveFamily> out;
+  for (const MoveFamily &f : fams)
+    if (!onlyLocal || f.peA == f.peB)
+      out.push_back(f);
+  if (out.empty())
+    return out;
+  const int64_t first = keySide(out[0], dest).base;
+  int64_t g = 0;
+  for (const MoveFamily &f : out) {
+    const Slots k = keySide(f, dest);
+    g = std::gcd(g, k.base - first);
+    if (f.len > 1)
+      g = std::gcd(g, k.st);
+    if (f.reps > 1)
+      g = std::gcd(g, k.dm);
+  }
+  g = g == 0 ? 1 : std::abs(g);
+  for (MoveFamily &f : out) {
+    int64_t &base = dest ? f.b0 : f.a0, &st = dest ? f.sb : f.sa,
+            &dm = dest ? f.db : f.da;
+    base = (base - first) / g;
+    st /= g;
+    dm /= g;
+  }
+  return out;
+}
+
 /// Whether every key slot (destination slot when `dest`, else source slot)
 /// of the families (only those that keep their PE when `onlyLocal`) has one
 /// other-side slot, and (then) how many key slots they fill.
-Tri uniformSlots(const std::vector<MoveFamily> &fams, bool dest, bool onlyLocal,
+Tri uniformSlots(const std::vector<MoveFamily> &all, bool dest, bool onlyLocal,
                  int64_t &filled) {
+  const std::vector<MoveFamily> fams = normalisedKeys(all, dest, onlyLocal);
   struct Entry {
     Strided s;
     int64_t last; ///< the highest key slot
@@ -394,7 +430,8 @@ std::optional<int64_t> mapc::rt::heldSlotsByRuns(const TileMap &l) {
   if (!mv)
     return std::nullopt;
   int64_t held = 1;
-  for (const std::vector<MoveFamily> &fams : mv->dims) {
+  for (const std::vector<MoveFamily> &dim : mv->dims) {
+    const std::vector<MoveFamily> fams = normalisedKeys(dim, true, false);
     std::vector<std::pair<int64_t, int64_t>> ranges;
     for (const MoveFamily &f : fams) {
       int64_t lo, hi;
