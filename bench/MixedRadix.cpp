@@ -529,12 +529,12 @@ std::vector<Problem> hpfProblems(bool quick) {
        "cyclic(3)", 28u << 20},
       {"1e7 on 3x5: bb<->c,c(3)", "3, 5", "3, 5", "2500, 4000", "block, block",
        "cyclic, cyclic(3)", 12u << 20},
-      // 10^8: planned without walking the elements; the simulation would
-      // take minutes and gigabytes.
-      {"1e8 on 7: block<->cyclic(3)", "7", "7", "100000000", "block",
-       "cyclic(3)", 180u << 20, false},
-      {"1e8 on 10: block<->cyclic(5)", "10", "10", "100000000", "block",
-       "cyclic(5)", 128u << 20, false},
+      // 10^8: copies planned without walking the elements; the simulation
+      // would take minutes and gigabytes.
+      {"1e8 on 7: block<->cyclic(3) copy", "7", "7", "100000000", "block",
+       "cyclic(3)", 240u << 20, false},
+      {"1e8 on 10: block<->cyclic(5) copy", "10", "10", "100000000", "block",
+       "cyclic(5)", 170u << 20, false},
   };
   const Spec small[] = {
       {"1e4 on 7: block<->cyclic(3)", "7", "7", "10000", "block", "cyclic(3)",
@@ -543,17 +543,25 @@ std::vector<Problem> hpfProblems(bool quick) {
        "cyclic, cyclic(3)", 32u << 10},
       {"1e4 on 31x33: bb<->c(2),c", "31, 33", "31, 33", "100, 100",
        "block, block", "cyclic(2), cyclic", 4u << 10},
-      {"1e6 on 7: block<->cyclic(3)", "7", "7", "1000000", "block", "cyclic(3)",
-       4u << 20, false},
+      {"1e6 on 7: block<->cyclic(3) copy", "7", "7", "1000000", "block",
+       "cyclic(3)", 4u << 20, false},
   };
   std::vector<Problem> out;
   auto add = [&](const Spec &s) {
     std::string src = std::string("machine maspar(pes = [") + s.pes +
                       "], cluster = 16, memory = " + std::to_string(s.memory) +
                       ");\nprocessors P(" + s.procs + ");\narray A(" + s.array +
-                      ") : f32;\ndistribute A(" + s.from +
-                      ") onto P;\nredistribute A(" + s.to +
-                      ") onto P;\nredistribute A(" + s.from + ") onto P;\n";
+                      ") : f32;\n";
+    if (s.simulate)
+      src += std::string("distribute A(") + s.from +
+             ") onto P;\nredistribute A(" + s.to +
+             ") onto P;\nredistribute A(" + s.from + ") onto P;\n";
+    else // Copies there and back: an in-place remap of this size would
+         // find no room for the scratch region within the simulator's
+         // memory and be planned in place (brute force) instead.
+      src += std::string("array B(") + s.array + ") : f32;\ndistribute A(" +
+             s.from + ") onto P;\ndistribute B(" + s.to +
+             ") onto P;\ncopy A to B;\ncopy B to A;\n";
     out.push_back({"hpf", s.name, src, "", s.simulate});
   };
   forSizes(quick, small, full, add);
