@@ -352,25 +352,38 @@ std::optional<MoveCounts> mapc::rt::countMoveByRuns(const TileMap &from,
     c.localUniform &= local == Tri::Yes;
     localSlots *= filled;
   }
-  // The PE pairs.
+  // The PE pairs: the dims but the last convolved, the last added into a
+  // table of every (source PE, destination PE) when it is not too large.
   Table pairs{{{0, 0, 0}, 1}}, next;
-  for (const std::vector<MoveFamily> &fams : mv->dims) {
-    Table dim;
-    for (const MoveFamily &f : fams)
-      dim[{f.peA, f.peB, 0}] += f.len * f.reps;
-    if (!convolve(pairs, dim, next, kMostEntries))
+  std::vector<Table> dimPairs(dims);
+  for (size_t j = 0; j < dims; ++j)
+    for (const MoveFamily &f : mv->dims[j])
+      dimPairs[j][{f.peA, f.peB, 0}] += f.len * f.reps;
+  for (size_t j = 0; j + 1 < dims; ++j) {
+    if (!convolve(pairs, dimPairs[j], next, kMostEntries))
       return std::nullopt;
     std::swap(pairs, next);
   }
+  const int64_t pes = int64_t(c.stay.size());
+  if (pairs.size() * dimPairs.back().size() > (size_t(1) << 24) ||
+      pes * pes > (int64_t(1) << 22))
+    return std::nullopt;
+  std::vector<int64_t> table(size_t(pes * pes), 0);
+  for (const auto &[x, nx] : pairs)
+    for (const auto &[y, ny] : dimPairs.back()) {
+      const int64_t p = x.peA + y.peA, q = x.peB + y.peB;
+      if (p < 0 || q < 0 || p >= pes || q >= pes)
+        return std::nullopt;
+      table[size_t(p * pes + q)] += nx * ny;
+    }
   int64_t kept = 0;
-  for (const auto &[k, n] : pairs) {
-    if (k.peA < 0 || k.peB < 0 || k.peA >= int64_t(c.stay.size()) ||
-        k.peB >= int64_t(c.stay.size()))
-      return std::nullopt;
-    c.pairs.push_back({uint32_t(k.peA), uint32_t(k.peB), n});
-    c.elements += n;
-    kept += k.peA == k.peB ? n : 0;
-  }
+  for (int64_t p = 0; p < pes; ++p)
+    for (int64_t q = 0; q < pes; ++q)
+      if (const int64_t n = table[size_t(p * pes + q)]) {
+        c.pairs.push_back({uint32_t(p), uint32_t(q), n});
+        c.elements += n;
+        kept += p == q ? n : 0;
+      }
   // With no element keeping its PE, the local slots are uniform and none.
   if (kept == 0 || !c.localUniform) {
     c.localUniform |= kept == 0;

@@ -21,10 +21,16 @@
 // m for the elements that keep their slot), so its cost depends on the PEs
 // and the periods, not on the elements.
 //
-// countMoveByRuns returns nothing when a layout is not of that kind (more
-// than one data dim, replication, wrap-around offsets, digits that are not
-// plain, periods too long); countMoveByElements is the general fallback
-// and the reference the property test compares against.
+// An array of several data dims is counted per dim when both layouts feed
+// each PE dim from the same data dim: PE pairs convolve, and a slot names
+// every dim's memory part (one mixed-radix number), so slot uniformity
+// holds when it holds in every dim.
+//
+// countMoveByRuns returns nothing when a layout is not of that kind
+// (replication, wrap-around offsets, digits that are not plain, PE dims
+// fed from different data dims, periods too long, uniformity it cannot
+// decide exactly); countMoveByElements is the general fallback and the
+// reference the property test compares against.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAPC_RUNTIME_MOVECOUNTS_H
