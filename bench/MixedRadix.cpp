@@ -116,6 +116,9 @@ struct Problem {
   std::string group, name;
   std::string source;
   std::string radix2; ///< the radix-2 twin's program, or empty
+  /// Run on the simulator (every element checked, prediction = simulation);
+  /// the 10^8-element rows are only planned, their plan column predicted.
+  bool simulate = true;
 };
 
 struct Compiled {
@@ -125,7 +128,8 @@ struct Compiled {
 };
 
 /// Parses, checks and plans `source`; dies on any diagnostic.
-void compile(const std::string &label, const std::string &source, Compiled &c) {
+void compile(const std::string &label, const std::string &source, Compiled &c,
+             const char *what = "--run") {
   std::string errors;
   llvm::raw_string_ostream es(errors);
   unsigned id = c.srcMgr.AddNewSourceBuffer(
@@ -137,7 +141,7 @@ void compile(const std::string &label, const std::string &source, Compiled &c) {
     if (!diags.hadError())
       c.program = analyze(ast, diags);
     ok = !diags.hadError() &&
-         planProgram(c.program, PlannerKind::Optimal, "--run", diags, c.plans);
+         planProgram(c.program, PlannerKind::Optimal, what, diags, c.plans);
   }
   if (!ok)
     die(label + ": does not compile:\n" + errors + "\n" + source);
@@ -198,13 +202,14 @@ int64_t bruteTicks(const rt::GeneralPlan &chosen,
 /// gets the process CPU time of the same call, which a loaded host
 /// inflates less.
 double planningMs(const rt::GeneralPlan &plan, const ProgramPlans &plans,
-                  double &cpuMs) {
+                  double &cpuMs, bool byRuns = true) {
   GeneralPlanRequest req;
   req.src = plan.source;
   req.dst = plan.dest;
   req.elemBytes = plan.elemBytes;
   req.copy = plan.copy;
   req.shape = plans.shape;
+  req.countByRuns = byRuns;
   NetworkGeneralPlanRequest nreq{plan.source, plan.dest, plan.elemBytes,
                                  plan.copy, plans.network};
   double best = 1e30;
@@ -239,6 +244,8 @@ struct Row {
   std::string group, name, method;
   int64_t plan = 0, bound = 0, brute = 0, r2 = -1;
   double r2Ratio = 0, ms = 0, cpuMs = 0;
+  /// --paired: CPU ms of planning element by element (countByRuns off).
+  double walkCpuMs = -1;
   bool aligned = false; ///< an aligned digit permutation (003 6.2)
 };
 
@@ -279,10 +286,22 @@ std::string methodOf(const rt::GeneralPlan &p) {
   return s.empty() ? "(nothing moves)" : s;
 }
 
+/// --paired: also time planning element by element (GeneralPlanRequest's
+/// countByRuns off), alternating with the default, for a before/after
+/// table in one run.
+bool pairedTimes = false;
+
 std::vector<Row> runProblem(const Problem &pb) {
   Compiled c;
-  compile(pb.name, pb.source, c);
-  std::vector<int64_t> ticks = runAll(pb.name, c);
+  // A row that is not simulated is planned as --emit=plan plans, without
+  // the simulator's memory limit.
+  compile(pb.name, pb.source, c, pb.simulate ? "--run" : "--emit=plan");
+  std::vector<int64_t> ticks;
+  if (pb.simulate)
+    ticks = runAll(pb.name, c);
+  else
+    for (const StatementPlan &sp : c.plans.statements)
+      ticks.push_back(sp.general ? sp.general->predictedTicks : 0);
   std::vector<int64_t> r2Ticks;
   Compiled twin;
   if (!pb.radix2.empty()) {
@@ -307,14 +326,22 @@ std::vector<Row> runProblem(const Problem &pb) {
     r.name = c.plans.statements.size() > 1
                  ? pb.name + " #" + std::to_string(i + 1)
                  : pb.name;
-    r.method = methodOf(g);
+    r.method = methodOf(g) + (pb.simulate ? "" : " (predicted, not run)");
     r.plan = ticks[i];
     r.bound = g.lowerBound;
     // A network has one method (Route): no brute-force baseline.
-    r.brute = c.plans.onNetwork ? -1
-              : g.steps.empty() ? 0
-                                : bruteTicks(g, c.plans.shape);
+    r.brute = c.plans.onNetwork || !pb.simulate ? -1
+              : g.steps.empty()                 ? 0
+                                                : bruteTicks(g, c.plans.shape);
     r.ms = planningMs(g, c.plans, r.cpuMs);
+    if (pairedTimes && pb.simulate) {
+      // Alternating, so that both see the same load: by runs, element by
+      // element, by runs again (the least of each kept).
+      double again;
+      planningMs(g, c.plans, r.walkCpuMs, false);
+      planningMs(g, c.plans, again);
+      r.cpuMs = std::min(r.cpuMs, again);
+    }
     if (i < r2Ticks.size()) {
       const StatementPlan &tp = twin.plans.statements[i];
       r.r2 = r2Ticks[i];
@@ -478,12 +505,18 @@ void forSizes(bool quick, const Spec (&small)[Small], const Spec (&full)[Full],
       add(s);
 }
 
+/// --huge: also the rows whose planning still walks 10^8 elements.
+bool hugeRows = false;
+
 /// HPF block <-> cyclic(k) on 7, 10, 3 x 5 and 31 x 33 PEs (10^6 elements),
-/// and on 7 and 3 x 5 (10^7).
+/// on 7 and 3 x 5 (10^7), and on 7 and 10 (10^8, planned from the runs and
+/// periods of the layouts, MoveCounts.h, and not simulated).
 std::vector<Problem> hpfProblems(bool quick) {
   struct Spec {
     const char *name, *pes, *procs, *array, *from, *to;
     uint64_t memory;
+    bool simulate = true;
+    bool huge = false; ///< only with --huge
   };
   // Full: 10^6 f32 elements; quick: 10^4.
   const Spec full[] = {
@@ -500,6 +533,13 @@ std::vector<Problem> hpfProblems(bool quick) {
        "cyclic(3)", 28u << 20},
       {"1e7 on 3x5: bb<->c,c(3)", "3, 5", "3, 5", "2500, 4000", "block, block",
        "cyclic, cyclic(3)", 12u << 20},
+      // 10^8: copies planned without walking the elements; the simulation
+      // would take minutes and gigabytes. On 10 PEs 003 6.2.2's candidates
+      // still tabulate their intermediate moves (seconds, GBs): --huge.
+      {"1e8 on 7: block<->cyclic(3) copy", "7", "7", "100000000", "block",
+       "cyclic(3)", 240u << 20, false},
+      {"1e8 on 10: block<->cyclic(5) copy", "10", "10", "100000000", "block",
+       "cyclic(5)", 170u << 20, false, true},
   };
   const Spec small[] = {
       {"1e4 on 7: block<->cyclic(3)", "7", "7", "10000", "block", "cyclic(3)",
@@ -508,16 +548,27 @@ std::vector<Problem> hpfProblems(bool quick) {
        "cyclic, cyclic(3)", 32u << 10},
       {"1e4 on 31x33: bb<->c(2),c", "31, 33", "31, 33", "100, 100",
        "block, block", "cyclic(2), cyclic", 4u << 10},
+      {"1e6 on 7: block<->cyclic(3) copy", "7", "7", "1000000", "block",
+       "cyclic(3)", 4u << 20, false},
   };
   std::vector<Problem> out;
   auto add = [&](const Spec &s) {
     std::string src = std::string("machine maspar(pes = [") + s.pes +
                       "], cluster = 16, memory = " + std::to_string(s.memory) +
                       ");\nprocessors P(" + s.procs + ");\narray A(" + s.array +
-                      ") : f32;\ndistribute A(" + s.from +
-                      ") onto P;\nredistribute A(" + s.to +
-                      ") onto P;\nredistribute A(" + s.from + ") onto P;\n";
-    out.push_back({"hpf", s.name, src, ""});
+                      ") : f32;\n";
+    if (s.simulate)
+      src += std::string("distribute A(") + s.from +
+             ") onto P;\nredistribute A(" + s.to +
+             ") onto P;\nredistribute A(" + s.from + ") onto P;\n";
+    else // Copies there and back: an in-place remap of this size would
+         // find no room for the scratch region within the simulator's
+         // memory and be planned in place (brute force) instead.
+      src += std::string("array B(") + s.array + ") : f32;\ndistribute A(" +
+             s.from + ") onto P;\ndistribute B(" + s.to +
+             ") onto P;\ncopy A to B;\ncopy B to A;\n";
+    if (!s.huge || hugeRows)
+      out.push_back({"hpf", s.name, src, "", s.simulate});
   };
   forSizes(quick, small, full, add);
   return out;
@@ -601,14 +652,19 @@ int main(int argc, char **argv) {
     std::string a = argv[i];
     if (a == "--quick")
       quick = true;
+    else if (a == "--paired")
+      pairedTimes = true;
+    else if (a == "--huge")
+      hugeRows = true;
     else if (a.rfind("--only=", 0) == 0)
       only = a.substr(7);
     else if (a.rfind("--write=", 0) == 0)
       writeDir = a.substr(8);
     else {
-      std::fprintf(stderr, "usage: mapc-bench-mixed-radix [--quick] "
-                           "[--only=6.2.1|swap|random|hpf|network|replicate] "
-                           "[--write=DIR]\n");
+      std::fprintf(
+          stderr, "usage: mapc-bench-mixed-radix [--quick] [--paired] [--huge] "
+                  "[--only=6.2.1|swap|random|hpf|network|replicate] "
+                  "[--write=DIR]\n");
       return 2;
     }
   }
@@ -617,7 +673,8 @@ int main(int argc, char **argv) {
       "== General remaps (003 ch. 6) on the simulated MasPar%s ==\n"
       "Digit problems: 32 x 32 PEs, clusters of 16, u8 elements; HPF: the "
       "PEs named, f32.\nTicks are simulated (every element checked, "
-      "prediction = simulation). Columns:\n"
+      "prediction = simulation), except on the rows marked\n"
+      "\"predicted, not run\" (10^8 elements: planned only). Columns:\n"
       "  plan   ticks of the general planner's plan;  bound  "
       "rt::generalLowerBound;  b/plan = bound/plan\n"
       "  brute  ticks of the brute-force plan (003 6.3.3, 6.3.8);  p/bru = "
@@ -704,6 +761,17 @@ int main(int argc, char **argv) {
               "(median %.1f ms)\n",
               fast, moved, median(msAll), worstMs, fastCpu, moved,
               median(cpuAll));
+  if (pairedTimes) {
+    std::printf("\nCPU ms of planGeneralRemap, element by element (the "
+                "table of sources) and by runs\n(MoveCounts.h), alternating "
+                "in this run:\n%-10s %-34s %10s %10s %8s\n",
+                "group", "problem", "by elems", "by runs", "ratio");
+    for (const Row &r : rows)
+      if (r.walkCpuMs >= 0)
+        std::printf("%-10s %-34s %10.1f %10.1f %7.1fx\n", r.group.c_str(),
+                    r.name.c_str(), r.walkCpuMs, r.cpuMs,
+                    r.walkCpuMs / std::max(r.cpuMs, 0.01));
+  }
   std::printf("Total wall time %.1f s.\n", secondsSince(t0));
   return 0;
 }

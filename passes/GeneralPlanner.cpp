@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 
 using namespace mapc;
 using rt::GeneralStepKind;
@@ -17,13 +18,52 @@ struct Candidate {
   bool priced = false;
 };
 
+/// Whether a pricing machine prices `step` from the move's counts alone,
+/// or refuses it from them (GeneralExecute.cpp, priceExchangeByCounts): an
+/// exchange whose rounds come from pair counts, one in place that must
+/// fail, a digit exchange between different numbers of slots or PEs or
+/// with an element that keeps its PE but not its slot.
+bool countsSuffice(const rt::GeneralStep &step, const GeneralPlanRequest &req,
+                   const rt::MoveCounts &counts) {
+  if (step.kind == GeneralStepKind::DigitExchange)
+    return rt::slotsOf(req.src) != rt::slotsOf(req.dst) ||
+           rt::pesOf(req.src) != rt::pesOf(req.dst) || counts.localMoves() > 0;
+  if (step.kind != GeneralStepKind::Exchange)
+    return false;
+  if (step.inPlace)
+    return counts.localMoves() > 0;
+  uint64_t sends = 0;
+  size_t pairs = 0;
+  for (const rt::PePairCount &p : counts.pairs)
+    if (p.from != p.to) {
+      sends += uint64_t(p.count);
+      ++pairs;
+    }
+  return rt::exchangePairsApply(sends, pairs);
+}
+
+/// The table of sources of the move from the source to the destination,
+/// built when a price first needs it: the move's counts (MoveCounts.h),
+/// when there are any, price most candidates without it.
+struct Sources {
+  const rt::TileMap &src, &dst;
+  std::vector<uint32_t> table;
+  bool built = false;
+  const std::vector<uint32_t> &get() {
+    if (!built)
+      table = rt::sourcesOf(src, dst);
+    built = true;
+    return table;
+  }
+};
+
 /// Prices `steps` as a plan of `base` (every step's predictedTicks); a
-/// step from the source to the destination reuses `sources`, so that the
-/// candidates walk the elements once, and a copy back within the
+/// step from the source to the destination reuses `sources` and `counts`,
+/// so that the candidates walk the elements once, and a copy back within the
 /// destination (priced from the slots it holds, without a table) is priced
 /// by the first candidate that needs it (`copyBack`, -1 until then).
 bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
-           const std::vector<uint32_t> &sources, int64_t &copyBack,
+           Sources &sources, const rt::MoveCounts *counts, int64_t &copyBack,
            Candidate &c) {
   if (c.priced)
     return true;
@@ -33,16 +73,20 @@ bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const rt::TileMap &before = plan.layoutAfter(int(i) - 1);
     const std::vector<uint32_t> *known = nullptr;
-    if (before == req.src && plan.steps[i].to == req.dst)
-      known = &sources;
+    const rt::MoveCounts *summary = nullptr;
+    if (before == req.src && plan.steps[i].to == req.dst) {
+      summary = counts;
+      if (!counts || !countsSuffice(plan.steps[i], req, *counts))
+        known = &sources.get();
+    }
     // Every candidate's copy back is the same step: priced once.
     const bool back = before == req.dst && plan.steps[i].to == req.dst &&
                       plan.steps[i].kind == GeneralStepKind::Local &&
                       !plan.steps[i].inPlace;
-    int64_t t =
-        back && copyBack >= 0
-            ? copyBack
-            : rt::predictGeneralStep(plan, i, req.shape, req.cost, known);
+    int64_t t = back && copyBack >= 0
+                    ? copyBack
+                    : rt::predictGeneralStep(plan, i, req.shape, req.cost,
+                                             known, summary);
     if (t < 0)
       return false;
     if (back)
@@ -140,11 +184,23 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   if (auto *why = std::get_if<std::string>(&started))
     return *why;
   rt::GeneralPlan plan = std::move(std::get<rt::GeneralPlan>(started));
-  const std::vector<uint32_t> sources = rt::sourcesOf(req.src, req.dst);
-  plan.lowerBound = rt::generalLowerBound(
-      req.src, req.dst, req.elemBytes, req.copy, req.shape, req.cost, &sources);
+  // A large move of HPF-like layouts is counted from their runs and
+  // periods, in time that does not grow with the elements (MoveCounts.h);
+  // any other from its table.
+  Sources sources{req.src, req.dst, {}, false};
+  const std::optional<rt::MoveCounts> counts =
+      req.countByRuns && req.src.dataSize() >= req.countByRunsFrom
+          ? rt::countMoveByRuns(req.src, req.dst)
+          : std::nullopt;
+  plan.lowerBound =
+      counts ? rt::generalLowerBound(*counts, req.elemBytes, req.copy,
+                                     req.shape, req.cost)
+             : rt::generalLowerBound(req.src, req.dst, req.elemBytes, req.copy,
+                                     req.shape, req.cost, &sources.get());
 
-  const rt::MoveShape shape = rt::analyseMove(req.src, req.dst, sources);
+  const rt::MoveShape shape =
+      counts ? rt::analyseMove(*counts, rt::pesOf(req.src))
+             : rt::analyseMove(req.src, req.dst, sources.get());
   if (shape.identity && !req.copy)
     return plan; // every element is already where it belongs
 
@@ -266,7 +322,7 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
         continue;
       }
     }
-    if (!price(req, plan, sources, copyBack, c))
+    if (!price(req, plan, sources, counts ? &*counts : nullptr, copyBack, c))
       continue;
     if (!prices.empty())
       prices += ", ";

@@ -32,10 +32,18 @@ struct GeneralPlanRequest {
   /// in-place remap whose steps all run in place, 003 6.3.9's brute force
   /// among them).
   bool noScratch = false;
+  /// Count the move from its runs and periods (rt::countMoveByRuns) rather
+  /// than element by element, from this many elements on (below it the
+  /// table is as quick and most candidates need it anyway); tests set 0 to
+  /// reach it, or turn it off to compare.
+  bool countByRuns = true;
+  int64_t countByRunsFrom = int64_t(1) << 16;
 };
 
 /// The most device cells a general plan may span: planning walks every
-/// element (sourcesOf) and keeps one 32-bit source per cell.
+/// element (sourcesOf) and keeps one 32-bit source per cell, unless the
+/// move is counted from its runs (rt::countMoveByRuns) and every priced
+/// method can do without the table.
 constexpr int64_t kMaxGeneralCells = int64_t(1) << 28;
 
 /// What both general planners (MasPar and network) start with: checks that

@@ -62,8 +62,20 @@ bool mapc::rt::chargeExchangeByPairs(MasPar &m, const TileMap &from,
       ++pairs[at[p]].count;
       ++sends;
     }
-  if (sends <= kPairScheduleFrom || !pairScheduleApplies(sends, pairs.size()))
+  return chargeExchangeFromPairs(m, from, to, std::move(pairs), sends,
+                                 elemBytes);
+}
+
+bool mapc::rt::chargeExchangeFromPairs(MasPar &m, const TileMap &from,
+                                       const TileMap &to,
+                                       std::vector<PairCount> pairs,
+                                       uint64_t sends, unsigned elemBytes) {
+  const unsigned pes = m.peCount();
+  if (to.replicates() || pesOf(from) > pes || pesOf(to) > pes)
     return false;
+  if (!exchangePairsApply(sends, pairs.size()))
+    return false;
+  const int64_t toPes = pesOf(to);
   // Numbered as scheduleByPairs numbers them: sender by sender, each
   // sender's receivers in order of shift (receiver - sender mod the
   // destination's PEs), the order colourByShift sorts the sends in.

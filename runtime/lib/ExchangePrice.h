@@ -4,6 +4,7 @@
 
 #include "mapc/runtime/General.h"
 #include "mapc/runtime/MasPar.h"
+#include "mapc/runtime/PairColouring.h"
 
 namespace mapc::rt {
 
@@ -24,6 +25,12 @@ std::vector<int64_t> sharedPeGrid(const TileMap &from, const TileMap &to);
 /// the executor would colour the sends element by element instead.
 bool chargeExchangeByPairs(MasPar &m, const TileMap &from, const TileMap &to,
                            const uint32_t *sources, unsigned elemBytes);
+
+/// The same from the pairs themselves: `pairs` (sender != receiver, in any
+/// order) carrying `sends` elements in all, e.g. from MoveCounts.
+bool chargeExchangeFromPairs(MasPar &m, const TileMap &from, const TileMap &to,
+                             std::vector<PairCount> pairs, uint64_t sends,
+                             unsigned elemBytes);
 
 } // namespace mapc::rt
 

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 using namespace mapc::rt;
@@ -124,6 +125,32 @@ MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
   return s;
 }
 
+MoveShape mapc::rt::analyseMove(const MoveCounts &counts, int64_t fromPes) {
+  MoveShape s;
+  s.held = counts.elements;
+  int64_t stays = 0;
+  for (int64_t n : counts.stay)
+    stays += n;
+  s.moved = counts.elements - stays;
+  s.identity = s.moved == 0;
+  s.keepsSlots = counts.sameSlot == counts.elements;
+  s.slotUniformTo = counts.slotUniformTo;
+  s.slotUniformFrom = counts.slotUniformFrom;
+  std::vector<int64_t> perSource(size_t(std::max<int64_t>(1, fromPes)), 0);
+  s.leaving.assign(perSource.size(), 0);
+  for (const PePairCount &p : counts.pairs) {
+    s.local &= p.from == p.to;
+    if (p.from >= perSource.size())
+      continue;
+    perSource[p.from] += p.count;
+    if (p.from != p.to)
+      s.leaving[p.from] += p.count;
+  }
+  for (int64_t n : perSource)
+    s.busiestSource = std::max(s.busiestSource, n);
+  return s;
+}
+
 void mapc::rt::stepRegions(const GeneralPlan &plan, size_t i,
                            const Regions &regions, uint64_t &readBase,
                            uint64_t &writeBase) {
@@ -146,11 +173,12 @@ class GeneralStepRunner {
 public:
   GeneralStepRunner(MasPar &m, const GeneralPlan &plan, size_t i,
                     uint64_t readBase, uint64_t writeBase,
-                    const std::vector<uint32_t> *given)
+                    const std::vector<uint32_t> *given,
+                    const MoveCounts *counts)
       : m(m), from(plan.layoutAfter(int(i) - 1)), to(plan.steps[i].to),
         kind(plan.steps[i].kind), inPlace(plan.steps[i].inPlace),
         elemBytes(plan.elemBytes), readBase(readBase), writeBase(writeBase),
-        pes(m.peCount()), given(given) {
+        pes(m.peCount()), given(given), counts(counts) {
     xferBytes = std::min(elemBytes, 8u);
     xfers = elemBytes / xferBytes;
     fromSlots = slotsOf(from);
@@ -173,6 +201,8 @@ private:
   const std::vector<uint32_t> *given = nullptr;
   std::vector<uint32_t> owned;
   const uint32_t *sources = nullptr;
+  /// The counts of this move (MoveCounts.h), or null.
+  const MoveCounts *counts = nullptr;
 
   uint64_t readAddr(int64_t slot, unsigned x) const {
     return readBase + uint64_t(slot) * elemBytes + uint64_t(x) * xferBytes;
@@ -183,6 +213,7 @@ private:
 
   bool runLocal(std::string *why);
   bool priceCopyBack();
+  bool priceExchangeByCounts(std::string *why, bool &done);
   bool moveLocal(bool onlyLocal, std::string *why);
   bool runExchange(std::string *why);
   void copyWithinPes(const std::vector<ExchangeSend> &copies);
@@ -244,6 +275,23 @@ bool GeneralStepRunner::run(std::string *why) {
   if (m.pricingOnly() && kind == GeneralStepKind::Local && !inPlace &&
       from == to && priceCopyBack())
     return true;
+  if (counts && m.pricingOnly()) {
+    // What the counts price, or refuse, without the table of sources.
+    if (kind == GeneralStepKind::DigitExchange &&
+        (slotsOf(from) != slotsOf(to) || pesOf(from) != pesOf(to)))
+      return fail("a digit exchange keeps the number of slots and PEs");
+    // An element whose PE digit equals its slot digit stays in its cell,
+    // every other changes PE: none keeps its PE but not its slot.
+    if (kind == GeneralStepKind::DigitExchange && counts->localMoves() > 0)
+      return fail("an element keeps its PE but not its slot: not a digit "
+                  "exchange");
+    bool done = false;
+    if (kind == GeneralStepKind::Exchange) {
+      const bool priced = priceExchangeByCounts(why, done);
+      if (done)
+        return priced;
+    }
+  }
   if (!given || given->size() != size_t(to.deviceSize())) {
     owned = sourcesOf(from, to);
     given = &owned;
@@ -284,6 +332,13 @@ bool GeneralStepRunner::runLocal(std::string *why) {
 bool GeneralStepRunner::priceCopyBack() {
   if (!TileWalk::walkable(to))
     return false;
+  const unsigned wi = widthIndex(xferBytes);
+  const int64_t perSlot = xfers * (m.cost().load[wi] + m.cost().store(wi));
+  // A one-dim layout counts its slots from its runs (MoveCounts.h).
+  if (std::optional<int64_t> held = heldSlotsByRuns(to)) {
+    m.ledger().memory += *held * perSlot;
+    return true;
+  }
   std::vector<uint8_t> held(size_t(toSlots), 0);
   int64_t slots = 0;
   TileWalk w(to);
@@ -292,8 +347,49 @@ bool GeneralStepRunner::priceCopyBack() {
     slots += !h;
     h = 1;
   }
-  const unsigned wi = widthIndex(xferBytes);
-  m.ledger().memory += slots * xfers * (m.cost().load[wi] + m.cost().store(wi));
+  m.ledger().memory += slots * perSlot;
+  return true;
+}
+
+// An exchange step priced from the move's counts as runExchange prices it
+// from the table: in place it fails when an element keeps its PE but not
+// its slot; out of place, when the rounds come from pair counts
+// (chargeExchangeFromPairs), the elements that keep their PE are charged as
+// moveLocal charges them. `done` is false, charging nothing, when the
+// table is needed after all.
+bool GeneralStepRunner::priceExchangeByCounts(std::string *why, bool &done) {
+  done = true;
+  if (inPlace) {
+    if (counts->localMoves() == 0) {
+      done = false;
+      return false;
+    }
+    if (why)
+      *why = "an in-place exchange step cannot also move elements within a PE";
+    return false;
+  }
+  std::vector<PairCount> pairs;
+  uint64_t sends = 0;
+  int64_t busiestLocal = 0;
+  for (const PePairCount &p : counts->pairs) {
+    if (p.from == p.to) {
+      busiestLocal = std::max(busiestLocal, p.count);
+      continue;
+    }
+    pairs.push_back({p.from, p.to, uint64_t(p.count)});
+    sends += uint64_t(p.count);
+  }
+  if (!chargeExchangeFromPairs(m, from, to, std::move(pairs), sends,
+                               elemBytes)) {
+    done = false;
+    return false;
+  }
+  const unsigned w = widthIndex(xferBytes);
+  const CostModel &c = m.cost();
+  m.ledger().memory +=
+      counts->localUniform
+          ? counts->localSlots * xfers * (c.load[w] + c.store(w))
+          : busiestLocal * xfers * (c.loadIndirect[w] + c.storeIndirect(w));
   return true;
 }
 
@@ -981,21 +1077,24 @@ bool GeneralStepRunner::runResignifyStep(std::string *why) {
 bool mapc::rt::runGeneralStep(MasPar &machine, const GeneralPlan &plan,
                               size_t i, const Regions &regions,
                               std::string *why,
-                              const std::vector<uint32_t> *sources) {
+                              const std::vector<uint32_t> *sources,
+                              const MoveCounts *counts) {
   uint64_t readBase, writeBase;
   stepRegions(plan, i, regions, readBase, writeBase);
-  GeneralStepRunner runner(machine, plan, i, readBase, writeBase, sources);
+  GeneralStepRunner runner(machine, plan, i, readBase, writeBase, sources,
+                           counts);
   return runner.run(why);
 }
 
 int64_t mapc::rt::predictGeneralStep(const GeneralPlan &plan, size_t i,
                                      const MachineShape &shape,
                                      const CostModel &cost,
-                                     const std::vector<uint32_t> *sources) {
+                                     const std::vector<uint32_t> *sources,
+                                     const MoveCounts *counts) {
   MasPar pricing =
       MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
   Regions none;
-  if (!runGeneralStep(pricing, plan, i, none, nullptr, sources))
+  if (!runGeneralStep(pricing, plan, i, none, nullptr, sources, counts))
     return -1;
   return pricing.ledger().total();
 }

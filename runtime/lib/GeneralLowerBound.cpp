@@ -30,6 +30,43 @@
 
 using namespace mapc::rt;
 
+namespace {
+/// The bound from the busiest PE's reads and writes, the busiest cluster's
+/// sends and receipts and its partner clusters (file comment).
+int64_t boundOf(const std::vector<int64_t> &reads,
+                const std::vector<int64_t> &writes,
+                const std::vector<int64_t> &leave,
+                const std::vector<int64_t> &enter,
+                const std::vector<int64_t> &sendsToCount,
+                const std::vector<int64_t> &hearsFromCount, unsigned elemBytes,
+                const CostModel &cost) {
+  const unsigned xferBytes = std::min(elemBytes, 8u);
+  const int64_t xfers = elemBytes / xferBytes;
+  const unsigned w = widthIndex(xferBytes);
+  // `count` elements priced per instruction of any width that can carry
+  // them: elements narrower than 64 bits may share a wider chunk (003
+  // 5.6.3), so the cheapest price per byte over the widths from the
+  // element's up, times the bytes, bounds what they cost.
+  auto cheapest = [&](int64_t count, const int64_t *price) {
+    int64_t best = xfers * count * price[w];
+    for (unsigned wider = w + 1; wider < 4; ++wider)
+      best = std::min(best, count * int64_t(xferBytes) * price[wider] /
+                                (int64_t(1) << wider));
+    return best;
+  };
+  int64_t memory =
+      cheapest(*std::max_element(reads.begin(), reads.end()), cost.load) +
+      cheapest(*std::max_element(writes.begin(), writes.end()),
+               cost.load); // stores cost what loads cost (fig. 5.2)
+  int64_t busiest = 0, opens = 0;
+  for (size_t c = 0; c < leave.size(); ++c) {
+    busiest = std::max({busiest, leave[c], enter[c]});
+    opens = std::max({opens, sendsToCount[c], hearsFromCount[c]});
+  }
+  return memory + cheapest(busiest, cost.rsend) + opens * cost.ropen;
+}
+} // namespace
+
 int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
                                     unsigned elemBytes, bool copy,
                                     const MachineShape &shape,
@@ -41,10 +78,6 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
   const std::vector<uint32_t> &sources = given ? *given : owned;
   const int64_t srcSlots = slotsOf(src), dstSlots = slotsOf(dst);
   const unsigned pes = shape.peCount();
-  const unsigned xferBytes = std::min(elemBytes, 8u);
-  const int64_t xfers = elemBytes / xferBytes;
-  const unsigned w = widthIndex(xferBytes);
-
   std::vector<int64_t> reads(pes, 0), writes(pes, 0);
   const bool replicating = dst.replicates();
   // Only a replicated destination reads a source cell for several cells.
@@ -111,27 +144,44 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
       sendsToCount[c] = int64_t(sendsTo[c].size());
       hearsFromCount[c] = int64_t(hearsFrom[c].size());
     }
-  // `count` elements priced per instruction of any width that can carry
-  // them: elements narrower than 64 bits may share a wider chunk (003
-  // 5.6.3), so the cheapest price per byte over the widths from the
-  // element's up, times the bytes, bounds what they cost.
-  auto cheapest = [&](int64_t count, const int64_t *price) {
-    int64_t best = xfers * count * price[w];
-    for (unsigned wider = w + 1; wider < 4; ++wider)
-      best = std::min(best, count * int64_t(xferBytes) * price[wider] /
-                                (int64_t(1) << wider));
-    return best;
-  };
-  int64_t memory =
-      cheapest(*std::max_element(reads.begin(), reads.end()), cost.load) +
-      cheapest(*std::max_element(writes.begin(), writes.end()),
-               cost.load); // stores cost what loads cost (fig. 5.2)
-  int64_t busiest = 0, opens = 0;
-  for (unsigned c = 0; c < grid.clusterCount(); ++c) {
-    busiest = std::max({busiest, leave[c], enter[c]});
-    opens = std::max({opens, sendsToCount[c], hearsFromCount[c]});
+  return boundOf(reads, writes, leave, enter, sendsToCount, hearsFromCount,
+                 elemBytes, cost);
+}
+
+// Without a table: every count above is a sum over the (source PE,
+// destination PE) pairs, less the elements that keep their cell.
+int64_t mapc::rt::generalLowerBound(const MoveCounts &counts,
+                                    unsigned elemBytes, bool copy,
+                                    const MachineShape &shape,
+                                    const CostModel &cost) {
+  const unsigned pes = shape.peCount();
+  std::vector<int64_t> reads(pes, 0), writes(pes, 0);
+  MasPar grid =
+      MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
+  const size_t clusters = grid.clusterCount();
+  std::vector<int64_t> leave(clusters, 0), enter(clusters, 0);
+  std::vector<int64_t> sendsToCount(clusters, 0), hearsFromCount(clusters, 0);
+  std::set<std::pair<unsigned, unsigned>> talks;
+  for (const PePairCount &p : counts.pairs) {
+    reads[p.from] += p.count;
+    writes[p.to] += p.count;
+    if (p.from == p.to)
+      continue;
+    const unsigned ca = grid.clusterOfPe(p.from), cb = grid.clusterOfPe(p.to);
+    leave[ca] += p.count;
+    enter[cb] += p.count;
+    if (talks.insert({ca, cb}).second) {
+      ++sendsToCount[ca];
+      ++hearsFromCount[cb];
+    }
   }
-  return memory + cheapest(busiest, cost.rsend) + opens * cost.ropen;
+  if (!copy)
+    for (size_t p = 0; p < counts.stay.size() && p < pes; ++p) {
+      reads[p] -= counts.stay[p];
+      writes[p] -= counts.stay[p];
+    }
+  return boundOf(reads, writes, leave, enter, sendsToCount, hearsFromCount,
+                 elemBytes, cost);
 }
 
 // Round r costs at least ropen + s_r(c) rsend for every cluster c sending

@@ -59,6 +59,7 @@
 #define MAPC_RUNTIME_GENERAL_H
 
 #include "mapc/runtime/Execute.h"
+#include "mapc/runtime/MoveCounts.h"
 #include "mapc/runtime/TileMap.h"
 
 #include <functional>
@@ -146,6 +147,9 @@ struct MoveShape {
 };
 MoveShape analyseMove(const TileMap &from, const TileMap &to,
                       const std::vector<uint32_t> &sources);
+/// The same from a move's counts (MoveCounts.h), `fromPes` the source's
+/// PEs: without a table of sources.
+MoveShape analyseMove(const MoveCounts &counts, int64_t fromPes);
 
 /// A proper edge colouring of a bipartite multigraph (edge = {left vertex,
 /// right vertex}, both below `vertices`) with as many colours as its largest
@@ -193,14 +197,19 @@ bool checkPlanRegions(const GeneralPlan &plan, const Regions &regions,
 /// Returns false with a reason if the step cannot be done by its method.
 /// `sources`, when given, is sourcesOf(the layout before step i, its `to`),
 /// so that a caller pricing several methods walks the elements once.
+/// `counts`, when given, are the counts of the same move (MoveCounts.h):
+/// a pricing machine then prices an exchange step from them, building the
+/// table of sources only for what they cannot price.
 bool runGeneralStep(MasPar &machine, const GeneralPlan &plan, size_t i,
                     const Regions &regions, std::string *why = nullptr,
-                    const std::vector<uint32_t> *sources = nullptr);
+                    const std::vector<uint32_t> *sources = nullptr,
+                    const MoveCounts *counts = nullptr);
 
 /// The ticks step i costs: runGeneralStep on a pricing-only machine.
 int64_t predictGeneralStep(const GeneralPlan &plan, size_t i,
                            const MachineShape &shape, const CostModel &cost,
-                           const std::vector<uint32_t> *sources = nullptr);
+                           const std::vector<uint32_t> *sources = nullptr,
+                           const MoveCounts *counts = nullptr);
 
 /// Carries out every step, calling `observer` after each (step number from
 /// 1, the layout now held). Checks that both layouts fit the machine.
@@ -218,6 +227,11 @@ int64_t generalLowerBound(const TileMap &src, const TileMap &dst,
                           unsigned elemBytes, bool copy,
                           const MachineShape &shape, const CostModel &cost,
                           const std::vector<uint32_t> *sources = nullptr);
+/// The same bound from the counts of a move between layouts that replicate
+/// nothing (MoveCounts.h).
+int64_t generalLowerBound(const MoveCounts &counts, unsigned elemBytes,
+                          bool copy, const MachineShape &shape,
+                          const CostModel &cost);
 
 /// A lower bound of an exchange step's ticks (General.h's Exchange, in
 /// place or not) whose destination does not replicate, from `leaving[p]`,

@@ -1,0 +1,464 @@
+//===- MoveCounts.cpp - what a general remap moves (see header) -----------===//
+#include "mapc/runtime/MoveCounts.h"
+
+#include "MoveRuns.h"
+#include "PairSchedule.h"
+#include "mapc/runtime/General.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <tuple>
+
+using namespace mapc::rt;
+
+int64_t MoveCounts::localMoves() const {
+  int64_t kept = 0, stays = 0;
+  for (const PePairCount &p : pairs)
+    if (p.from == p.to)
+      kept += p.count;
+  for (int64_t s : stay)
+    stays += s;
+  return kept - stays;
+}
+
+bool MoveCounts::operator==(const MoveCounts &o) const {
+  return elements == o.elements && pairs == o.pairs && stay == o.stay &&
+         sameSlot == o.sameSlot && slotUniformTo == o.slotUniformTo &&
+         slotUniformFrom == o.slotUniformFrom &&
+         localUniform == o.localUniform && localSlots == o.localSlots;
+}
+
+MoveCounts mapc::rt::countMoveByElements(const TileMap &from, const TileMap &to,
+                                         const std::vector<uint32_t> &sources) {
+  MoveCounts c;
+  const int64_t fromSlots = slotsOf(from), toSlots = slotsOf(to);
+  const int64_t fromPes = pesOf(from), toPes = pesOf(to);
+  c.stay.assign(size_t(std::max<int64_t>(1, std::max(fromPes, toPes))), 0);
+  const bool dense = fromPes * toPes <= (int64_t(1) << 22);
+  std::vector<int64_t> table(dense ? size_t(fromPes * toPes) : 0, 0);
+  std::map<std::pair<uint32_t, uint32_t>, int64_t> sparse;
+  std::vector<int64_t> readsFrom(size_t(toSlots), -1),
+      feeds(size_t(fromSlots), -1), localRead(size_t(toSlots), -1);
+  for (int64_t b = 0; b < int64_t(sources.size()); ++b) {
+    if (sources[size_t(b)] == kNoSource)
+      continue;
+    const int64_t a = sources[size_t(b)];
+    const int64_t ap = a / fromSlots, as = a % fromSlots;
+    const int64_t bp = b / toSlots, bs = b % toSlots;
+    ++c.elements;
+    if (dense)
+      ++table[size_t(ap * toPes + bp)];
+    else
+      ++sparse[{uint32_t(ap), uint32_t(bp)}];
+    if (as == bs) {
+      ++c.sameSlot;
+      if (ap == bp)
+        ++c.stay[size_t(ap)];
+    }
+    int64_t &r = readsFrom[size_t(bs)];
+    c.slotUniformTo &= r < 0 || r == as;
+    r = as;
+    int64_t &f = feeds[size_t(as)];
+    c.slotUniformFrom &= f < 0 || f == bs;
+    f = bs;
+    if (ap == bp) {
+      int64_t &l = localRead[size_t(bs)];
+      c.localUniform &= l < 0 || l == as;
+      l = as;
+    }
+  }
+  if (dense) {
+    for (int64_t p = 0; p < fromPes; ++p)
+      for (int64_t q = 0; q < toPes; ++q)
+        if (int64_t n = table[size_t(p * toPes + q)])
+          c.pairs.push_back({uint32_t(p), uint32_t(q), n});
+  } else {
+    for (const auto &[pq, n] : sparse)
+      c.pairs.push_back({pq.first, pq.second, n});
+  }
+  if (c.localUniform)
+    for (int64_t l : localRead)
+      c.localSlots += l >= 0;
+  return c;
+}
+
+namespace {
+
+enum class Tri { No, Yes, Unknown };
+
+/// A family's slots on one side (the destination's or the source's).
+struct Slots {
+  int64_t base, st, dm;
+};
+Slots keySide(const MoveFamily &f, bool dest) {
+  return dest ? Slots{f.b0, f.sb, f.db} : Slots{f.a0, f.sa, f.da};
+}
+Slots otherSide(const MoveFamily &f, bool dest) { return keySide(f, !dest); }
+
+/// The key slots of `f` when they are one interval [lo, hi) walked in
+/// (m, t) order: t fastest, one slot apart.
+bool keyInterval(const MoveFamily &f, bool dest, int64_t &lo, int64_t &hi) {
+  const Slots k = keySide(f, dest);
+  lo = k.base;
+  hi = k.base + f.len * f.reps;
+  if (f.len == 1 && f.reps == 1)
+    return true;
+  if (f.reps == 1)
+    return k.st == 1;
+  if (f.len == 1)
+    return k.dm == 1;
+  return k.st == 1 && k.dm == f.len;
+}
+
+/// A family's key slots `k0 + t + stride m` (t < len <= stride, m < reps)
+/// and the other side's slots `o0 + ot t + om m` of the same elements.
+struct Strided {
+  int64_t k0, len, stride, reps;
+  int64_t o0, ot, om;
+};
+
+/// `f` in that form, when its key slots rise by one per t (or it has one t).
+std::optional<Strided> stridedOf(const MoveFamily &f, bool dest) {
+  const Slots k = keySide(f, dest), o = otherSide(f, dest);
+  if (f.len > 1 && k.st != 1)
+    return std::nullopt;
+  if (f.reps == 1)
+    return Strided{k.base, f.len, f.len, 1, o.base, o.st, o.dm};
+  if (k.dm < f.len)
+    return std::nullopt;
+  return Strided{k.base, f.len, k.dm, f.reps, o.base, o.st, o.dm};
+}
+
+/// One interval of `s` (reps 1) cut into pieces of `stride`: its whole
+/// pieces and the rest.
+void recut(const Strided &s, int64_t stride, std::vector<Strided> &out) {
+  const int64_t whole = s.len / stride, rest = s.len % stride;
+  if (whole > 0)
+    out.push_back({s.k0, stride, stride, whole, s.o0, s.ot, s.ot * stride});
+  if (rest > 0)
+    out.push_back({s.k0 + whole * stride, rest, stride, 1,
+                   s.o0 + s.ot * whole * stride, s.ot, 0});
+}
+
+/// Whether `f` and `g` (the same stride) agree on the other side's slot
+/// at every key slot they share. A shared key is t + S m = d + t' + S m'
+/// with d = g.k0 - f.k0 = q S + r: either t = r + t', m = q + m', or
+/// t = r + t' - S, m = q + m' + 1; each is a rectangle of (t', m') on which
+/// both sides are linear, so one corner and the slopes decide.
+Tri agreeStrided(const Strided &f, const Strided &g, bool &shared) {
+  const int64_t S = f.stride;
+  const int64_t d = g.k0 - f.k0;
+  int64_t q = d / S, r = d % S;
+  if (r < 0) {
+    r += S;
+    --q;
+  }
+  for (int wrap = 0; wrap < 2; ++wrap) {
+    // t = r + t' - wrap S, m = q + m' + wrap.
+    const int64_t tShift = r - wrap * S, mShift = q + wrap;
+    const int64_t t1 = std::max<int64_t>(0, -tShift),
+                  t2 = std::min(g.len, f.len - tShift) - 1;
+    const int64_t m1 = std::max<int64_t>(0, -mShift),
+                  m2 = std::min(g.reps, f.reps - mShift) - 1;
+    if (t1 > t2 || m1 > m2)
+      continue;
+    shared = true;
+    const int64_t fv = f.o0 + f.ot * (t1 + tShift) + f.om * (m1 + mShift);
+    const int64_t gv = g.o0 + g.ot * t1 + g.om * m1;
+    if (fv != gv || (t2 > t1 && f.ot != g.ot) || (m2 > m1 && f.om != g.om))
+      return Tri::No;
+  }
+  return Tri::Yes;
+}
+
+/// Whether two families agree wherever their key slots meet; `shared` is
+/// set when they meet at all.
+Tri agree(const Strided &f, const Strided &g, bool &shared) {
+  const bool fOne = f.reps == 1, gOne = g.reps == 1;
+  if (!fOne && !gOne && f.stride != g.stride)
+    return Tri::Unknown;
+  const int64_t S = fOne && gOne ? std::max(f.len, g.len)
+                    : fOne       ? g.stride
+                                 : f.stride;
+  std::vector<Strided> fs, gs;
+  if (fOne)
+    recut(f, S, fs);
+  else
+    fs.push_back(f);
+  if (gOne)
+    recut(g, S, gs);
+  else
+    gs.push_back(g);
+  for (const Strided &x : fs)
+    for (const Strided &y : gs) {
+      const Tri t = agreeStrided(x, y, shared);
+      if (t != Tri::Yes)
+        return t;
+    }
+  return Tri::Yes;
+}
+
+/// The families (only those that keep their PE when `onlyLocal`) with their
+/// key slots mapped one to one onto 0, 1, ...: less the first family's
+/// base, over the gcd of every step and base. A data dim's memory digits
+/// sit above other dims' digits, so its slots are multiples of its lowest
+/// digit's place.
+std::vector<MoveFamily> normalisedKeys(const std::vector<MoveFamily> &fams,
+                                       bool dest, bool onlyLocal) {
+  std::vector<MoveFamily> out;
+  for (const MoveFamily &f : fams)
+    if (!onlyLocal || f.peA == f.peB)
+      out.push_back(f);
+  if (out.empty())
+    return out;
+  const int64_t first = keySide(out[0], dest).base;
+  int64_t g = 0;
+  for (const MoveFamily &f : out) {
+    const Slots k = keySide(f, dest);
+    g = std::gcd(g, k.base - first);
+    if (f.len > 1)
+      g = std::gcd(g, k.st);
+    if (f.reps > 1)
+      g = std::gcd(g, k.dm);
+  }
+  g = g == 0 ? 1 : std::abs(g);
+  for (MoveFamily &f : out) {
+    int64_t &base = dest ? f.b0 : f.a0, &st = dest ? f.sb : f.sa,
+            &dm = dest ? f.db : f.da;
+    base = (base - first) / g;
+    st /= g;
+    dm /= g;
+  }
+  return out;
+}
+
+/// Whether every key slot (destination slot when `dest`, else source slot)
+/// of the families (only those that keep their PE when `onlyLocal`) has one
+/// other-side slot, and (then) how many key slots they fill.
+Tri uniformSlots(const std::vector<MoveFamily> &all, bool dest, bool onlyLocal,
+                 int64_t &filled) {
+  const std::vector<MoveFamily> fams = normalisedKeys(all, dest, onlyLocal);
+  struct Entry {
+    Strided s;
+    int64_t last; ///< the highest key slot
+    uint32_t pe;  ///< the PE on the key side
+  };
+  std::vector<Entry> entries;
+  for (const MoveFamily &f : fams) {
+    if (onlyLocal && f.peA != f.peB)
+      continue;
+    std::optional<Strided> s = stridedOf(f, dest);
+    if (!s)
+      return Tri::Unknown;
+    entries.push_back({*s, s->k0 + s->len - 1 + s->stride * (s->reps - 1),
+                       dest ? f.peB : f.peA});
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry &x, const Entry &y) { return x.s.k0 < y.s.k0; });
+  int64_t work = 0;
+  bool unknown = false, shared = false;
+  for (size_t i = 0; i < entries.size(); ++i)
+    for (size_t j = i + 1;
+         j < entries.size() && entries[j].s.k0 <= entries[i].last; ++j) {
+      // One PE holds each of its key slots once.
+      if (entries[i].pe == entries[j].pe)
+        continue;
+      if (++work > (int64_t(1) << 22))
+        return Tri::Unknown;
+      const Tri t = agree(entries[i].s, entries[j].s, shared);
+      if (t == Tri::No)
+        return Tri::No;
+      unknown |= t == Tri::Unknown;
+    }
+  if (unknown)
+    return Tri::Unknown;
+  filled = 0;
+  if (!shared) {
+    for (const Entry &e : entries)
+      filled += e.s.len * e.s.reps;
+    return Tri::Yes;
+  }
+  // Shared slots are counted once: the union of intervals.
+  int64_t end = INT64_MIN;
+  for (const Entry &e : entries) {
+    if (e.s.reps > 1 && e.s.stride != e.s.len)
+      return Tri::Unknown;
+    const int64_t hi = e.last + 1;
+    filled += std::max<int64_t>(0, hi - std::max(e.s.k0, end));
+    end = std::max(end, hi);
+  }
+  return Tri::Yes;
+}
+
+} // namespace
+
+namespace {
+
+/// Key of an entry of the per-dim tables below.
+struct Triple {
+  int64_t peA, peB, slotDiff;
+  bool operator<(const Triple &o) const {
+    return std::tie(peA, peB, slotDiff) < std::tie(o.peA, o.peB, o.slotDiff);
+  }
+};
+using Table = std::map<Triple, int64_t>;
+
+/// Sums of one element of `x` and one of `y`, counted; false when there
+/// would be more than `most` products.
+bool convolve(const Table &x, const Table &y, Table &out, size_t most) {
+  if (x.size() * y.size() > most)
+    return false;
+  out.clear();
+  for (const auto &[kx, nx] : x)
+    for (const auto &[ky, ny] : y)
+      out[{kx.peA + ky.peA, kx.peB + ky.peB, kx.slotDiff + ky.slotDiff}] +=
+          nx * ny;
+  return true;
+}
+
+constexpr size_t kMostEntries = size_t(1) << 22;
+
+} // namespace
+
+// One dim: every count is a sum over the families. Several: the PE pairs
+// are the dims' pairs convolved; the slot uniformities hold when they hold
+// in every dim (a slot names every dim's memory part, its digits being a
+// mixed-radix number); the elements that keep their slot take the other
+// dims element by element (grouped by PE parts and slot difference) against
+// the largest dim's families.
+std::optional<MoveCounts> mapc::rt::countMoveByRuns(const TileMap &from,
+                                                    const TileMap &to,
+                                                    int64_t listLimit) {
+  std::optional<MoveByDims> mv = moveFamilies(from, to, listLimit);
+  if (!mv)
+    return std::nullopt;
+  const size_t dims = mv->dims.size();
+  if (dims > 1 && !mv->peByDim)
+    return std::nullopt;
+  MoveCounts c;
+  c.stay.assign(size_t(std::max<int64_t>(1, std::max(pesOf(from), pesOf(to)))),
+                0);
+  int64_t localSlots = 1;
+  for (const std::vector<MoveFamily> &fams : mv->dims) {
+    int64_t filled = 0;
+    const Tri to_ = uniformSlots(fams, true, false, filled);
+    const Tri from_ = uniformSlots(fams, false, false, filled);
+    const Tri local = uniformSlots(fams, true, true, filled);
+    if (to_ == Tri::Unknown || from_ == Tri::Unknown || local == Tri::Unknown)
+      return std::nullopt;
+    c.slotUniformTo &= to_ == Tri::Yes;
+    c.slotUniformFrom &= from_ == Tri::Yes;
+    c.localUniform &= local == Tri::Yes;
+    localSlots *= filled;
+  }
+  // The PE pairs: the dims but the last convolved, the last added into a
+  // table of every (source PE, destination PE) when it is not too large.
+  Table pairs{{{0, 0, 0}, 1}}, next;
+  std::vector<Table> dimPairs(dims);
+  for (size_t j = 0; j < dims; ++j)
+    for (const MoveFamily &f : mv->dims[j])
+      dimPairs[j][{f.peA, f.peB, 0}] += f.len * f.reps;
+  for (size_t j = 0; j + 1 < dims; ++j) {
+    if (!convolve(pairs, dimPairs[j], next, kMostEntries))
+      return std::nullopt;
+    std::swap(pairs, next);
+  }
+  const int64_t pes = int64_t(c.stay.size());
+  if (pairs.size() * dimPairs.back().size() > (size_t(1) << 24) ||
+      pes * pes > (int64_t(1) << 22))
+    return std::nullopt;
+  std::vector<int64_t> table(size_t(pes * pes), 0);
+  for (const auto &[x, nx] : pairs)
+    for (const auto &[y, ny] : dimPairs.back()) {
+      const int64_t p = x.peA + y.peA, q = x.peB + y.peB;
+      if (p < 0 || q < 0 || p >= pes || q >= pes)
+        return std::nullopt;
+      table[size_t(p * pes + q)] += nx * ny;
+    }
+  int64_t kept = 0;
+  for (int64_t p = 0; p < pes; ++p)
+    for (int64_t q = 0; q < pes; ++q)
+      if (const int64_t n = table[size_t(p * pes + q)]) {
+        c.pairs.push_back({uint32_t(p), uint32_t(q), n});
+        c.elements += n;
+        kept += p == q ? n : 0;
+      }
+  // With no element keeping its PE, the local slots are uniform and none.
+  if (kept == 0 || !c.localUniform) {
+    c.localUniform |= kept == 0;
+    localSlots = 0;
+  }
+  c.localSlots = localSlots;
+  // The elements that keep their slot: every dim but the largest element
+  // by element, then that one's families.
+  size_t last = 0;
+  for (size_t j = 0; j < dims; ++j) {
+    int64_t n = 0, m = 0;
+    for (const MoveFamily &f : mv->dims[j])
+      n += f.len * f.reps;
+    for (const MoveFamily &f : mv->dims[last])
+      m += f.len * f.reps;
+    last = n > m ? j : last;
+  }
+  Table rest{{{0, 0, 0}, 1}};
+  for (size_t j = 0; j < dims; ++j) {
+    if (j == last)
+      continue;
+    Table dim;
+    for (const MoveFamily &f : mv->dims[j]) {
+      if (f.len * f.reps > int64_t(kMostEntries))
+        return std::nullopt;
+      for (int64_t m = 0; m < f.reps; ++m)
+        for (int64_t t = 0; t < f.len; ++t)
+          ++dim[{f.peA, f.peB,
+                 f.a0 + f.sa * t + f.da * m - f.b0 - f.sb * t - f.db * m}];
+    }
+    if (!convolve(rest, dim, next, kMostEntries))
+      return std::nullopt;
+    std::swap(rest, next);
+  }
+  if (rest.size() * mv->dims[last].size() > (size_t(1) << 24))
+    return std::nullopt;
+  for (const auto &[k, n] : rest)
+    for (const MoveFamily &f : mv->dims[last]) {
+      const int64_t same =
+          n * countOnLine(f.len, f.reps, k.slotDiff + f.a0 - f.b0, f.sa - f.sb,
+                          f.da - f.db);
+      c.sameSlot += same;
+      if (same && k.peA + f.peA == k.peB + f.peB)
+        c.stay[size_t(k.peA + f.peA)] += same;
+    }
+  return c;
+}
+
+bool mapc::rt::exchangePairsApply(uint64_t sends, size_t pairs) {
+  return sends > kPairScheduleFrom && pairScheduleApplies(sends, pairs);
+}
+
+// A slot names every data dim's memory part: the product of each dim's
+// distinct parts.
+std::optional<int64_t> mapc::rt::heldSlotsByRuns(const TileMap &l) {
+  std::optional<MoveByDims> mv = moveFamilies(l, l);
+  if (!mv)
+    return std::nullopt;
+  int64_t held = 1;
+  for (const std::vector<MoveFamily> &dim : mv->dims) {
+    const std::vector<MoveFamily> fams = normalisedKeys(dim, true, false);
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    for (const MoveFamily &f : fams) {
+      int64_t lo, hi;
+      if (!keyInterval(f, true, lo, hi))
+        return std::nullopt;
+      ranges.push_back({lo, hi});
+    }
+    std::sort(ranges.begin(), ranges.end());
+    int64_t filled = 0, end = INT64_MIN;
+    for (const auto &[lo, hi] : ranges) {
+      filled += std::max<int64_t>(0, hi - std::max(lo, end));
+      end = std::max(end, hi);
+    }
+    held *= filled;
+  }
+  return held;
+}
