@@ -375,10 +375,22 @@ int main(int argc, char **argv) {
             best = e;
           }
         }
-        double mine[4] = {best.pack, best.local, best.exchange, best.unpack},
-               most[4];
-        MPI_Reduce(mine, most, 4, MPI_DOUBLE, MPI_MAX, 0, comm);
-        phases.push_back({"", v.name, {most[0], most[1], most[2], most[3]}});
+        double mine[9] = {best.pack,        best.local,     best.exchange,
+                          best.unpack,      best.packCpu,   best.localCpu,
+                          best.exchangeCpu, best.unpackCpu, best.readCpu},
+               most[9];
+        MPI_Reduce(mine, most, 9, MPI_DOUBLE, MPI_MAX, 0, comm);
+        ExecuteTimes t;
+        t.pack = most[0];
+        t.local = most[1];
+        t.exchange = most[2];
+        t.unpack = most[3];
+        t.packCpu = most[4];
+        t.localCpu = most[5];
+        t.exchangeCpu = most[6];
+        t.unpackCpu = most[7];
+        t.readCpu = most[8];
+        phases.push_back({"", v.name, t});
       }
     }
     if (rank == 0) {
@@ -414,12 +426,18 @@ int main(int argc, char **argv) {
   }
   if (rank == 0) {
     std::printf("\n# where the time goes: per phase the slowest rank, "
-                "seconds\n%-9s %-9s %10s %10s %10s %10s\n",
-                "per rank", "variant", "pack", "local", "exchange", "unpack");
+                "seconds; cpu: the same phases' CPU time (the exchange's "
+                "reads apart for cma; pack: pack and unpack)\n%-9s %-9s %10s "
+                "%10s %10s %10s %10s "
+                "%10s %10s %10s\n",
+                "per rank", "variant", "pack", "local", "exchange", "unpack",
+                "cpu:local", "cpu:exch", "cpu:read", "cpu:pack");
     for (const Phases &p : phases)
-      std::printf("%-9s %-9s %10.3g %10.3g %10.3g %10.3g\n", p.size.c_str(),
-                  p.variant.c_str(), p.t.pack, p.t.local, p.t.exchange,
-                  p.t.unpack);
+      std::printf("%-9s %-9s %10.3g %10.3g %10.3g %10.3g %10.3g %10.3g "
+                  "%10.3g %10.3g\n",
+                  p.size.c_str(), p.variant.c_str(), p.t.pack, p.t.local,
+                  p.t.exchange, p.t.unpack, p.t.localCpu, p.t.exchangeCpu,
+                  p.t.readCpu, p.t.packCpu + p.t.unpackCpu);
     std::printf("\n# CPU seconds per run, all ranks together (user and "
                 "system; waiting in MPI spins and counts)\n%-9s %10s",
                 "per rank", "alltoall");

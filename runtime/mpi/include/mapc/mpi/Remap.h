@@ -96,6 +96,13 @@ Prediction chooseAlgorithm(const TrafficMatrix &t, const LinkCosts &c,
 /// so that time counts as exchange.
 struct ExecuteTimes {
   double pack = 0, local = 0, exchange = 0, unpack = 0;
+  /// The same phases in this rank's CPU time (its thread's clock): less
+  /// than the wall time when the rank waited off its core (a node with
+  /// more ranks than cores, or a loaded one); waiting inside MPI polls, so
+  /// it counts. For the single-copy transport `readCpu` is the part of
+  /// `exchangeCpu` spent in the reads, the rest is synchronisation.
+  double packCpu = 0, localCpu = 0, exchangeCpu = 0, unpackCpu = 0;
+  double readCpu = 0;
 };
 
 class MpiRemap {
