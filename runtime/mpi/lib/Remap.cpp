@@ -222,6 +222,9 @@ struct MpiRemap::Impl {
   /// The source copied aside when execute() works in place.
   std::vector<unsigned char> scratch;
   ExecuteTimes times;
+  /// Whether execute() reads the CPU clock too (setCpuTimes).
+  bool cpuTimes = false;
+  double cpuNow() const;
 
   ~Impl() {
     int finalized = 0;
@@ -871,11 +874,12 @@ std::variant<MpiRemap, std::string> MpiRemap::plan(const rt::RemapSpec &spec,
   return MpiRemap(std::move(impl));
 }
 
-/// This thread's CPU time in seconds (0 where there is no such clock).
-static double cpuNow() {
+/// This thread's CPU time in seconds, when asked for (setCpuTimes), else
+/// 0 (and where there is no such clock).
+double MpiRemap::Impl::cpuNow() const {
 #ifdef CLOCK_THREAD_CPUTIME_ID
   timespec ts;
-  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+  if (cpuTimes && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
     return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 #endif
   return 0;
@@ -891,7 +895,7 @@ bool MpiRemap::execute(const void *srcBuffer, void *dstBuffer) {
   const auto *src = static_cast<const unsigned char *>(srcBuffer);
   auto *dst = static_cast<unsigned char *>(dstBuffer);
   m.times = ExecuteTimes{};
-  double t0 = MPI_Wtime(), c0 = cpuNow();
+  double t0 = MPI_Wtime(), c0 = m.cpuNow();
   // In place: every transport reads the source from a copy, so that no
   // element is overwritten (here or by a reader on another rank) before it
   // has been read.
@@ -911,12 +915,12 @@ bool MpiRemap::execute(const void *srcBuffer, void *dstBuffer) {
   for (int q = 0; q < m.ranks; ++q)
     if (q != m.rank && !m.sendIdx[q].empty() && (alltoallv || !m.sendDirect[q]))
       gather(packed + m.packOffset[q], src, m.sendIdx[q], eb);
-  double t1 = MPI_Wtime(), c1 = cpuNow();
+  double t1 = MPI_Wtime(), c1 = m.cpuNow();
   m.times.pack = t1 - t0;
   m.times.packCpu = c1 - c0;
   // What stays on this rank moves while nothing else can.
   copyLocal(m, src, dst);
-  double t2 = MPI_Wtime(), c2 = cpuNow();
+  double t2 = MPI_Wtime(), c2 = m.cpuNow();
   m.times.local = t2 - t1;
   m.times.localCpu = c2 - c1;
 
@@ -963,7 +967,7 @@ bool MpiRemap::execute(const void *srcBuffer, void *dstBuffer) {
                         MPI_STATUSES_IGNORE);
     }
   }
-  double t3 = MPI_Wtime(), c3 = cpuNow();
+  double t3 = MPI_Wtime(), c3 = m.cpuNow();
   m.times.exchange = t3 - t2;
   m.times.exchangeCpu = c3 - c2;
   for (int p = 0; p < m.ranks; ++p) {
@@ -973,7 +977,7 @@ bool MpiRemap::execute(const void *srcBuffer, void *dstBuffer) {
     scatter(dst, m.buffers[pl.buffer].data() + pl.offset, m.recvIdx[p], eb);
   }
   m.times.unpack = MPI_Wtime() - t3;
-  m.times.unpackCpu = cpuNow() - c3;
+  m.times.unpackCpu = m.cpuNow() - c3;
   return rc == MPI_SUCCESS;
 }
 
@@ -1088,6 +1092,7 @@ const std::vector<Prediction> &MpiRemap::predictions() const {
 const LinkCosts &MpiRemap::costs() const { return impl->costs; }
 const rt::RemapSpec &MpiRemap::spec() const { return impl->spec; }
 const ExecuteTimes &MpiRemap::lastTimes() const { return impl->times; }
+void MpiRemap::setCpuTimes(bool on) { impl->cpuTimes = on; }
 
 void mapc::mpi::storeLocalPattern(const rt::DeviceLayout &l,
                                   const BlockDistribution &d, int rank,
