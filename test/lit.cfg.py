@@ -76,6 +76,9 @@ if config.have_mpi.upper() in ("ON", "1", "TRUE", "YES"):
     config.substitutions.append(
         ("%mapc_mpi_check",
          os.path.join(config.mapc_obj_root, "test", "mapc-mpi-check")))
+    config.substitutions.append(
+        ("%mapc_bench_mpi",
+         os.path.join(config.mapc_obj_root, "bench", "mapc-bench-mpi")))
     # Emitted MPI code (test/mpi/emitted-cpp.test): mpicxx against MapcMpi.
     config.substitutions.append(
         ("%mpicxx_emitted",

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <new>
 
@@ -221,6 +222,9 @@ struct MpiRemap::Impl {
   /// The source copied aside when execute() works in place.
   std::vector<unsigned char> scratch;
   ExecuteTimes times;
+  /// Whether execute() reads the CPU clock too (setCpuTimes).
+  bool cpuTimes = false;
+  double cpuNow() const;
 
   ~Impl() {
     int finalized = 0;
@@ -870,6 +874,17 @@ std::variant<MpiRemap, std::string> MpiRemap::plan(const rt::RemapSpec &spec,
   return MpiRemap(std::move(impl));
 }
 
+/// This thread's CPU time in seconds, when asked for (setCpuTimes), else
+/// 0 (and where there is no such clock).
+double MpiRemap::Impl::cpuNow() const {
+#ifdef CLOCK_THREAD_CPUTIME_ID
+  timespec ts;
+  if (cpuTimes && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+#endif
+  return 0;
+}
+
 /// Copies the elements that stay on this rank.
 static void copyLocal(const MpiRemap::Impl &m, const unsigned char *src,
                       unsigned char *dst);
@@ -880,7 +895,7 @@ bool MpiRemap::execute(const void *srcBuffer, void *dstBuffer) {
   const auto *src = static_cast<const unsigned char *>(srcBuffer);
   auto *dst = static_cast<unsigned char *>(dstBuffer);
   m.times = ExecuteTimes{};
-  double t0 = MPI_Wtime();
+  double t0 = MPI_Wtime(), c0 = m.cpuNow();
   // In place: every transport reads the source from a copy, so that no
   // element is overwritten (here or by a reader on another rank) before it
   // has been read.
@@ -900,12 +915,14 @@ bool MpiRemap::execute(const void *srcBuffer, void *dstBuffer) {
   for (int q = 0; q < m.ranks; ++q)
     if (q != m.rank && !m.sendIdx[q].empty() && (alltoallv || !m.sendDirect[q]))
       gather(packed + m.packOffset[q], src, m.sendIdx[q], eb);
-  double t1 = MPI_Wtime();
+  double t1 = MPI_Wtime(), c1 = m.cpuNow();
   m.times.pack = t1 - t0;
+  m.times.packCpu = c1 - c0;
   // What stays on this rank moves while nothing else can.
   copyLocal(m, src, dst);
-  double t2 = MPI_Wtime();
+  double t2 = MPI_Wtime(), c2 = m.cpuNow();
   m.times.local = t2 - t1;
+  m.times.localCpu = c2 - c1;
 
   int rc = MPI_SUCCESS;
   if (alltoallv) {
@@ -950,8 +967,9 @@ bool MpiRemap::execute(const void *srcBuffer, void *dstBuffer) {
                         MPI_STATUSES_IGNORE);
     }
   }
-  double t3 = MPI_Wtime();
+  double t3 = MPI_Wtime(), c3 = m.cpuNow();
   m.times.exchange = t3 - t2;
+  m.times.exchangeCpu = c3 - c2;
   for (int p = 0; p < m.ranks; ++p) {
     if (p == m.rank || m.recvIdx[p].empty() || (!alltoallv && m.recvDirect[p]))
       continue;
@@ -959,6 +977,7 @@ bool MpiRemap::execute(const void *srcBuffer, void *dstBuffer) {
     scatter(dst, m.buffers[pl.buffer].data() + pl.offset, m.recvIdx[p], eb);
   }
   m.times.unpack = MPI_Wtime() - t3;
+  m.times.unpackCpu = m.cpuNow() - c3;
   return rc == MPI_SUCCESS;
 }
 
@@ -995,7 +1014,7 @@ static void copyLocal(const MpiRemap::Impl &m, const unsigned char *src,
 /// elements that stay fills the first wait for one (ranks arrive skewed; a
 /// rank that waited idle would only add the skew to the copy after it).
 bool MpiRemap::Impl::executeCma(const unsigned char *src, unsigned char *dst) {
-  double t0 = MPI_Wtime(), local = 0;
+  double t0 = MPI_Wtime(), local = 0, c0 = cpuNow(), localCpu = 0, readCpu = 0;
   int rc = MPI_SUCCESS;
   bool read = true, copied = false;
   uint64_t mine = reinterpret_cast<uintptr_t>(src);
@@ -1013,9 +1032,10 @@ bool MpiRemap::Impl::executeCma(const unsigned char *src, unsigned char *dst) {
     rc |= MPI_Irecv(&peerAddress[cmaOrigins[k]], 1, MPI_UINT64_T, cmaOrigins[k],
                     kTagAddress, comm, &addressRequests[k]);
   auto copyOwn = [&] {
-    double t = MPI_Wtime();
+    double t = MPI_Wtime(), c = cpuNow();
     copyLocal(*this, src, dst);
     local += MPI_Wtime() - t;
+    localCpu += cpuNow() - c;
     copied = true;
   };
   int count = int(addressRequests.size());
@@ -1035,8 +1055,10 @@ bool MpiRemap::Impl::executeCma(const unsigned char *src, unsigned char *dst) {
     if (which == MPI_UNDEFINED)
       break;
     int o = cmaOrigins[size_t(which)];
+    double c = cpuNow();
     read &= cmaRead(pids[size_t(o)], peerAddress[size_t(o)], dst,
                     cmaReads[size_t(o)], spec.elementBytes, nullptr);
+    readCpu += cpuNow() - c;
     requests.emplace_back();
     rc |= MPI_Isend(&token, 0, MPI_BYTE, o, kTagDone, comm, &requests.back());
   }
@@ -1046,6 +1068,9 @@ bool MpiRemap::Impl::executeCma(const unsigned char *src, unsigned char *dst) {
   rc |= MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   times.local = local;
   times.exchange = MPI_Wtime() - t0 - local;
+  times.localCpu = localCpu;
+  times.exchangeCpu = cpuNow() - c0 - localCpu;
+  times.readCpu = readCpu;
   return rc == MPI_SUCCESS && read;
 }
 
@@ -1067,6 +1092,7 @@ const std::vector<Prediction> &MpiRemap::predictions() const {
 const LinkCosts &MpiRemap::costs() const { return impl->costs; }
 const rt::RemapSpec &MpiRemap::spec() const { return impl->spec; }
 const ExecuteTimes &MpiRemap::lastTimes() const { return impl->times; }
+void MpiRemap::setCpuTimes(bool on) { impl->cpuTimes = on; }
 
 void mapc::mpi::storeLocalPattern(const rt::DeviceLayout &l,
                                   const BlockDistribution &d, int rank,

@@ -96,6 +96,14 @@ Prediction chooseAlgorithm(const TrafficMatrix &t, const LinkCosts &c,
 /// so that time counts as exchange.
 struct ExecuteTimes {
   double pack = 0, local = 0, exchange = 0, unpack = 0;
+  /// The same phases in this rank's CPU time (its thread's clock): less
+  /// than the wall time when the rank waited off its core (a node with
+  /// more ranks than cores, or a loaded one); waiting inside MPI polls, so
+  /// it counts. For the single-copy transport `readCpu` is the part of
+  /// `exchangeCpu` spent in the reads, the rest is synchronisation. Only
+  /// after MpiRemap::setCpuTimes(true).
+  double packCpu = 0, localCpu = 0, exchangeCpu = 0, unpackCpu = 0;
+  double readCpu = 0;
 };
 
 class MpiRemap {
@@ -123,6 +131,11 @@ public:
   const LinkCosts &costs() const;
   const rt::RemapSpec &spec() const;
   const ExecuteTimes &lastTimes() const;
+  /// Whether execute() also times its phases in CPU time (ExecuteTimes'
+  /// *Cpu fields; 0 otherwise). Off by default: a thread's CPU clock is a
+  /// system call (about 0.3 us), several per execute, as much as a whole
+  /// small remap on two ranks.
+  void setCpuTimes(bool on);
 
   MpiRemap(MpiRemap &&) noexcept;
   MpiRemap &operator=(MpiRemap &&) noexcept;
