@@ -211,7 +211,8 @@ public:
   /// plan), in place unless it must read the copy's source.
   std::optional<rt::GeneralStep> step(const rt::TileMap &from,
                                       const rt::TileMap &to, bool first,
-                                      const std::string &role);
+                                      const std::string &role,
+                                      bool digitExchangeOnly = false);
   /// The ways to do `from` -> `to`, a processor/memory permutation
   /// (permute_mp): one step, or the processor and the memory halves through
   /// an intermediate layout, in either order. One empty way if `from` is
@@ -242,32 +243,37 @@ private:
   /// Steps already priced: the candidates share most of their moves.
   struct Priced {
     rt::TileMap from, to;
-    bool first;
+    bool first, digitExchangeOnly;
     std::optional<rt::GeneralStep> step; ///< its why without the role
   };
   std::vector<Priced> priced;
   int64_t copyBackTicks = -1;
   std::optional<rt::GeneralStep> price(const rt::TileMap &from,
-                                       const rt::TileMap &to, bool first);
+                                       const rt::TileMap &to, bool first,
+                                       bool digitExchangeOnly);
 };
 
 std::optional<rt::GeneralStep> Planner::step(const rt::TileMap &from,
                                              const rt::TileMap &to, bool first,
-                                             const std::string &role) {
+                                             const std::string &role,
+                                             bool digitExchangeOnly) {
   auto named = [&](std::optional<rt::GeneralStep> s) {
     if (s)
       s->why = role + ": " + s->why;
     return s;
   };
   for (const Priced &p : priced)
-    if (p.first == first && p.from == from && p.to == to)
+    if (p.first == first && p.digitExchangeOnly == digitExchangeOnly &&
+        p.from == from && p.to == to)
       return named(p.step);
-  priced.push_back({from, to, first, price(from, to, first)});
+  priced.push_back({from, to, first, digitExchangeOnly,
+                    price(from, to, first, digitExchangeOnly)});
   return named(priced.back().step);
 }
 
-std::optional<rt::GeneralStep>
-Planner::price(const rt::TileMap &from, const rt::TileMap &to, bool first) {
+std::optional<rt::GeneralStep> Planner::price(const rt::TileMap &from,
+                                              const rt::TileMap &to, bool first,
+                                              bool digitExchangeOnly) {
   const std::vector<uint32_t> sources = everyCellHeld(from) && everyCellHeld(to)
                                             ? frameSources(from, to)
                                             : rt::sourcesOf(from, to);
@@ -279,7 +285,15 @@ Planner::price(const rt::TileMap &from, const rt::TileMap &to, bool first) {
     const char *how;
   };
   std::vector<Option> options;
-  if (shape.local)
+  if (digitExchangeOnly) {
+    // A digit exchange with memory permutations folded in (DigitExchange.h).
+    const char *dig = "a P/M digit exchange in b - 1 rounds with offsets "
+                      "computed per PE, a memory permutation folded into "
+                      "them (003 6.2.1, function 6.1)";
+    if (mayInPlace)
+      options.push_back({GeneralStepKind::DigitExchange, true, dig});
+    options.push_back({GeneralStepKind::DigitExchange, false, dig});
+  } else if (shape.local)
     options.push_back(
         {GeneralStepKind::Local,
          mayInPlace && shape.slotUniformFrom && shape.slotUniformTo,
@@ -289,7 +303,7 @@ Planner::price(const rt::TileMap &from, const rt::TileMap &to, bool first) {
                        mayInPlace && shape.keepsSlots,
                        "a processor permutation per slot in chunks of up to "
                        "64 bits (003 6.2.1, permute_p; 5.6.3)"});
-  if (!shape.local) {
+  if (!shape.local && !digitExchangeOnly) {
     const char *dig = "a P/M digit exchange in b - 1 rounds with offsets "
                       "computed per PE (003 6.2.1, function 6.1)";
     const char *ex = "sends coloured into contention-free rounds (003 6.4)";
@@ -431,6 +445,50 @@ void Planner::finish(std::vector<rt::GeneralStep> steps,
   plans.push_back(std::move(p));
 }
 
+/// 003 6.2.2's plans with the memory halves of (i)-(ii), (iv)-(v) or both
+/// folded into the exchange (i1 -> i2): function 6.1's per-PE offsets move
+/// whole chunks and put the exchanged digit where the next layout wants
+/// it, so only the processor halves remain steps of their own. A fold is
+/// tried only when the exchanged memory group is a run in the layout the
+/// exchange reads or writes; whether the chunks allow it is the finder's
+/// to say (rt::findDigitExchange).
+void foldedPlans(Planner &planner, const rt::TileMap &src,
+                 const rt::TileMap &dst, const rt::TileMap &i1,
+                 const rt::TileMap &i2, const Digits &gm, const Digits &gp,
+                 const std::vector<std::vector<rt::GeneralStep>> &before,
+                 const std::vector<std::vector<rt::GeneralStep>> &after,
+                 const std::string &name) {
+  const rt::TileMap k1 = withDigits(src, src.m[0], i1.m[1]);
+  const rt::TileMap j2 = withDigits(src, dst.m[0], i2.m[1]);
+  const bool foldBefore = !(k1 == i1) && runAt(src.m[0], gm) >= 0;
+  const bool foldAfter = !(j2 == i2) && runAt(dst.m[0], gp) >= 0;
+  for (bool fb : {false, true})
+    for (bool fa : {false, true}) {
+      if ((!fb && !fa) || (fb && !foldBefore) || (fa && !foldAfter))
+        continue;
+      const rt::TileMap &a = fb ? k1 : i1, &z = fa ? j2 : i2;
+      if (a == src && z == dst)
+        continue; // the one-step digit exchange, priced already
+      auto ex = planner.step(a, z, planner.startsPlan && src == a,
+                             "003 6.2.2 (iii): exchange_dig, folded", true);
+      if (!ex)
+        continue;
+      auto pre = fb ? planner.permuteMp(src, k1, planner.startsPlan,
+                                        "003 6.2.2 (i): the PE digits")
+                    : before;
+      auto post =
+          fa ? planner.permuteMp(j2, dst, false, "003 6.2.2 (v): the PE digits")
+             : after;
+      for (const auto &w1 : pre)
+        for (const auto &w3 : post) {
+          std::vector<rt::GeneralStep> steps = w1;
+          steps.push_back(*ex);
+          steps.insert(steps.end(), w3.begin(), w3.end());
+          planner.finish(std::move(steps), name + "003 6.2.2 folded");
+        }
+    }
+}
+
 /// 003 6.2.2's candidates between two aligned digit frames over the same
 /// digits, added to `planner` (after its prefix), named after `name`.
 void alignedPlans(Planner &planner, const rt::TileMap &src,
@@ -500,6 +558,7 @@ void alignedPlans(Planner &planner, const rt::TileMap &src,
           if (steps.size() > 1)
             planner.finish(std::move(steps), name + "003 6.2.2");
         }
+      foldedPlans(planner, src, dst, i1, i2, gm, gp, before, after, name);
     }
 }
 

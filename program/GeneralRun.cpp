@@ -84,15 +84,27 @@ static void printDigitExchange(const rt::TileMap &before,
   if (!rt::findDigitExchange(before, after, rt::sourcesOf(before, after), d,
                              nullptr))
     return;
-  const int64_t perChunk = elemBytes < 8 ? 8 / elemBytes : 1;
-  int64_t chunk = 1;
-  while (chunk * 2 <= std::min(perChunk, d.slotWeight))
-    chunk *= 2;
+  unsigned chunk = 0;
+  for (const rt::DigitExchangeChunk &c :
+       rt::digitExchangeChunks(d.chunk, elemBytes))
+    chunk = std::max(chunk, c.elems);
   os << "    digits: base " << d.base << ", PE digit of weight " << d.peWeight
-     << ", memory digit of weight " << d.slotWeight
-     << "; rounds: " << d.base - 1 << " (k and " << d.base
+     << ", memory digit of weight " << d.slotWeight;
+  if (d.destSlotWeight != d.slotWeight)
+    os << " (" << d.destSlotWeight << " on arrival)";
+  os << "; rounds: " << d.base - 1 << " (k and " << d.base
      << " - k paired), up to " << chunk
      << (chunk == 1 ? " element" : " elements") << " per send\n";
+  if (d.foldsPermutation()) {
+    // How many chunks change places beside the exchange itself.
+    int64_t moved = 0;
+    for (int64_t h = 0; h < d.highs(); ++h)
+      moved += d.dstHigh(h) != d.srcHigh(h);
+    os << "    memory permutation folded in (003 6.2.2 (i)-(ii), (iv)-(v)): "
+       << moved << " of " << d.highs() << " runs of " << d.chunk
+       << (d.chunk == 1 ? " element" : " elements")
+       << " change places with per-PE offsets\n";
+  }
   if (d.pes > 16)
     return;
   for (int64_t k = 1; k < d.base; ++k) {

@@ -963,6 +963,14 @@ bool GeneralStepRunner::runDigitExchangeStep(std::string *why) {
       return false;
     }
   }
+  // Moving the exchanged digit to another place would overwrite cells a
+  // later round pair still has to read.
+  if (inPlace && !shape.canRunInPlace()) {
+    if (why)
+      *why = "a digit exchange that moves the exchanged memory digit cannot "
+             "run in place";
+    return false;
+  }
   runDigitExchange(m, shape, {readBase, writeBase, elemBytes, inPlace});
   return true;
 }
