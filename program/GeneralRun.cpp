@@ -79,15 +79,15 @@ static void printExchangeRounds(const rt::TileMap &before,
 /// steps (at most 16 PEs), which PE sends to which, as fig. 6.3 draws them.
 static void printDigitExchange(const rt::TileMap &before,
                                const rt::TileMap &after, unsigned elemBytes,
-                               llvm::raw_ostream &os) {
+                               bool inPlace, llvm::raw_ostream &os) {
   rt::DigitExchangeShape d;
   if (!rt::findDigitExchange(before, after, rt::sourcesOf(before, after), d,
                              nullptr))
     return;
   unsigned chunk = 0;
-  for (const rt::DigitExchangeChunk &c :
-       rt::digitExchangeChunks(d.chunk, elemBytes))
-    chunk = std::max(chunk, c.elems);
+  for (const auto &q : rt::digitExchangeSequences(d, elemBytes, inPlace).rounds)
+    for (const rt::DigitExchangeTransfer &t : q)
+      chunk = std::max(chunk, t.elems);
   os << "    digits: base " << d.base << ", PE digit of weight " << d.peWeight
      << ", memory digit of weight " << d.slotWeight;
   if (d.destSlotWeight != d.slotWeight)
@@ -135,7 +135,7 @@ void mapc::printGeneralPlan(const StatementPlan &sp, bool onNetwork,
     if (s.kind == rt::GeneralStepKind::Exchange)
       printExchangeRounds(before, s.to, s.inPlace, os);
     if (s.kind == rt::GeneralStepKind::DigitExchange)
-      printDigitExchange(before, s.to, p.elemBytes, os);
+      printDigitExchange(before, s.to, p.elemBytes, s.inPlace, os);
   }
   if (p.steps.empty())
     os << "  no data moves\n";

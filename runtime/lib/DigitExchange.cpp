@@ -170,6 +170,106 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
   return fail(reason);
 }
 
+namespace {
+
+/// The chunks of high parts `hs`, in that order, as one stream of elements
+/// cut into sends of as many as fit in 64 bits; a send's pieces are its
+/// runs inside one chunk.
+void packHighs(const std::vector<int64_t> &hs, int64_t chunk,
+               unsigned elemBytes, std::vector<DigitExchangeTransfer> &out) {
+  const unsigned most = 8 / elemBytes;
+  DigitExchangeTransfer t;
+  for (int64_t h : hs)
+    for (int64_t e = 0; e < chunk;) {
+      const unsigned n = unsigned(std::min<int64_t>(most - t.elems, chunk - e));
+      t.pieces.push_back({h, uint64_t(e) * elemBytes, n * elemBytes, t.bytes});
+      t.elems += n;
+      t.bytes += n * elemBytes;
+      e += n;
+      if (t.elems == most) {
+        out.push_back(std::move(t));
+        t = {};
+      }
+    }
+  if (t.elems)
+    out.push_back(std::move(t));
+}
+
+} // namespace
+
+DigitExchangeSequences
+mapc::rt::digitExchangeSequences(const DigitExchangeShape &s,
+                                 unsigned elemBytes, bool inPlace) {
+  const int64_t highs = s.highs();
+  // The high parts in the order they are walked. In place with a folded
+  // permutation, along its cycles: high part h lands where h' = next(h)
+  // was read, so h is stored just after h' is loaded, and the last of a
+  // cycle where its first was read.
+  const bool cycles = inPlace && s.foldsPermutation();
+  std::vector<std::vector<int64_t>> walks;
+  {
+    std::vector<int64_t> partAt(size_t(s.slots / s.chunk), -1);
+    for (int64_t h = 0; h < highs; ++h)
+      partAt[size_t(s.srcHigh(h) / s.chunk)] = h;
+    std::vector<uint8_t> seen(size_t(highs), 0);
+    for (int64_t h0 = 0; h0 < highs; ++h0) {
+      if (seen[size_t(h0)])
+        continue;
+      walks.emplace_back();
+      for (int64_t h = h0; !seen[size_t(h)];) {
+        seen[size_t(h)] = 1;
+        walks.back().push_back(h);
+        if (!cycles)
+          break;
+        h = partAt[size_t(s.dstHigh(h) / s.chunk)];
+      }
+    }
+  }
+  // One transfer per chunk part and high part, walk by walk.
+  std::vector<DigitExchangeChunk> chunks =
+      digitExchangeChunks(s.chunk, elemBytes);
+  auto along = [&](std::vector<std::vector<DigitExchangeTransfer>> &out,
+                   bool skipSingles) {
+    for (const DigitExchangeChunk &c : chunks)
+      for (const auto &w : walks) {
+        if (skipSingles && w.size() < 2)
+          continue;
+        std::vector<DigitExchangeTransfer> q;
+        for (int64_t h : w)
+          q.push_back({{{h, uint64_t(c.first), c.bytes, 0}}, c.elems, c.bytes});
+        out.push_back(std::move(q));
+      }
+  };
+  DigitExchangeSequences out;
+  // The rounds pack the chunks of several high parts into one send, one
+  // stream of all of them. Out of place, or in place without a folded
+  // permutation, every transfer writes only cells it read itself. Along the
+  // cycles (walked one after another) a transfer writes the cells of the
+  // pieces one chunk further on, which the next transfer holds when a
+  // chunk fits in one send, or the first of its cycle, read already. Wider
+  // chunks go one high part at a time.
+  const bool narrow = elemBytes < 8 && s.chunk * elemBytes <= 8;
+  if (elemBytes < 8 && (!cycles || narrow)) {
+    std::vector<int64_t> order;
+    for (const auto &w : walks)
+      order.insert(order.end(), w.begin(), w.end());
+    std::vector<DigitExchangeTransfer> ts;
+    packHighs(order, s.chunk, elemBytes, ts);
+    if (cycles)
+      out.rounds.push_back(std::move(ts));
+    else
+      for (DigitExchangeTransfer &t : ts)
+        out.rounds.push_back({std::move(t)});
+  } else {
+    along(out.rounds, false);
+  }
+  // The diagonal (x = y) stays on its PE, one chunk part at a time (no
+  // send to share): out of place every chunk is copied, in place those on
+  // cycles.
+  along(out.diagonal, inPlace);
+  return out;
+}
+
 void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
                                 const DigitExchangeRegions &where) {
   const unsigned pes = m.peCount();
@@ -184,53 +284,25 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
   m.arith(1, active);
 
   const unsigned eb = where.elemBytes;
-  const std::vector<DigitExchangeChunk> chunks =
-      digitExchangeChunks(s.chunk, eb);
   const int64_t highs = s.highs();
-  // The high parts in the order they are walked. In place with a folded
-  // permutation, along its cycles: high part h lands where h' = next(h)
-  // was read, so h is stored just after h' is loaded (one transfer in
-  // flight), and the last of a cycle where its first was read.
-  std::vector<std::vector<int64_t>> walks;
-  {
-    std::vector<int64_t> partAt(size_t(s.slots / s.chunk), -1);
-    for (int64_t h = 0; h < highs; ++h)
-      partAt[size_t(s.srcHigh(h) / s.chunk)] = h;
-    std::vector<uint8_t> seen(size_t(highs), 0);
-    for (int64_t h0 = 0; h0 < highs; ++h0) {
-      if (seen[size_t(h0)])
-        continue;
-      walks.emplace_back();
-      for (int64_t h = h0; !seen[size_t(h)];) {
-        seen[size_t(h)] = 1;
-        walks.back().push_back(h);
-        if (!where.inPlace || !s.foldsPermutation())
-          break;
-        h = partAt[size_t(s.dstHigh(h) / s.chunk)];
-      }
-    }
-  }
-  // The diagonal (x = y) stays on its PE; in place only high parts that
-  // move are copied, each of their cycles walked as above.
-  int64_t diagonalParts = 0;
-  for (const auto &w : walks)
-    diagonalParts += where.inPlace ? (w.size() > 1 ? int64_t(w.size()) : 0)
-                                   : int64_t(w.size());
-
+  // Sequences of transfers, each stored after the next one is loaded.
+  using Sequence = std::vector<DigitExchangeTransfer>;
+  const DigitExchangeSequences seqs =
+      digitExchangeSequences(s, eb, where.inPlace);
+  const std::vector<Sequence> &rounds = seqs.rounds, &diagonal = seqs.diagonal;
   std::vector<int64_t> srcFirst(size_t(highs), 0), dstFirst(size_t(highs), 0);
   for (int64_t h = 0; h < highs; ++h) {
     srcFirst[size_t(h)] = s.srcHigh(h);
     dstFirst[size_t(h)] = s.dstHigh(h);
   }
-  auto readAddr = [&](int64_t h, const DigitExchangeChunk &c, int64_t d) {
+  auto readAddr = [&](const DigitExchangePiece &c, int64_t d) {
     return where.readBase +
-           uint64_t(srcFirst[size_t(h)] + d * s.slotWeight) * eb +
-           uint64_t(c.first);
+           uint64_t(srcFirst[size_t(c.high)] + d * s.slotWeight) * eb + c.first;
   };
-  auto writeAddr = [&](int64_t h, const DigitExchangeChunk &c, int64_t d) {
+  auto writeAddr = [&](const DigitExchangePiece &c, int64_t d) {
     return where.writeBase +
-           uint64_t(dstFirst[size_t(h)] + d * s.destSlotWeight) * eb +
-           uint64_t(c.first);
+           uint64_t(dstFirst[size_t(c.high)] + d * s.destSlotWeight) * eb +
+           c.first;
   };
   auto send = [&](unsigned bytes, const Plural &z, const Plural &dest,
                   Mask &received) {
@@ -239,19 +311,30 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
     return m.routerSend(bytes, z, dest, active, clustered, received);
   };
   Plural dest0(pes, 0), dest1(pes, 0);
-  if (m.pricingOnly() && s.pes > 0) {
-    // Every (high part, transfer) of one round costs what any other of the
-    // same send width does: priced once per width, times their number.
-    std::vector<int64_t> perWidth(4, 0);
-    int64_t moveTicks = 0; // loads and stores of one high part's transfers
-    const CostModel &cost = m.cost();
-    for (const DigitExchangeChunk &c : chunks) {
-      perWidth[widthIndex(sendWidth(c.bytes))] += highs;
+  // The loads (and as many stores) of one transfer's pieces.
+  const CostModel &cost = m.cost();
+  auto moveTicks = [&](const DigitExchangeTransfer &t) {
+    int64_t ticks = 0;
+    for (const DigitExchangePiece &c : t.pieces)
       forEachPart(c.bytes, [&](unsigned, unsigned w) {
-        moveTicks += cost.loadIndirect[widthIndex(w)] +
-                     cost.storeIndirect(widthIndex(w));
+        ticks += cost.loadIndirect[widthIndex(w)] +
+                 cost.storeIndirect(widthIndex(w));
       });
-    }
+    return ticks;
+  };
+  if (m.pricingOnly() && s.pes > 0) {
+    // Every transfer of one round costs what any other of the same send
+    // width does: priced once per width, times their number.
+    std::vector<int64_t> perWidth(4, 0);
+    int64_t roundMoves = 0, diagonalMoves = 0;
+    for (const Sequence &q : rounds)
+      for (const DigitExchangeTransfer &t : q) {
+        perWidth[widthIndex(sendWidth(t.bytes))] += 1;
+        roundMoves += moveTicks(t);
+      }
+    for (const Sequence &q : diagonal)
+      for (const DigitExchangeTransfer &t : q)
+        diagonalMoves += moveTicks(t);
     Ledger &ledger = m.ledger();
     for (int64_t k = 1; 2 * k <= b; ++k) {
       const bool half = 2 * k == b;
@@ -260,8 +343,7 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
         dest0[size_t(p)] = uint64_t(p + ((x + k) % b - x) * wp);
         dest1[size_t(p)] = uint64_t(p + ((x - k + b) % b - x) * wp);
       }
-      const int64_t moves = half ? 1 : 2;
-      ledger.memory += highs * moves * moveTicks;
+      ledger.memory += (half ? 1 : 2) * roundMoves;
       for (unsigned w = 0; w < 4; ++w) {
         const int64_t n = perWidth[w];
         if (!n)
@@ -278,38 +360,44 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
         ledger.routerSends += n * ((send0 > 0) + (send1 > 0));
       }
     }
-    ledger.memory += diagonalParts * moveTicks;
+    ledger.memory += diagonalMoves;
     return;
   }
 
-  // One transfer's parts, loaded into one value and stored back from it.
-  auto load = [&](const DigitExchangeChunk &c, const Plural &addr) {
-    Plural v(pes, 0), a(pes, 0);
-    forEachPart(c.bytes, [&](unsigned off, unsigned w) {
-      for (unsigned p = 0; p < pes; ++p)
-        a[p] = addr[p] + off;
-      Plural part = m.loadIndirect(w, a, active);
-      for (unsigned p = 0; p < pes; ++p)
-        v[p] |= part[p] << (8 * off);
-    });
+  // One transfer's pieces, each loaded in parts of powers of two into its
+  // bytes of one value, and stored back from it. `digitOf(p)` is the slot
+  // digit PE p reads or writes.
+  Plural addr(pes, 0);
+  auto load = [&](const DigitExchangeTransfer &t, auto digitOf) {
+    Plural v(pes, 0);
+    for (const DigitExchangePiece &c : t.pieces)
+      forEachPart(c.bytes, [&](unsigned off, unsigned w) {
+        for (int64_t p = 0; p < s.pes; ++p)
+          addr[size_t(p)] = readAddr(c, digitOf(p)) + off;
+        Plural part = m.loadIndirect(w, addr, active);
+        for (unsigned p = 0; p < pes; ++p)
+          v[p] |= part[p] << (8 * (c.at + off));
+      });
     return v;
   };
-  auto store = [&](const DigitExchangeChunk &c, const Plural &addr,
+  auto store = [&](const DigitExchangeTransfer &t, auto digitOf,
                    const Plural &v, const Mask &on) {
-    Plural a(pes, 0), part(pes, 0);
-    forEachPart(c.bytes, [&](unsigned off, unsigned w) {
-      for (unsigned p = 0; p < pes; ++p) {
-        a[p] = addr[p] + off;
-        part[p] = w == 8 ? v[p] : (v[p] >> (8 * off)) & ((1ull << 8 * w) - 1);
-      }
-      m.storeIndirect(w, a, part, on);
-    });
+    Plural part(pes, 0);
+    for (const DigitExchangePiece &c : t.pieces)
+      forEachPart(c.bytes, [&](unsigned off, unsigned w) {
+        for (int64_t p = 0; p < s.pes; ++p)
+          addr[size_t(p)] = writeAddr(c, digitOf(p)) + off;
+        const unsigned shift = 8 * (c.at + off);
+        for (unsigned p = 0; p < pes; ++p)
+          part[p] =
+              w == 8 ? v[p] >> shift : (v[p] >> shift) & ((1ull << 8 * w) - 1);
+        m.storeIndirect(w, addr, part, on);
+      });
   };
   // Rounds k and b - k together (function 6.1): each PE reads its slot
   // digits x + k and x - k, sends them to PEs x + k and x - k, and stores
   // what comes back in the same two places, so nothing is overwritten
   // before it is read. For even b, round b/2 reads, sends and writes one.
-  Plural addr(pes, 0);
   for (int64_t k = 1; 2 * k <= b; ++k) {
     const bool half = 2 * k == b;
     std::vector<int64_t> up(pes, 0), down(pes, 0);
@@ -320,70 +408,54 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
       dest0[size_t(p)] = uint64_t(p + (up[size_t(p)] - x) * wp);
       dest1[size_t(p)] = uint64_t(p + (down[size_t(p)] - x) * wp);
     }
-    // What one high part's transfer received, until it is stored.
+    auto upOf = [&](int64_t p) { return up[size_t(p)]; };
+    auto downOf = [&](int64_t p) { return down[size_t(p)]; };
+    // What one transfer received, until it is stored.
     struct Received {
       Plural got0, got1;
       Mask on0, on1;
     };
-    auto exchange = [&](int64_t h, const DigitExchangeChunk &c) {
-      const unsigned bytes = sendWidth(c.bytes);
+    auto exchange = [&](const DigitExchangeTransfer &t) {
+      const unsigned bytes = sendWidth(t.bytes);
       Received r;
-      for (int64_t p = 0; p < s.pes; ++p)
-        addr[size_t(p)] = readAddr(h, c, up[size_t(p)]);
-      Plural z0 = load(c, addr);
+      Plural z0 = load(t, upOf);
       if (half) {
         r.got0 = send(bytes, z0, dest0, r.on0);
         return r;
       }
-      for (int64_t p = 0; p < s.pes; ++p)
-        addr[size_t(p)] = readAddr(h, c, down[size_t(p)]);
-      Plural z1 = load(c, addr);
+      Plural z1 = load(t, downOf);
       r.got0 = send(bytes, z0, dest0, r.on0);
       r.got1 = send(bytes, z1, dest1, r.on1);
       return r;
     };
     // From PE x - k comes the element of slot digit x; it is stored at
     // digit x - k. From x + k, at x + k.
-    auto keep = [&](int64_t h, const DigitExchangeChunk &c, const Received &r) {
-      for (int64_t p = 0; p < s.pes; ++p)
-        addr[size_t(p)] =
-            writeAddr(h, c, half ? up[size_t(p)] : down[size_t(p)]);
-      store(c, addr, r.got0, r.on0);
-      if (half)
+    auto keep = [&](const DigitExchangeTransfer &t, const Received &r) {
+      if (half) {
+        store(t, upOf, r.got0, r.on0);
         return;
-      for (int64_t p = 0; p < s.pes; ++p)
-        addr[size_t(p)] = writeAddr(h, c, up[size_t(p)]);
-      store(c, addr, r.got1, r.on1);
-    };
-    for (const DigitExchangeChunk &c : chunks)
-      for (const auto &w : walks) {
-        Received pending = exchange(w[0], c);
-        for (size_t i = 1; i < w.size(); ++i) {
-          Received next = exchange(w[i], c);
-          keep(w[i - 1], c, pending);
-          pending = std::move(next);
-        }
-        keep(w.back(), c, pending);
       }
-  }
-  // The diagonal: out of place every high part is copied; in place the
-  // high parts that move, along their cycles.
-  for (const DigitExchangeChunk &c : chunks)
-    for (const auto &w : walks) {
-      if (where.inPlace && w.size() < 2)
-        continue;
-      auto readAt = [&](int64_t h) {
-        for (int64_t p = 0; p < s.pes; ++p)
-          addr[size_t(p)] = readAddr(h, c, digit[size_t(p)]);
-        return load(c, addr);
-      };
-      Plural pending = readAt(w[0]);
-      for (size_t i = 0; i < w.size(); ++i) {
-        Plural next = i + 1 < w.size() ? readAt(w[i + 1]) : Plural();
-        for (int64_t p = 0; p < s.pes; ++p)
-          addr[size_t(p)] = writeAddr(w[i], c, digit[size_t(p)]);
-        store(c, addr, pending, active);
+      store(t, downOf, r.got0, r.on0);
+      store(t, upOf, r.got1, r.on1);
+    };
+    for (const Sequence &q : rounds) {
+      Received pending = exchange(q[0]);
+      for (size_t i = 1; i < q.size(); ++i) {
+        Received next = exchange(q[i]);
+        keep(q[i - 1], pending);
         pending = std::move(next);
       }
+      keep(q.back(), pending);
     }
+  }
+  // The diagonal, along its sequences as the rounds.
+  auto ownOf = [&](int64_t p) { return digit[size_t(p)]; };
+  for (const Sequence &q : diagonal) {
+    Plural pending = load(q[0], ownOf);
+    for (size_t i = 0; i < q.size(); ++i) {
+      Plural next = i + 1 < q.size() ? load(q[i + 1], ownOf) : Plural();
+      store(q[i], ownOf, pending, active);
+      pending = std::move(next);
+    }
+  }
 }

@@ -76,6 +76,34 @@ struct DigitExchangeChunk {
 std::vector<DigitExchangeChunk> digitExchangeChunks(int64_t chunk,
                                                     unsigned elemBytes);
 
+/// A run of one high part's chunk inside a router transfer: `bytes` from
+/// byte `first` of the chunk, at byte `at` of the value sent.
+struct DigitExchangePiece {
+  int64_t high = 0;
+  uint64_t first = 0;
+  unsigned bytes = 0, at = 0;
+};
+/// One router send of the exchange: its pieces, `elems` elements, `bytes`
+/// of data sent in the next power of two.
+struct DigitExchangeTransfer {
+  std::vector<DigitExchangePiece> pieces;
+  unsigned elems = 0, bytes = 0;
+};
+/// What one round pair of `shape` sends, and the copies of the diagonal
+/// (elements that stay on their PE): sequences of transfers, each stored
+/// just after the next one of its sequence is loaded (in place along a
+/// folded permutation's cycles, so that every store lands on cells already
+/// read). The rounds pack the chunks of several high parts into one 64-bit
+/// send (3 high parts of 3 u8 elements go as 8 + 1 elements, not 3 + 3 +
+/// 3): every piece's loads and stores are paid, only sends are saved
+/// (assembling a value from several loads is register work, which fig. 5.2
+/// does not price, as it does not price address increments).
+struct DigitExchangeSequences {
+  std::vector<std::vector<DigitExchangeTransfer>> rounds, diagonal;
+};
+DigitExchangeSequences digitExchangeSequences(const DigitExchangeShape &shape,
+                                              unsigned elemBytes, bool inPlace);
+
 /// Whether the move `sources` (sourcesOf(from, to)) is one P/M digit
 /// exchange; fills `shape` if so. Reads the digits off the elements of PE 0
 /// and then checks every held cell of `to`, so a yes is exact.
