@@ -445,40 +445,52 @@ void Planner::finish(std::vector<rt::GeneralStep> steps,
   plans.push_back(std::move(p));
 }
 
-/// 003 6.2.2's plans with the memory halves of (i)-(ii), (iv)-(v) or both
-/// folded into the exchange (i1 -> i2): function 6.1's per-PE offsets move
-/// whole chunks and put the exchanged digit where the next layout wants
-/// it, so only the processor halves remain steps of their own. A fold is
-/// tried only when the exchanged memory group is a run in the layout the
-/// exchange reads or writes; whether the chunks allow it is the finder's
-/// to say (rt::findDigitExchange).
+/// 003 6.2.2's plans with the halves of (i)-(ii), (iv)-(v) or both folded
+/// into the exchange (i1 -> i2): function 6.1's per-PE offsets move whole
+/// chunks and put the exchanged digit where the next layout wants it, and
+/// its per-PE destinations send to permuted PEs, so only the halves left
+/// out remain steps of their own. A fold is tried only when the exchanged
+/// groups are runs in the layouts the exchange reads and writes; whether
+/// the chunks allow it is the finder's to say (rt::findDigitExchange).
 void foldedPlans(Planner &planner, const rt::TileMap &src,
                  const rt::TileMap &dst, const rt::TileMap &i1,
                  const rt::TileMap &i2, const Digits &gm, const Digits &gp,
                  const std::vector<std::vector<rt::GeneralStep>> &before,
                  const std::vector<std::vector<rt::GeneralStep>> &after,
                  const std::string &name) {
-  const rt::TileMap k1 = withDigits(src, src.m[0], i1.m[1]);
-  const rt::TileMap j2 = withDigits(src, dst.m[0], i2.m[1]);
-  const bool foldBefore = !(k1 == i1) && runAt(src.m[0], gm) >= 0;
-  const bool foldAfter = !(j2 == i2) && runAt(dst.m[0], gp) >= 0;
-  for (bool fb : {false, true})
-    for (bool fa : {false, true}) {
-      if ((!fb && !fa) || (fb && !foldBefore) || (fa && !foldAfter))
+  // Where the exchange may start: i1, or src with either half of (i)-(ii)
+  // left to it; where it may end: i2, or dst with either half of (iv)-(v).
+  const std::vector<rt::TileMap> starts = {
+      i1, withDigits(src, src.m[0], i1.m[1]),
+      withDigits(src, i1.m[0], src.m[1]), src};
+  const std::vector<rt::TileMap> ends = {i2, withDigits(src, dst.m[0], i2.m[1]),
+                                         withDigits(src, i2.m[0], dst.m[1]),
+                                         dst};
+  std::vector<std::pair<size_t, size_t>> tried;
+  for (size_t ai = 0; ai < starts.size(); ++ai)
+    for (size_t zi = 0; zi < ends.size(); ++zi) {
+      const rt::TileMap &a = starts[ai], &z = ends[zi];
+      if ((a == i1 && z == i2) || (a == src && z == dst))
+        continue; // the unfolded exchange, and the one-step one: priced
+      if (runAt(a.m[0], gm) < 0 || runAt(a.m[1], gp) < 0 ||
+          runAt(z.m[0], gp) < 0 || runAt(z.m[1], gm) < 0)
         continue;
-      const rt::TileMap &a = fb ? k1 : i1, &z = fa ? j2 : i2;
-      if (a == src && z == dst)
-        continue; // the one-step digit exchange, priced already
+      bool seen = false;
+      for (auto [x, y] : tried)
+        seen |= starts[x] == a && ends[y] == z;
+      if (seen)
+        continue;
+      tried.push_back({ai, zi});
       auto ex = planner.step(a, z, planner.startsPlan && src == a,
                              "003 6.2.2 (iii): exchange_dig, folded", true);
       if (!ex)
         continue;
-      auto pre = fb ? planner.permuteMp(src, k1, planner.startsPlan,
-                                        "003 6.2.2 (i): the PE digits")
-                    : before;
-      auto post =
-          fa ? planner.permuteMp(j2, dst, false, "003 6.2.2 (v): the PE digits")
-             : after;
+      auto pre = a == i1 ? before
+                         : planner.permuteMp(src, a, planner.startsPlan,
+                                             "003 6.2.2 (i)-(ii)");
+      auto post = z == i2
+                      ? after
+                      : planner.permuteMp(z, dst, false, "003 6.2.2 (iv)-(v)");
       for (const auto &w1 : pre)
         for (const auto &w3 : post) {
           std::vector<rt::GeneralStep> steps = w1;

@@ -188,8 +188,8 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
         "one P/M digit exchange: b - 1 rounds in which every PE sends to the "
         "PE whose digit is its own plus k, offsets computed from its digit, "
         "the memory digits below sent together in chunks, several packed "
-        "into sends of up to 64 bits, other memory digits permuted on the "
-        "way (003 6.2.1, function 6.1; 5.6.3)";
+        "into sends of up to 64 bits, other digits permuted on the way "
+        "(003 6.2.1, function 6.1; 5.6.3)";
     candidates.push_back(oneStep(GeneralStepKind::DigitExchange, false, dig));
     if (!req.copy)
       candidates.push_back(oneStep(GeneralStepKind::DigitExchange, true, dig));

@@ -105,13 +105,23 @@ static void printDigitExchange(const rt::TileMap &before,
        << (d.chunk == 1 ? " element" : " elements")
        << " change places with per-PE offsets\n";
   }
+  if (d.foldsPePermutation()) {
+    int64_t moved = 0;
+    for (int64_t q = 0; q < d.pes; ++q)
+      moved += d.peOf[size_t(q)] != q;
+    os << "    processor permutation folded in (003 6.2.2 (i)-(ii), (iv)-(v)): "
+       << moved << " of " << d.pes
+       << " PEs take what function 6.1 sends another; round 0 sends the "
+          "elements that keep their digit, a schedule-table load per round\n";
+  }
   if (d.pes > 16)
     return;
-  for (int64_t k = 1; k < d.base; ++k) {
+  for (int64_t k = d.foldsPePermutation() ? 0 : 1; k < d.base; ++k) {
     os << "    round " << k << ":";
     for (int64_t p = 0; p < d.pes; ++p) {
       const int64_t x = p / d.peWeight % d.base;
-      os << " " << p << ">" << p + ((x + k) % d.base - x) * d.peWeight;
+      const int64_t q = p + ((x + k) % d.base - x) * d.peWeight;
+      os << " " << p << ">" << (d.foldsPePermutation() ? d.peOf[size_t(q)] : q);
     }
     os << "\n";
   }

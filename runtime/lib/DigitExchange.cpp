@@ -64,38 +64,71 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
   if (int64_t(sources.size()) != slots * pes)
     return fail("a digit exchange needs the sources of every cell");
   const char *notMoving = "PE 0's elements do not move as in a digit exchange";
-  // Where each element of PE 0 goes: slot 0 (every digit 0) stays on PE 0
-  // at `home`; the first slot to leave has exchanged digit y = 1 and names
-  // both weights, and y = 2, 3, ... the base.
+  // Where each element of PE 0 goes. Slot 0 (every digit 0) lands on PE
+  // r0 = Pi(0) at slot `home`, as every element of PE 0 with exchanged
+  // digit y = 0; the first slot to land elsewhere has y = 1 and names the
+  // memory digit's weight; y = 2, 3, ... the base.
   std::vector<int64_t> destOf(size_t(slots), -1);
   for (size_t b = 0; b < sources.size(); ++b)
     if (sources[b] != kNoSource && int64_t(sources[b]) < slots)
       destOf[sources[b]] = int64_t(b);
-  const int64_t home = destOf[0];
-  if (home < 0 || home >= slots)
+  if (destOf[0] < 0)
     return fail(notMoving);
+  const int64_t r0 = destOf[0] / slots, home = destOf[0] % slots;
   int64_t wm = 1;
-  while (wm < slots && destOf[size_t(wm)] >= 0 && destOf[size_t(wm)] < slots)
+  while (wm < slots && destOf[size_t(wm)] >= 0 &&
+         destOf[size_t(wm)] / slots == r0)
     ++wm;
-  if (wm >= slots || destOf[size_t(wm)] < slots ||
+  if (wm >= slots || destOf[size_t(wm)] < 0 ||
       destOf[size_t(wm)] % slots != home)
     return fail(notMoving);
-  const int64_t wp = destOf[size_t(wm)] / slots;
   int64_t base = 2;
-  while (base * wm < slots &&
-         destOf[size_t(base * wm)] == base * wp * slots + home)
+  while (base * wm < slots && destOf[size_t(base * wm)] >= 0 &&
+         destOf[size_t(base * wm)] / slots != r0 &&
+         destOf[size_t(base * wm)] % slots == home)
     ++base;
-  if (slots % (base * wm) != 0 || pes % (base * wp) != 0)
+  // PE r0 takes its elements from PE 0 and the PEs of digits x = 1, 2, ...
+  // above it: the least of those names the PE digit's weight, and where
+  // its slot 0 lands the memory digit's weight on arrival.
+  const uint32_t *atR0 = sources.data() + r0 * slots;
+  int64_t wp = 0;
+  for (int64_t t = 0; t < slots; ++t)
+    if (atR0[t] != kNoSource && atR0[t] >= slots &&
+        (!wp || int64_t(atR0[t] / slots) < wp))
+      wp = atR0[t] / slots;
+  if (!wp || slots % (base * wm) != 0 || pes % (base * wp) != 0)
     return fail("not a digit exchange: the digits found do not divide the "
                 "slots and PEs");
-  // The exchanged digit's place on arrival: PE wp's slot 0 (sender digit
-  // x = 1, y = 0) lands on PE 0 one weight above `home`.
   int64_t wd = -1;
   for (int64_t t = 0; t < slots; ++t)
-    if (sources[size_t(t)] == uint32_t(wp * slots))
+    if (atR0[t] == uint32_t(wp * slots))
       wd = t - home;
   if (wd <= 0 || slots % (wd * base) != 0)
     return fail(notMoving);
+  // Pi: which PE takes what function 6.1 would send to PE q (a processor
+  // permutation folded into the exchange's destinations). Cell `home` of
+  // PE r holds high part 0, arriving digit 0, from the PE of digit x = 0:
+  // its source names q = Pi^-1(r).
+  std::vector<int64_t> plainOf(size_t(pes), -1), actualOf(size_t(pes), -1);
+  bool peMoves = false;
+  for (int64_t r = 0; r < pes; ++r) {
+    const uint32_t a = sources[size_t(r * slots + home)];
+    int64_t q = r; // unheld: assume it stays, the check below decides
+    if (a != kNoSource) {
+      const int64_t sp = a / slots, ss = a % slots, y = ss / wm;
+      if (ss % wm != 0 || y >= base || sp / wp % base != 0)
+        return fail(notMoving);
+      q = sp + y * wp;
+    }
+    if (actualOf[size_t(q)] >= 0)
+      return fail(notMoving);
+    plainOf[size_t(r)] = q;
+    actualOf[size_t(q)] = r;
+    peMoves |= q != r;
+  }
+  bool keepsPeDigit = true;
+  for (int64_t r = 0; r < pes; ++r)
+    keepsPeDigit &= plainOf[size_t(r)] / wp % base == r / wp % base;
   // The chunk: identity slot digits at the bottom of memory, a divisor of
   // both weights; the largest that fits the elements of PE 0 is tried
   // first, smaller ones if the move is finer than it looked.
@@ -115,6 +148,11 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
     s.slots = slots;
     s.chunk = c;
     s.destSlotWeight = wd;
+    if (peMoves) {
+      s.peOf = actualOf;
+      s.plainPeOf = plainOf;
+    }
+    s.keepsPeDigit = keepsPeDigit;
     const int64_t highs = s.highs();
     // Each high part's place on arrival, read off PE 0 (x = y = 0); the
     // places must be distinct, leave the chunk and the arriving digit 0.
@@ -145,13 +183,13 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
       dstFirst[size_t(h)] = s.dstHigh(h);
     }
     for (int64_t pe = 0; pe < pes && ok; ++pe) {
-      const int64_t y = pe / wp % base;
+      const int64_t q = plainOf[size_t(pe)], y = q / wp % base;
       const uint32_t *cell = sources.data() + pe * slots;
       for (int64_t h = 0; h < highs && ok; ++h)
         for (int64_t x = 0; x < base && ok; ++x) {
           const int64_t first = dstFirst[size_t(h)] + x * wd;
           const int64_t src =
-              (pe + (x - y) * wp) * slots + srcFirst[size_t(h)] + y * wm;
+              (q + (x - y) * wp) * slots + srcFirst[size_t(h)] + y * wm;
           for (int64_t lo = 0; lo < c; ++lo) {
             const uint32_t a = cell[first + lo];
             if (a != kNoSource && int64_t(a) != src + lo) {
@@ -278,10 +316,22 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
   for (int64_t p = 0; p < s.pes; ++p)
     active[size_t(p)] = 1;
   // Every PE's own digit of the PE number: one division with remainder.
-  std::vector<int64_t> digit(pes, 0);
-  for (int64_t p = 0; p < s.pes; ++p)
+  // With a processor permutation folded in, a PE stores what it receives
+  // at the digits of the plain PE it stands for (recvDigit).
+  std::vector<int64_t> digit(pes, 0), recvDigit(pes, 0);
+  for (int64_t p = 0; p < s.pes; ++p) {
     digit[size_t(p)] = p / wp % b;
+    recvDigit[size_t(p)] =
+        (s.foldsPePermutation() ? s.plainPeOf[size_t(p)] : p) / wp % b;
+  }
   m.arith(1, active);
+  const bool peMoves = s.foldsPePermutation();
+  // The PE that takes what function 6.1 sends to plain PE q.
+  auto actual = [&](int64_t q) {
+    return uint64_t(peMoves ? s.peOf[size_t(q)] : q);
+  };
+  // Round 0 sends the diagonal when PEs move; rounds k and b - k pair up.
+  const int64_t firstRound = peMoves ? 0 : 1;
 
   const unsigned eb = where.elemBytes;
   const int64_t highs = s.highs();
@@ -332,17 +382,20 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
         perWidth[widthIndex(sendWidth(t.bytes))] += 1;
         roundMoves += moveTicks(t);
       }
-    for (const Sequence &q : diagonal)
-      for (const DigitExchangeTransfer &t : q)
-        diagonalMoves += moveTicks(t);
+    if (!peMoves)
+      for (const Sequence &q : diagonal)
+        for (const DigitExchangeTransfer &t : q)
+          diagonalMoves += moveTicks(t);
     Ledger &ledger = m.ledger();
-    for (int64_t k = 1; 2 * k <= b; ++k) {
-      const bool half = 2 * k == b;
+    for (int64_t k = firstRound; 2 * k <= b; ++k) {
+      const bool half = k == 0 || 2 * k == b;
       for (int64_t p = 0; p < s.pes; ++p) {
         const int64_t x = digit[size_t(p)];
-        dest0[size_t(p)] = uint64_t(p + ((x + k) % b - x) * wp);
-        dest1[size_t(p)] = uint64_t(p + ((x - k + b) % b - x) * wp);
+        dest0[size_t(p)] = actual(p + ((x + k) % b - x) * wp);
+        dest1[size_t(p)] = actual(p + ((x - k + b) % b - x) * wp);
       }
+      if (peMoves)
+        m.tableLoad(8, active);
       ledger.memory += (half ? 1 : 2) * roundMoves;
       for (unsigned w = 0; w < 4; ++w) {
         const int64_t n = perWidth[w];
@@ -398,18 +451,28 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
   // digits x + k and x - k, sends them to PEs x + k and x - k, and stores
   // what comes back in the same two places, so nothing is overwritten
   // before it is read. For even b, round b/2 reads, sends and writes one.
-  for (int64_t k = 1; 2 * k <= b; ++k) {
-    const bool half = 2 * k == b;
-    std::vector<int64_t> up(pes, 0), down(pes, 0);
+  for (int64_t k = firstRound; 2 * k <= b; ++k) {
+    const bool half = k == 0 || 2 * k == b;
+    // Read at the sender's digits x + k and x - k; stored at the
+    // receiver's (the plain PE's) digits y - k and y + k.
+    std::vector<int64_t> up(pes, 0), down(pes, 0), recvUp(pes, 0),
+        recvDown(pes, 0);
     for (int64_t p = 0; p < s.pes; ++p) {
-      const int64_t x = digit[size_t(p)];
+      const int64_t x = digit[size_t(p)], y = recvDigit[size_t(p)];
       up[size_t(p)] = (x + k) % b;
       down[size_t(p)] = (x - k + b) % b;
-      dest0[size_t(p)] = uint64_t(p + (up[size_t(p)] - x) * wp);
-      dest1[size_t(p)] = uint64_t(p + (down[size_t(p)] - x) * wp);
+      recvUp[size_t(p)] = (y + k) % b;
+      recvDown[size_t(p)] = (y - k + b) % b;
+      dest0[size_t(p)] = actual(p + (up[size_t(p)] - x) * wp);
+      dest1[size_t(p)] = actual(p + (down[size_t(p)] - x) * wp);
     }
+    // A permuted round's destinations and receiver digits: one table entry.
+    if (peMoves)
+      m.tableLoad(8, active);
     auto upOf = [&](int64_t p) { return up[size_t(p)]; };
     auto downOf = [&](int64_t p) { return down[size_t(p)]; };
+    auto recvUpOf = [&](int64_t p) { return recvUp[size_t(p)]; };
+    auto recvDownOf = [&](int64_t p) { return recvDown[size_t(p)]; };
     // What one transfer received, until it is stored.
     struct Received {
       Plural got0, got1;
@@ -432,11 +495,11 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
     // digit x - k. From x + k, at x + k.
     auto keep = [&](const DigitExchangeTransfer &t, const Received &r) {
       if (half) {
-        store(t, upOf, r.got0, r.on0);
+        store(t, recvUpOf, r.got0, r.on0);
         return;
       }
-      store(t, downOf, r.got0, r.on0);
-      store(t, upOf, r.got1, r.on1);
+      store(t, recvDownOf, r.got0, r.on0);
+      store(t, recvUpOf, r.got1, r.on1);
     };
     for (const Sequence &q : rounds) {
       Received pending = exchange(q[0]);
@@ -448,9 +511,10 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
       keep(q.back(), pending);
     }
   }
-  // The diagonal, along its sequences as the rounds.
+  // The diagonal, along its sequences as the rounds (round 0 sent it when
+  // PEs move).
   auto ownOf = [&](int64_t p) { return digit[size_t(p)]; };
-  for (const Sequence &q : diagonal) {
+  for (const Sequence &q : peMoves ? std::vector<Sequence>() : diagonal) {
     Plural pending = load(q[0], ownOf);
     for (size_t i = 0; i < q.size(); ++i) {
       Plural next = i + 1 < q.size() ? load(q[i + 1], ownOf) : Plural();

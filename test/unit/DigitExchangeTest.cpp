@@ -72,7 +72,7 @@ FoldedCase randomFolded(std::mt19937 &rng, bool samePlace) {
     chunk.push_back(digit(pick(2, 5)));
   for (int i = pick(1, 3); i > 0; --i)
     high.push_back(digit(pick(2, 4)));
-  for (int i = pick(0, 1); i > 0; --i)
+  for (int i = pick(0, 2); i > 0; --i)
     rest.push_back(digit(pick(2, 3)));
   std::vector<unsigned> memFrom = chunk, memTo = chunk, highTo = high;
   std::shuffle(highTo.begin(), highTo.end(), rng);
@@ -83,10 +83,16 @@ FoldedCase randomFolded(std::mt19937 &rng, bool samePlace) {
   h2.insert(h2.begin() + long(atTo), f);
   memFrom.insert(memFrom.end(), h1.begin(), h1.end());
   memTo.insert(memTo.end(), h2.begin(), h2.end());
+  // The other PE digits permuted too, half of the time (a processor
+  // permutation folded into the destinations).
   std::vector<unsigned> peFrom = rest, peTo = rest;
+  const bool permutePes = rng() % 2;
+  if (permutePes)
+    std::shuffle(peTo.begin(), peTo.end(), rng);
   const size_t pAt = size_t(pick(0, int(rest.size())));
+  const size_t pAtTo = permutePes ? size_t(pick(0, int(rest.size()))) : pAt;
   peFrom.insert(peFrom.begin() + long(pAt), f);
-  peTo.insert(peTo.begin() + long(pAt), e);
+  peTo.insert(peTo.begin() + long(pAtTo), e);
   return {digitTile(bases, memFrom, peFrom), digitTile(bases, memTo, peTo)};
 }
 
@@ -169,7 +175,7 @@ TEST(DigitExchange, FindsFoldedPermutation) {
 // checked, the prediction equal to the simulation.
 TEST(DigitExchange, RandomFoldedSteps) {
   std::mt19937 rng(20261126);
-  int inPlace = 0, folded = 0;
+  int inPlace = 0, folded = 0, pesMoved = 0;
   for (int run = 0; run < 3000; ++run) {
     const bool samePlace = rng() % 2;
     FoldedCase c = randomFolded(rng, samePlace);
@@ -184,6 +190,7 @@ TEST(DigitExchange, RandomFoldedSteps) {
     ASSERT_TRUE(rt::findDigitExchange(c.from, c.to, sources, d, &why))
         << "run " << run << ": " << why;
     folded += d.foldsPermutation();
+    pesMoved += d.foldsPePermutation();
     const unsigned width =
         unsigned(std::uniform_int_distribution<int>(1, 8)(rng));
     const unsigned height = unsigned((pes + width - 1) / width);
@@ -215,8 +222,10 @@ TEST(DigitExchange, RandomFoldedSteps) {
         return;
     }
   }
-  std::printf("folded %d of 3000, %d in place\n", folded, inPlace);
+  std::printf("folded %d of 3000, PEs permuted in %d, %d in place\n", folded,
+              pesMoved, inPlace);
   EXPECT_GT(folded, 1200);
+  EXPECT_GT(pesMoved, 600);
   EXPECT_GT(inPlace, 1000);
 }
 
@@ -248,7 +257,7 @@ TEST(DigitExchange, RandomPlansChooseFolded) {
       rt::DigitExchangeShape d;
       if (rt::findDigitExchange(c.from, c.to, rt::sourcesOf(c.from, c.to), d,
                                 nullptr) &&
-          d.foldsPermutation()) {
+          (d.foldsPermutation() || d.foldsPePermutation())) {
         ++foldable;
         direct += d.canRunInPlace() || req.copy;
       }
@@ -264,7 +273,7 @@ TEST(DigitExchange, RandomPlansChooseFolded) {
       rt::DigitExchangeShape d;
       if (rt::findDigitExchange(before, s.to, rt::sourcesOf(before, s.to), d,
                                 nullptr) &&
-          d.foldsPermutation()) {
+          (d.foldsPermutation() || d.foldsPePermutation())) {
         ++chosen;
         break;
       }

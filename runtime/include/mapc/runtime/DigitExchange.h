@@ -45,6 +45,15 @@ struct DigitExchangeShape {
   /// exchanged digit, numbered in the source's order), its first slot in
   /// the destination, exchanged digit 0. Empty: the same as in the source.
   std::vector<int64_t> destHigh;
+  /// A processor permutation folded into the destinations: what function
+  /// 6.1 would send to PE q goes to PE peOf[q] (plainPeOf its inverse).
+  /// Empty: every PE keeps its number. The diagonal (x = y) is then a round
+  /// of sends of its own, and each round's destinations and the receiver's
+  /// digit come from a schedule-table load, as the exchange step's rounds.
+  std::vector<int64_t> peOf, plainPeOf;
+  /// Whether every PE's digit x is the digit of what it receives as plain
+  /// PE (no PE permutation, or one that keeps the exchanged digit).
+  bool keepsPeDigit = true;
 
   int64_t highs() const { return slots / (chunk * base); }
   /// High part h's first slot in the source, exchanged digit 0.
@@ -59,9 +68,12 @@ struct DigitExchangeShape {
   bool foldsPermutation() const {
     return destSlotWeight != slotWeight || !destHigh.empty();
   }
+  bool foldsPePermutation() const { return !peOf.empty(); }
   /// Whether the step can run in place (each round pair writes the cells it
   /// read).
-  bool canRunInPlace() const { return destSlotWeight == slotWeight; }
+  bool canRunInPlace() const {
+    return destSlotWeight == slotWeight && keepsPeDigit;
+  }
 };
 
 /// A run of chunk elements sent as one router transfer: `elems` elements
