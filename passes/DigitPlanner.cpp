@@ -472,8 +472,9 @@ void foldedPlans(Planner &planner, const rt::TileMap &src,
       const rt::TileMap &a = starts[ai], &z = ends[zi];
       if ((a == i1 && z == i2) || (a == src && z == dst))
         continue; // the unfolded exchange, and the one-step one: priced
-      if (runAt(a.m[0], gm) < 0 || runAt(a.m[1], gp) < 0 ||
-          runAt(z.m[0], gp) < 0 || runAt(z.m[1], gm) < 0)
+      // The exchanged memory groups must be compound digits; the PE
+      // groups need not (their digits come from a table).
+      if (runAt(a.m[0], gm) < 0 || runAt(z.m[0], gp) < 0)
         continue;
       bool seen = false;
       for (auto [x, y] : tried)

@@ -88,8 +88,12 @@ static void printDigitExchange(const rt::TileMap &before,
   for (const auto &q : rt::digitExchangeSequences(d, elemBytes, inPlace).rounds)
     for (const rt::DigitExchangeTransfer &t : q)
       chunk = std::max(chunk, t.elems);
-  os << "    digits: base " << d.base << ", PE digit of weight " << d.peWeight
-     << ", memory digit of weight " << d.slotWeight;
+  os << "    digits: base " << d.base;
+  if (d.foldsPePermutation())
+    os << ", PE digits from a table";
+  else
+    os << ", PE digit of weight " << d.peWeight;
+  os << ", memory digit of weight " << d.slotWeight;
   if (d.destSlotWeight != d.slotWeight)
     os << " (" << d.destSlotWeight << " on arrival)";
   os << "; rounds: " << d.base - 1 << " (k and " << d.base
@@ -105,23 +109,23 @@ static void printDigitExchange(const rt::TileMap &before,
        << (d.chunk == 1 ? " element" : " elements")
        << " change places with per-PE offsets\n";
   }
-  if (d.foldsPePermutation()) {
-    int64_t moved = 0;
-    for (int64_t q = 0; q < d.pes; ++q)
-      moved += d.peOf[size_t(q)] != q;
+  if (d.foldsPePermutation())
     os << "    processor permutation folded in (003 6.2.2 (i)-(ii), (iv)-(v)): "
-       << moved << " of " << d.pes
-       << " PEs take what function 6.1 sends another; round 0 sends the "
-          "elements that keep their digit, a schedule-table load per round\n";
-  }
+          "each PE's digits and each round's destinations from a schedule "
+          "table; round 0 sends the elements that keep their digit\n";
   if (d.pes > 16)
     return;
   for (int64_t k = d.foldsPePermutation() ? 0 : 1; k < d.base; ++k) {
     os << "    round " << k << ":";
     for (int64_t p = 0; p < d.pes; ++p) {
+      if (d.foldsPePermutation()) {
+        const int64_t x = d.sendDigit[size_t(p)];
+        os << " " << p << ">"
+           << d.destPe[size_t(p * d.base + (x + k) % d.base)];
+        continue;
+      }
       const int64_t x = p / d.peWeight % d.base;
-      const int64_t q = p + ((x + k) % d.base - x) * d.peWeight;
-      os << " " << p << ">" << (d.foldsPePermutation() ? d.peOf[size_t(q)] : q);
+      os << " " << p << ">" << p + ((x + k) % d.base - x) * d.peWeight;
     }
     os << "\n";
   }

@@ -64,76 +64,100 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
   if (int64_t(sources.size()) != slots * pes)
     return fail("a digit exchange needs the sources of every cell");
   const char *notMoving = "PE 0's elements do not move as in a digit exchange";
-  // Where each element of PE 0 goes. Slot 0 (every digit 0) lands on PE
-  // r0 = Pi(0) at slot `home`, as every element of PE 0 with exchanged
-  // digit y = 0; the first slot to land elsewhere has y = 1 and names the
-  // memory digit's weight; y = 2, 3, ... the base.
-  std::vector<int64_t> destOf(size_t(slots), -1);
-  for (size_t b = 0; b < sources.size(); ++b)
-    if (sources[b] != kNoSource && int64_t(sources[b]) < slots)
-      destOf[sources[b]] = int64_t(b);
-  if (destOf[0] < 0)
+  // Where every element goes (the inverse of `sources`).
+  std::vector<uint32_t> destOf(sources.size(), kNoSource);
+  for (size_t t = 0; t < sources.size(); ++t)
+    if (sources[t] != kNoSource)
+      destOf[sources[t]] = uint32_t(t);
+  auto at = [&](int64_t pe, int64_t slot) -> int64_t {
+    const uint32_t d = destOf[size_t(pe * slots + slot)];
+    return d == kNoSource ? -1 : int64_t(d);
+  };
+  // PE 0's elements of exchanged digit y = 0 (slot 0 among them) land on
+  // one PE r0; the first slot to land elsewhere has y = 1 and names the
+  // memory digit's weight; y = 2, 3, ... at the same slot the base.
+  if (at(0, 0) < 0)
     return fail(notMoving);
-  const int64_t r0 = destOf[0] / slots, home = destOf[0] % slots;
+  const int64_t r0 = at(0, 0) / slots, home = at(0, 0) % slots;
   int64_t wm = 1;
-  while (wm < slots && destOf[size_t(wm)] >= 0 &&
-         destOf[size_t(wm)] / slots == r0)
+  while (wm < slots && at(0, wm) >= 0 && at(0, wm) / slots == r0)
     ++wm;
-  if (wm >= slots || destOf[size_t(wm)] < 0 ||
-      destOf[size_t(wm)] % slots != home)
+  if (wm >= slots || at(0, wm) < 0 || at(0, wm) % slots != home)
     return fail(notMoving);
   int64_t base = 2;
-  while (base * wm < slots && destOf[size_t(base * wm)] >= 0 &&
-         destOf[size_t(base * wm)] / slots != r0 &&
-         destOf[size_t(base * wm)] % slots == home)
+  while (base * wm < slots && at(0, base * wm) >= 0 &&
+         at(0, base * wm) / slots != r0 && at(0, base * wm) % slots == home)
     ++base;
-  // PE r0 takes its elements from PE 0 and the PEs of digits x = 1, 2, ...
-  // above it: the least of those names the PE digit's weight, and where
-  // its slot 0 lands the memory digit's weight on arrival.
-  const uint32_t *atR0 = sources.data() + r0 * slots;
-  int64_t wp = 0;
-  for (int64_t t = 0; t < slots; ++t)
-    if (atR0[t] != kNoSource && atR0[t] >= slots &&
-        (!wp || int64_t(atR0[t] / slots) < wp))
-      wp = atR0[t] / slots;
-  if (!wp || slots % (base * wm) != 0 || pes % (base * wp) != 0)
+  if (slots % (base * wm) != 0 || pes % base != 0)
     return fail("not a digit exchange: the digits found do not divide the "
                 "slots and PEs");
-  int64_t wd = -1;
-  for (int64_t t = 0; t < slots; ++t)
-    if (atR0[t] == uint32_t(wp * slots))
-      wd = t - home;
+  // PE r0's cells that take a slot 0 (high part 0, chunk element 0, y = 0)
+  // come from the senders of digits x = 0, 1, ..., b - 1 at places dst0 +
+  // x wd: the memory digit's weight on arrival.
+  std::vector<int64_t> fromSlot0;
+  for (int64_t t = 0; t < slots; ++t) {
+    const uint32_t a = sources[size_t(r0 * slots + t)];
+    if (a != kNoSource && a % slots == 0)
+      fromSlot0.push_back(t);
+  }
+  if (int64_t(fromSlot0.size()) != base)
+    return fail(notMoving);
+  const int64_t dst0 = fromSlot0[0], wd = fromSlot0[1] - fromSlot0[0];
+  for (int64_t x = 0; x < base; ++x)
+    if (fromSlot0[size_t(x)] != dst0 + x * wd)
+      return fail(notMoving);
   if (wd <= 0 || slots % (wd * base) != 0)
     return fail(notMoving);
-  // Pi: which PE takes what function 6.1 would send to PE q (a processor
-  // permutation folded into the exchange's destinations). Cell `home` of
-  // PE r holds high part 0, arriving digit 0, from the PE of digit x = 0:
-  // its source names q = Pi^-1(r).
-  std::vector<int64_t> plainOf(size_t(pes), -1), actualOf(size_t(pes), -1);
-  bool peMoves = false;
-  for (int64_t r = 0; r < pes; ++r) {
-    const uint32_t a = sources[size_t(r * slots + home)];
-    int64_t q = r; // unheld: assume it stays, the check below decides
-    if (a != kNoSource) {
-      const int64_t sp = a / slots, ss = a % slots, y = ss / wm;
-      if (ss % wm != 0 || y >= base || sp / wp % base != 0)
-        return fail(notMoving);
-      q = sp + y * wp;
-    }
-    if (actualOf[size_t(q)] >= 0)
+  // Every PE's digit x (where its slot 0 lands), where it sends each slot
+  // digit y, and the digit y every PE receives (the slot of the element
+  // at its place dst0).
+  std::vector<int64_t> sendDigit(size_t(pes), 0), recvDigit(size_t(pes), 0),
+      destPe(size_t(pes * base), 0);
+  for (int64_t p = 0; p < pes; ++p) {
+    const int64_t d0 = at(p, 0);
+    if (d0 < 0 || (d0 % slots - dst0) % wd != 0 || d0 % slots < dst0 ||
+        (d0 % slots - dst0) / wd >= base)
       return fail(notMoving);
-    plainOf[size_t(r)] = q;
-    actualOf[size_t(q)] = r;
-    peMoves |= q != r;
+    sendDigit[size_t(p)] = (d0 % slots - dst0) / wd;
+    for (int64_t y = 0; y < base; ++y) {
+      const int64_t d = at(p, y * wm);
+      if (d < 0)
+        return fail(notMoving);
+      destPe[size_t(p * base + y)] = d / slots;
+    }
+    const uint32_t a = sources[size_t(p * slots + dst0)];
+    if (a == kNoSource || a % slots % wm != 0 || a % slots / wm >= base)
+      return fail(notMoving);
+    recvDigit[size_t(p)] = a % slots / wm;
+  }
+  // Each round k must be a matching: PE p sends its digit x + k to a PE
+  // that receives digit x + k and stores it at x.
+  for (int64_t p = 0; p < pes; ++p)
+    for (int64_t y = 0; y < base; ++y) {
+      const int64_t r = destPe[size_t(p * base + y)];
+      const uint32_t a =
+          sources[size_t(r * slots + dst0 + sendDigit[size_t(p)] * wd)];
+      if (recvDigit[size_t(r)] != y || a == kNoSource || a / slots != p)
+        return fail(notMoving);
+    }
+  // Function 6.1's own PE side: x = p / wp % b, sending to p + (y - x) wp.
+  const int64_t wp = destPe[size_t(1)] - destPe[size_t(0)];
+  bool regular = wp > 0 && pes % (base * wp) == 0;
+  for (int64_t p = 0; p < pes && regular; ++p) {
+    const int64_t x = p / wp % base;
+    regular = sendDigit[size_t(p)] == x && recvDigit[size_t(p)] == x;
+    for (int64_t y = 0; y < base && regular; ++y)
+      regular = destPe[size_t(p * base + y)] == p + (y - x) * wp;
   }
   bool keepsPeDigit = true;
-  for (int64_t r = 0; r < pes; ++r)
-    keepsPeDigit &= plainOf[size_t(r)] / wp % base == r / wp % base;
+  for (int64_t p = 0; p < pes; ++p)
+    keepsPeDigit &= sendDigit[size_t(p)] == recvDigit[size_t(p)];
+  const int64_t x0 = sendDigit[0];
   // The chunk: identity slot digits at the bottom of memory, a divisor of
   // both weights; the largest that fits the elements of PE 0 is tried
   // first, smaller ones if the move is finer than it looked.
   int64_t run = 1;
-  while (run < wm && destOf[size_t(run)] == home + run)
+  while (run < wm && at(0, run) == r0 * slots + home + run)
     ++run;
   const int64_t g = std::gcd(wm, wd);
   const char *reason = notMoving;
@@ -142,27 +166,30 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
       continue;
     DigitExchangeShape s;
     s.base = base;
-    s.peWeight = wp;
+    s.peWeight = regular ? wp : 0;
     s.slotWeight = wm;
     s.pes = pes;
     s.slots = slots;
     s.chunk = c;
     s.destSlotWeight = wd;
-    if (peMoves) {
-      s.peOf = actualOf;
-      s.plainPeOf = plainOf;
+    if (!regular) {
+      s.sendDigit = sendDigit;
+      s.recvDigit = recvDigit;
+      s.destPe = destPe;
     }
     s.keepsPeDigit = keepsPeDigit;
     const int64_t highs = s.highs();
-    // Each high part's place on arrival, read off PE 0 (x = y = 0); the
-    // places must be distinct, leave the chunk and the arriving digit 0.
+    // Each high part's place on arrival, read off PE 0 (y = 0, its digit
+    // x0 taken off); the places must be distinct, leave the chunk and the
+    // arriving digit 0.
     std::vector<int64_t> dest(size_t(highs), 0);
     std::vector<int64_t> partOf(size_t(slots / c), -1);
     bool ok = true, moves = wd != wm;
     for (int64_t h = 0; h < highs && ok; ++h) {
-      const int64_t d = destOf[size_t(s.srcHigh(h))];
-      ok = d >= 0 && d < slots && d % c == 0 && d / wd % base == 0 &&
-           partOf[size_t(d / c)] < 0;
+      const int64_t to = at(0, s.srcHigh(h));
+      const int64_t d = to - r0 * slots - x0 * wd;
+      ok = to >= 0 && to / slots == r0 && d >= 0 && d % c == 0 &&
+           d / wd % base == 0 && partOf[size_t(d / c)] < 0;
       if (!ok)
         break;
       partOf[size_t(d / c)] = h;
@@ -182,14 +209,18 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
       srcFirst[size_t(h)] = s.srcHigh(h);
       dstFirst[size_t(h)] = s.dstHigh(h);
     }
+    // The sender of each digit x to each PE, from its cell of high part 0.
+    std::vector<int64_t> senderOf(size_t(base), 0);
     for (int64_t pe = 0; pe < pes && ok; ++pe) {
-      const int64_t q = plainOf[size_t(pe)], y = q / wp % base;
+      const int64_t y = recvDigit[size_t(pe)];
       const uint32_t *cell = sources.data() + pe * slots;
+      for (int64_t x = 0; x < base; ++x)
+        senderOf[size_t(x)] = cell[dst0 + x * wd] / slots;
       for (int64_t h = 0; h < highs && ok; ++h)
         for (int64_t x = 0; x < base && ok; ++x) {
           const int64_t first = dstFirst[size_t(h)] + x * wd;
           const int64_t src =
-              (q + (x - y) * wp) * slots + srcFirst[size_t(h)] + y * wm;
+              senderOf[size_t(x)] * slots + srcFirst[size_t(h)] + y * wm;
           for (int64_t lo = 0; lo < c; ++lo) {
             const uint32_t a = cell[first + lo];
             if (a != kNoSource && int64_t(a) != src + lo) {
@@ -315,20 +346,23 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
   Mask active(pes, 0);
   for (int64_t p = 0; p < s.pes; ++p)
     active[size_t(p)] = 1;
-  // Every PE's own digit of the PE number: one division with remainder.
-  // With a processor permutation folded in, a PE stores what it receives
-  // at the digits of the plain PE it stands for (recvDigit).
+  // Every PE's own digit of the PE number: one division with remainder
+  // (function 6.1), or with a processor permutation folded in, its digit
+  // and the digit it receives from a schedule table.
+  const bool peMoves = s.foldsPePermutation();
   std::vector<int64_t> digit(pes, 0), recvDigit(pes, 0);
   for (int64_t p = 0; p < s.pes; ++p) {
-    digit[size_t(p)] = p / wp % b;
-    recvDigit[size_t(p)] =
-        (s.foldsPePermutation() ? s.plainPeOf[size_t(p)] : p) / wp % b;
+    digit[size_t(p)] = peMoves ? s.sendDigit[size_t(p)] : p / wp % b;
+    recvDigit[size_t(p)] = peMoves ? s.recvDigit[size_t(p)] : digit[size_t(p)];
   }
-  m.arith(1, active);
-  const bool peMoves = s.foldsPePermutation();
-  // The PE that takes what function 6.1 sends to plain PE q.
-  auto actual = [&](int64_t q) {
-    return uint64_t(peMoves ? s.peOf[size_t(q)] : q);
+  if (peMoves)
+    m.tableLoad(8, active);
+  else
+    m.arith(1, active);
+  // Where PE p sends its slot digit y.
+  auto destOf = [&](int64_t p, int64_t y) {
+    return uint64_t(peMoves ? s.destPe[size_t(p * b + y)]
+                            : p + (y - digit[size_t(p)]) * wp);
   };
   // Round 0 sends the diagonal when PEs move; rounds k and b - k pair up.
   const int64_t firstRound = peMoves ? 0 : 1;
@@ -391,8 +425,8 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
       const bool half = k == 0 || 2 * k == b;
       for (int64_t p = 0; p < s.pes; ++p) {
         const int64_t x = digit[size_t(p)];
-        dest0[size_t(p)] = actual(p + ((x + k) % b - x) * wp);
-        dest1[size_t(p)] = actual(p + ((x - k + b) % b - x) * wp);
+        dest0[size_t(p)] = destOf(p, (x + k) % b);
+        dest1[size_t(p)] = destOf(p, (x - k + b) % b);
       }
       if (peMoves)
         m.tableLoad(8, active);
@@ -463,8 +497,8 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
       down[size_t(p)] = (x - k + b) % b;
       recvUp[size_t(p)] = (y + k) % b;
       recvDown[size_t(p)] = (y - k + b) % b;
-      dest0[size_t(p)] = actual(p + (up[size_t(p)] - x) * wp);
-      dest1[size_t(p)] = actual(p + (down[size_t(p)] - x) * wp);
+      dest0[size_t(p)] = destOf(p, up[size_t(p)]);
+      dest1[size_t(p)] = destOf(p, down[size_t(p)]);
     }
     // A permuted round's destinations and receiver digits: one table entry.
     if (peMoves)

@@ -481,10 +481,13 @@ TEST(GeneralRemap, RandomDigitPermutations) {
   EXPECT_GT(multiStep, 30u);
 }
 
-// A digit-exchange step refuses a move that is not one P/M digit exchange,
-// with a reason, rather than move elements wrongly: here the PE digit
-// arrives reversed (element (x, y) goes to PE 5 - y, slot x). The planner
-// then takes another method, and the remap still checks.
+// A digit-exchange step refuses a move it cannot do, with a reason, rather
+// than move elements wrongly. Here the PE digit arrives reversed (element
+// (x, y) goes to PE 5 - y, slot x): since processor permutations fold into
+// the exchange's destinations this is a digit exchange, but not one that
+// runs in place (PE x receives digit 5 - x where it sends x); a memory
+// digit reversed in place is no digit exchange at all. The planner then
+// takes another method, and the remap still checks.
 TEST(GeneralRemap, DigitExchangeRejects) {
   std::vector<int64_t> bases = {6, 6};
   KTile from = digitTile(bases, {0}, {1}), to = digitTile(bases, {1}, {0});
@@ -505,8 +508,18 @@ TEST(GeneralRemap, DigitExchangeRejects) {
   EXPECT_FALSE(rt::executeGeneralPlan(m, plan, regions, {}, &why));
   EXPECT_NE(why.find("digit exchange"), std::string::npos) << why;
   rt::DigitExchangeShape shape;
-  EXPECT_FALSE(
+  ASSERT_TRUE(
       rt::findDigitExchange(from, to, rt::sourcesOf(from, to), shape, nullptr));
+  EXPECT_TRUE(shape.foldsPePermutation());
+  EXPECT_FALSE(shape.canRunInPlace());
+  KTile local = from;
+  local.kdims[0].sense = Sense::Minus;
+  EXPECT_FALSE(rt::findDigitExchange(from, local, rt::sourcesOf(from, local),
+                                     shape, &why));
+  EXPECT_NE(why.find("digit exchange"), std::string::npos) << why;
+  plan.dest = local;
+  plan.steps[0].to = local;
+  EXPECT_FALSE(rt::executeGeneralPlan(m, plan, regions, {}, &why));
   // The other way round is one: base 6, weights 1 and 1.
   KTile plain = digitTile(bases, {1}, {0});
   ASSERT_TRUE(rt::findDigitExchange(from, plain, rt::sourcesOf(from, plain),

@@ -45,14 +45,18 @@ struct DigitExchangeShape {
   /// exchanged digit, numbered in the source's order), its first slot in
   /// the destination, exchanged digit 0. Empty: the same as in the source.
   std::vector<int64_t> destHigh;
-  /// A processor permutation folded into the destinations: what function
-  /// 6.1 would send to PE q goes to PE peOf[q] (plainPeOf its inverse).
-  /// Empty: every PE keeps its number. The diagonal (x = y) is then a round
-  /// of sends of its own, and each round's destinations and the receiver's
-  /// digit come from a schedule-table load, as the exchange step's rounds.
-  std::vector<int64_t> peOf, plainPeOf;
-  /// Whether every PE's digit x is the digit of what it receives as plain
-  /// PE (no PE permutation, or one that keeps the exchanged digit).
+  /// A processor permutation folded in: the PE side when it is not
+  /// function 6.1's own (digit x = p / peWeight % base, sending slot digit
+  /// y to p + (y - x) peWeight; peWeight is then 0). Per PE p its digit x
+  /// (sendDigit), the digit y of the elements it receives (recvDigit), and
+  /// destPe[p * base + y], where it sends its slot digit y. The exchanged
+  /// PE digits need not be neighbours nor keep their places. The digits
+  /// come from a schedule-table load, and so does each round's destination,
+  /// as the exchange step's rounds; the elements that keep their digit go
+  /// in a round 0 of sends. Empty: function 6.1's.
+  std::vector<int64_t> sendDigit, recvDigit, destPe;
+  /// Whether every PE receives the digit it sends (a PE permutation that
+  /// keeps each PE's exchanged digit): needed in place.
   bool keepsPeDigit = true;
 
   int64_t highs() const { return slots / (chunk * base); }
@@ -68,7 +72,7 @@ struct DigitExchangeShape {
   bool foldsPermutation() const {
     return destSlotWeight != slotWeight || !destHigh.empty();
   }
-  bool foldsPePermutation() const { return !peOf.empty(); }
+  bool foldsPePermutation() const { return !destPe.empty(); }
   /// Whether the step can run in place (each round pair writes the cells it
   /// read).
   bool canRunInPlace() const {
