@@ -81,8 +81,9 @@ struct DigitExchangeShape {
 };
 
 /// A run of chunk elements sent as one router transfer: `elems` elements
-/// from `first`, `bytes` of data in one send of the next power of two up to
-/// 8 bytes (wider elements go in 8-byte parts, one element at a time).
+/// from byte `first` of the chunk, `bytes` of data in one send of the next
+/// power of two up to 8 bytes (wider elements go in 8-byte parts, one
+/// element at a time).
 struct DigitExchangeChunk {
   int64_t first = 0;
   unsigned elems = 0, bytes = 0;
