@@ -211,7 +211,8 @@ public:
   /// plan), in place unless it must read the copy's source.
   std::optional<rt::GeneralStep> step(const rt::TileMap &from,
                                       const rt::TileMap &to, bool first,
-                                      const std::string &role);
+                                      const std::string &role,
+                                      bool digitExchangeOnly = false);
   /// The ways to do `from` -> `to`, a processor/memory permutation
   /// (permute_mp): one step, or the processor and the memory halves through
   /// an intermediate layout, in either order. One empty way if `from` is
@@ -242,32 +243,37 @@ private:
   /// Steps already priced: the candidates share most of their moves.
   struct Priced {
     rt::TileMap from, to;
-    bool first;
+    bool first, digitExchangeOnly;
     std::optional<rt::GeneralStep> step; ///< its why without the role
   };
   std::vector<Priced> priced;
   int64_t copyBackTicks = -1;
   std::optional<rt::GeneralStep> price(const rt::TileMap &from,
-                                       const rt::TileMap &to, bool first);
+                                       const rt::TileMap &to, bool first,
+                                       bool digitExchangeOnly);
 };
 
 std::optional<rt::GeneralStep> Planner::step(const rt::TileMap &from,
                                              const rt::TileMap &to, bool first,
-                                             const std::string &role) {
+                                             const std::string &role,
+                                             bool digitExchangeOnly) {
   auto named = [&](std::optional<rt::GeneralStep> s) {
     if (s)
       s->why = role + ": " + s->why;
     return s;
   };
   for (const Priced &p : priced)
-    if (p.first == first && p.from == from && p.to == to)
+    if (p.first == first && p.digitExchangeOnly == digitExchangeOnly &&
+        p.from == from && p.to == to)
       return named(p.step);
-  priced.push_back({from, to, first, price(from, to, first)});
+  priced.push_back({from, to, first, digitExchangeOnly,
+                    price(from, to, first, digitExchangeOnly)});
   return named(priced.back().step);
 }
 
-std::optional<rt::GeneralStep>
-Planner::price(const rt::TileMap &from, const rt::TileMap &to, bool first) {
+std::optional<rt::GeneralStep> Planner::price(const rt::TileMap &from,
+                                              const rt::TileMap &to, bool first,
+                                              bool digitExchangeOnly) {
   const std::vector<uint32_t> sources = everyCellHeld(from) && everyCellHeld(to)
                                             ? frameSources(from, to)
                                             : rt::sourcesOf(from, to);
@@ -279,7 +285,15 @@ Planner::price(const rt::TileMap &from, const rt::TileMap &to, bool first) {
     const char *how;
   };
   std::vector<Option> options;
-  if (shape.local)
+  if (digitExchangeOnly) {
+    // A digit exchange with memory permutations folded in (DigitExchange.h).
+    const char *dig = "a P/M digit exchange in b - 1 rounds with offsets "
+                      "computed per PE, a memory permutation folded into "
+                      "them (003 6.2.1, function 6.1)";
+    if (mayInPlace)
+      options.push_back({GeneralStepKind::DigitExchange, true, dig});
+    options.push_back({GeneralStepKind::DigitExchange, false, dig});
+  } else if (shape.local)
     options.push_back(
         {GeneralStepKind::Local,
          mayInPlace && shape.slotUniformFrom && shape.slotUniformTo,
@@ -289,7 +303,7 @@ Planner::price(const rt::TileMap &from, const rt::TileMap &to, bool first) {
                        mayInPlace && shape.keepsSlots,
                        "a processor permutation per slot in chunks of up to "
                        "64 bits (003 6.2.1, permute_p; 5.6.3)"});
-  if (!shape.local) {
+  if (!shape.local && !digitExchangeOnly) {
     const char *dig = "a P/M digit exchange in b - 1 rounds with offsets "
                       "computed per PE (003 6.2.1, function 6.1)";
     const char *ex = "sends coloured into contention-free rounds (003 6.4)";
@@ -431,6 +445,65 @@ void Planner::finish(std::vector<rt::GeneralStep> steps,
   plans.push_back(std::move(p));
 }
 
+/// 003 6.2.2's plans with the halves of (i)-(ii), (iv)-(v) or both folded
+/// into the exchange (i1 -> i2): function 6.1's per-PE offsets move whole
+/// chunks and put the exchanged digit where the next layout wants it, and
+/// its per-PE destinations send to permuted PEs, so only the halves left
+/// out remain steps of their own. A fold is tried only when the exchanged
+/// groups are runs in the layouts the exchange reads and writes; whether
+/// the chunks allow it is the finder's to say (rt::findDigitExchange).
+void foldedPlans(Planner &planner, const rt::TileMap &src,
+                 const rt::TileMap &dst, const rt::TileMap &i1,
+                 const rt::TileMap &i2, const Digits &gm, const Digits &gp,
+                 const std::vector<std::vector<rt::GeneralStep>> &before,
+                 const std::vector<std::vector<rt::GeneralStep>> &after,
+                 const std::string &name) {
+  // Where the exchange may start: i1, src, or src with the memory half of
+  // (i)-(ii) done (its PE half folded: a PE half folds at the price of a
+  // table load a round, so doing it as a step of its own before is not
+  // tried); where it may end: i2, dst, or dst with either half of (iv)-(v)
+  // left to a step.
+  const std::vector<rt::TileMap> starts = {
+      i1, withDigits(src, i1.m[0], src.m[1]), src};
+  const std::vector<rt::TileMap> ends = {i2, withDigits(src, dst.m[0], i2.m[1]),
+                                         withDigits(src, i2.m[0], dst.m[1]),
+                                         dst};
+  std::vector<std::pair<size_t, size_t>> tried;
+  for (size_t ai = 0; ai < starts.size(); ++ai)
+    for (size_t zi = 0; zi < ends.size(); ++zi) {
+      const rt::TileMap &a = starts[ai], &z = ends[zi];
+      if ((a == i1 && z == i2) || (a == src && z == dst))
+        continue; // the unfolded exchange, and the one-step one: priced
+      // The exchanged memory groups must be compound digits; the PE
+      // groups need not (their digits come from a table).
+      if (runAt(a.m[0], gm) < 0 || runAt(z.m[0], gp) < 0)
+        continue;
+      bool seen = false;
+      for (auto [x, y] : tried)
+        seen |= starts[x] == a && ends[y] == z;
+      if (seen)
+        continue;
+      tried.push_back({ai, zi});
+      auto ex = planner.step(a, z, planner.startsPlan && src == a,
+                             "003 6.2.2 (iii): exchange_dig, folded", true);
+      if (!ex)
+        continue;
+      auto pre = a == i1 ? before
+                         : planner.permuteMp(src, a, planner.startsPlan,
+                                             "003 6.2.2 (i)-(ii)");
+      auto post = z == i2
+                      ? after
+                      : planner.permuteMp(z, dst, false, "003 6.2.2 (iv)-(v)");
+      for (const auto &w1 : pre)
+        for (const auto &w3 : post) {
+          std::vector<rt::GeneralStep> steps = w1;
+          steps.push_back(*ex);
+          steps.insert(steps.end(), w3.begin(), w3.end());
+          planner.finish(std::move(steps), name + "003 6.2.2 folded");
+        }
+    }
+}
+
 /// 003 6.2.2's candidates between two aligned digit frames over the same
 /// digits, added to `planner` (after its prefix), named after `name`.
 void alignedPlans(Planner &planner, const rt::TileMap &src,
@@ -500,6 +573,7 @@ void alignedPlans(Planner &planner, const rt::TileMap &src,
           if (steps.size() > 1)
             planner.finish(std::move(steps), name + "003 6.2.2");
         }
+      foldedPlans(planner, src, dst, i1, i2, gm, gp, before, after, name);
     }
 }
 

@@ -243,7 +243,8 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
     const char *dig =
         "one P/M digit exchange: b - 1 rounds in which every PE sends to the "
         "PE whose digit is its own plus k, offsets computed from its digit, "
-        "the memory digits below sent together in chunks of up to 64 bits "
+        "the memory digits below sent together in chunks, several packed "
+        "into sends of up to 64 bits, other digits permuted on the way "
         "(003 6.2.1, function 6.1; 5.6.3)";
     candidates.push_back(oneStep(GeneralStepKind::DigitExchange, false, dig));
     if (!req.copy)

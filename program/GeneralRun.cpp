@@ -79,25 +79,51 @@ static void printExchangeRounds(const rt::TileMap &before,
 /// steps (at most 16 PEs), which PE sends to which, as fig. 6.3 draws them.
 static void printDigitExchange(const rt::TileMap &before,
                                const rt::TileMap &after, unsigned elemBytes,
-                               llvm::raw_ostream &os) {
+                               bool inPlace, llvm::raw_ostream &os) {
   rt::DigitExchangeShape d;
   if (!rt::findDigitExchange(before, after, rt::sourcesOf(before, after), d,
                              nullptr))
     return;
-  const int64_t perChunk = elemBytes < 8 ? 8 / elemBytes : 1;
-  int64_t chunk = 1;
-  while (chunk * 2 <= std::min(perChunk, d.slotWeight))
-    chunk *= 2;
-  os << "    digits: base " << d.base << ", PE digit of weight " << d.peWeight
-     << ", memory digit of weight " << d.slotWeight
-     << "; rounds: " << d.base - 1 << " (k and " << d.base
+  unsigned chunk = 0;
+  for (const auto &q : rt::digitExchangeSequences(d, elemBytes, inPlace).rounds)
+    for (const rt::DigitExchangeTransfer &t : q)
+      chunk = std::max(chunk, t.elems);
+  os << "    digits: base " << d.base;
+  if (d.foldsPePermutation())
+    os << ", PE digits from a table";
+  else
+    os << ", PE digit of weight " << d.peWeight;
+  os << ", memory digit of weight " << d.slotWeight;
+  if (d.destSlotWeight != d.slotWeight)
+    os << " (" << d.destSlotWeight << " on arrival)";
+  os << "; rounds: " << d.base - 1 << " (k and " << d.base
      << " - k paired), up to " << chunk
      << (chunk == 1 ? " element" : " elements") << " per send\n";
+  if (d.foldsPermutation()) {
+    // How many chunks change places beside the exchange itself.
+    int64_t moved = 0;
+    for (int64_t h = 0; h < d.highs(); ++h)
+      moved += d.dstHigh(h) != d.srcHigh(h);
+    os << "    memory permutation folded in (003 6.2.2 (i)-(ii), (iv)-(v)): "
+       << moved << " of " << d.highs() << " runs of " << d.chunk
+       << (d.chunk == 1 ? " element" : " elements")
+       << " change places with per-PE offsets\n";
+  }
+  if (d.foldsPePermutation())
+    os << "    processor permutation folded in (003 6.2.2 (i)-(ii), (iv)-(v)): "
+          "each PE's digits and each round's destinations from a schedule "
+          "table; round 0 sends the elements that keep their digit\n";
   if (d.pes > 16)
     return;
-  for (int64_t k = 1; k < d.base; ++k) {
+  for (int64_t k = d.foldsPePermutation() ? 0 : 1; k < d.base; ++k) {
     os << "    round " << k << ":";
     for (int64_t p = 0; p < d.pes; ++p) {
+      if (d.foldsPePermutation()) {
+        const int64_t x = d.sendDigit[size_t(p)];
+        os << " " << p << ">"
+           << d.destPe[size_t(p * d.base + (x + k) % d.base)];
+        continue;
+      }
       const int64_t x = p / d.peWeight % d.base;
       os << " " << p << ">" << p + ((x + k) % d.base - x) * d.peWeight;
     }
@@ -123,7 +149,7 @@ void mapc::printGeneralPlan(const StatementPlan &sp, bool onNetwork,
     if (s.kind == rt::GeneralStepKind::Exchange)
       printExchangeRounds(before, s.to, s.inPlace, os);
     if (s.kind == rt::GeneralStepKind::DigitExchange)
-      printDigitExchange(before, s.to, p.elemBytes, os);
+      printDigitExchange(before, s.to, p.elemBytes, s.inPlace, os);
   }
   if (p.steps.empty())
     os << "  no data moves\n";

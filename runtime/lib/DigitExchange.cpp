@@ -2,8 +2,53 @@
 #include "mapc/runtime/DigitExchange.h"
 
 #include <algorithm>
+#include <numeric>
 
 using namespace mapc::rt;
+
+std::vector<DigitExchangeChunk>
+mapc::rt::digitExchangeChunks(int64_t chunk, unsigned elemBytes) {
+  std::vector<DigitExchangeChunk> out;
+  if (elemBytes >= 8) {
+    // Wide elements: one 8-byte part at a time.
+    for (int64_t e = 0; e < chunk; ++e)
+      for (unsigned x = 0; x < elemBytes / 8; ++x)
+        out.push_back({e * elemBytes + x * 8, 1, 8});
+    return out;
+  }
+  // As many elements as fit in 64 bits, the last send holding the rest
+  // (003 5.6.3): 6 u8 elements are one 64-bit send of 48 bits of data
+  // (loaded and stored as 4 + 2 bytes) rather than two sends of 4 and 2.
+  const int64_t most = 8 / elemBytes;
+  for (int64_t e = 0; e < chunk; e += most) {
+    const unsigned elems = unsigned(std::min(most, chunk - e));
+    out.push_back({e * elemBytes, elems, elems * elemBytes});
+  }
+  return out;
+}
+
+namespace {
+
+/// The power of two of bytes a router send of `bytes` of data takes.
+unsigned sendWidth(unsigned bytes) {
+  unsigned w = 1;
+  while (w < bytes)
+    w *= 2;
+  return w;
+}
+
+/// The loads and stores of one transfer: its bytes as powers of two, the
+/// widest first (6 bytes: 4 at offset 0, 2 at offset 4).
+template <typename Fn> void forEachPart(unsigned bytes, Fn fn) {
+  unsigned off = 0;
+  for (unsigned w = 8; w; w /= 2)
+    if (bytes - off >= w) {
+      fn(off, w);
+      off += w;
+    }
+}
+
+} // namespace
 
 bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
                                  const std::vector<uint32_t> &sources,
@@ -18,108 +63,374 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
     return fail("a digit exchange keeps the number of slots and PEs");
   if (int64_t(sources.size()) != slots * pes)
     return fail("a digit exchange needs the sources of every cell");
-  // Where each element of PE 0 goes: its slot digits below the exchanged
-  // one stay, the first that moves names the two places (x = 0, y = 1).
-  std::vector<int64_t> destOf(size_t(slots), -1);
-  for (size_t b = 0; b < sources.size(); ++b)
-    if (sources[b] != kNoSource && int64_t(sources[b]) < slots)
-      destOf[sources[b]] = int64_t(b);
+  const char *notMoving = "PE 0's elements do not move as in a digit exchange";
+  // Where every element goes (the inverse of `sources`).
+  std::vector<uint32_t> destOf(sources.size(), kNoSource);
+  for (size_t t = 0; t < sources.size(); ++t)
+    if (sources[t] != kNoSource)
+      destOf[sources[t]] = uint32_t(t);
+  auto at = [&](int64_t pe, int64_t slot) -> int64_t {
+    const uint32_t d = destOf[size_t(pe * slots + slot)];
+    return d == kNoSource ? -1 : int64_t(d);
+  };
+  // PE 0's elements of exchanged digit y = 0 (slot 0 among them) land on
+  // one PE r0; the first slot to land elsewhere has y = 1 and names the
+  // memory digit's weight; y = 2, 3, ... at the same slot the base.
+  if (at(0, 0) < 0)
+    return fail(notMoving);
+  const int64_t r0 = at(0, 0) / slots, home = at(0, 0) % slots;
   int64_t wm = 1;
-  while (wm < slots && destOf[size_t(wm)] == wm)
+  while (wm < slots && at(0, wm) >= 0 && at(0, wm) / slots == r0)
     ++wm;
-  if (wm >= slots || destOf[size_t(wm)] < slots ||
-      destOf[size_t(wm)] % slots != 0)
-    return fail("PE 0's elements do not move as in a digit exchange");
-  const int64_t wp = destOf[size_t(wm)] / slots;
+  if (wm >= slots || at(0, wm) < 0 || at(0, wm) % slots != home)
+    return fail(notMoving);
   int64_t base = 2;
-  while (base * wm < slots && destOf[size_t(base * wm)] == base * wp * slots)
+  while (base * wm < slots && at(0, base * wm) >= 0 &&
+         at(0, base * wm) / slots != r0 && at(0, base * wm) % slots == home)
     ++base;
-  if (slots % (base * wm) != 0 || pes % (base * wp) != 0)
+  if (slots % (base * wm) != 0 || pes % base != 0)
     return fail("not a digit exchange: the digits found do not divide the "
                 "slots and PEs");
-  shape = {base, wp, wm, pes, slots};
-  // Every held cell takes the element of the cell with its PE digit x and
-  // slot digit y traded (the exchange is its own inverse), walked PE by PE
-  // and slot digit by slot digit so that the inner loop only counts.
-  const int64_t block = base * wm;
-  for (int64_t pe = 0; pe < pes; ++pe) {
-    const int64_t x = pe / wp % base;
-    const uint32_t *cell = sources.data() + pe * slots;
-    for (int64_t hi = 0; hi < slots; hi += block)
-      for (int64_t y = 0; y < base; ++y) {
-        const int64_t first = hi + y * wm;
-        const int64_t from = (pe + (y - x) * wp) * slots + first + (x - y) * wm;
-        for (int64_t lo = 0; lo < wm; ++lo) {
-          const uint32_t a = cell[first + lo];
-          if (a != kNoSource && int64_t(a) != from + lo)
-            return fail("an element does not move as in a digit exchange");
-        }
-      }
+  // PE r0's cells that take a slot 0 (high part 0, chunk element 0, y = 0)
+  // come from the senders of digits x = 0, 1, ..., b - 1 at places dst0 +
+  // x wd: the memory digit's weight on arrival.
+  std::vector<int64_t> fromSlot0;
+  for (int64_t t = 0; t < slots; ++t) {
+    const uint32_t a = sources[size_t(r0 * slots + t)];
+    if (a != kNoSource && a % slots == 0)
+      fromSlot0.push_back(t);
   }
-  return true;
+  if (int64_t(fromSlot0.size()) != base)
+    return fail(notMoving);
+  const int64_t dst0 = fromSlot0[0], wd = fromSlot0[1] - fromSlot0[0];
+  for (int64_t x = 0; x < base; ++x)
+    if (fromSlot0[size_t(x)] != dst0 + x * wd)
+      return fail(notMoving);
+  if (wd <= 0 || slots % (wd * base) != 0)
+    return fail(notMoving);
+  // Every PE's digit x (where its slot 0 lands), where it sends each slot
+  // digit y, and the digit y every PE receives (the slot of the element
+  // at its place dst0).
+  std::vector<int64_t> sendDigit(size_t(pes), 0), recvDigit(size_t(pes), 0),
+      destPe(size_t(pes * base), 0);
+  for (int64_t p = 0; p < pes; ++p) {
+    const int64_t d0 = at(p, 0);
+    if (d0 < 0 || (d0 % slots - dst0) % wd != 0 || d0 % slots < dst0 ||
+        (d0 % slots - dst0) / wd >= base)
+      return fail(notMoving);
+    sendDigit[size_t(p)] = (d0 % slots - dst0) / wd;
+    for (int64_t y = 0; y < base; ++y) {
+      const int64_t d = at(p, y * wm);
+      if (d < 0)
+        return fail(notMoving);
+      destPe[size_t(p * base + y)] = d / slots;
+    }
+    const uint32_t a = sources[size_t(p * slots + dst0)];
+    if (a == kNoSource || a % slots % wm != 0 || a % slots / wm >= base)
+      return fail(notMoving);
+    recvDigit[size_t(p)] = a % slots / wm;
+  }
+  // Each round k must be a matching: PE p sends its digit x + k to a PE
+  // that receives digit x + k and stores it at x.
+  for (int64_t p = 0; p < pes; ++p)
+    for (int64_t y = 0; y < base; ++y) {
+      const int64_t r = destPe[size_t(p * base + y)];
+      const uint32_t a =
+          sources[size_t(r * slots + dst0 + sendDigit[size_t(p)] * wd)];
+      if (recvDigit[size_t(r)] != y || a == kNoSource || a / slots != p)
+        return fail(notMoving);
+    }
+  // Function 6.1's own PE side: x = p / wp % b, sending to p + (y - x) wp.
+  const int64_t wp = destPe[size_t(1)] - destPe[size_t(0)];
+  bool regular = wp > 0 && pes % (base * wp) == 0;
+  for (int64_t p = 0; p < pes && regular; ++p) {
+    const int64_t x = p / wp % base;
+    regular = sendDigit[size_t(p)] == x && recvDigit[size_t(p)] == x;
+    for (int64_t y = 0; y < base && regular; ++y)
+      regular = destPe[size_t(p * base + y)] == p + (y - x) * wp;
+  }
+  bool keepsPeDigit = true;
+  for (int64_t p = 0; p < pes; ++p)
+    keepsPeDigit &= sendDigit[size_t(p)] == recvDigit[size_t(p)];
+  const int64_t x0 = sendDigit[0];
+  // The chunk: identity slot digits at the bottom of memory, a divisor of
+  // both weights; the largest that fits the elements of PE 0 is tried
+  // first, smaller ones if the move is finer than it looked.
+  int64_t run = 1;
+  while (run < wm && at(0, run) == r0 * slots + home + run)
+    ++run;
+  const int64_t g = std::gcd(wm, wd);
+  const char *reason = notMoving;
+  for (int64_t c = std::min(run, g); c >= 1; --c) {
+    if (g % c != 0 || home % c != 0)
+      continue;
+    DigitExchangeShape s;
+    s.base = base;
+    s.peWeight = regular ? wp : 0;
+    s.slotWeight = wm;
+    s.pes = pes;
+    s.slots = slots;
+    s.chunk = c;
+    s.destSlotWeight = wd;
+    if (!regular) {
+      s.sendDigit = sendDigit;
+      s.recvDigit = recvDigit;
+      s.destPe = destPe;
+    }
+    s.keepsPeDigit = keepsPeDigit;
+    const int64_t highs = s.highs();
+    // Each high part's place on arrival, read off PE 0 (y = 0, its digit
+    // x0 taken off); the places must be distinct, leave the chunk and the
+    // arriving digit 0.
+    std::vector<int64_t> dest(size_t(highs), 0);
+    std::vector<int64_t> partOf(size_t(slots / c), -1);
+    bool ok = true, moves = wd != wm;
+    for (int64_t h = 0; h < highs && ok; ++h) {
+      const int64_t to = at(0, s.srcHigh(h));
+      const int64_t d = to - r0 * slots - x0 * wd;
+      ok = to >= 0 && to / slots == r0 && d >= 0 && d % c == 0 &&
+           d / wd % base == 0 && partOf[size_t(d / c)] < 0;
+      if (!ok)
+        break;
+      partOf[size_t(d / c)] = h;
+      dest[size_t(h)] = d;
+      moves |= d != s.srcHigh(h);
+    }
+    if (!ok)
+      continue;
+    if (moves)
+      s.destHigh = std::move(dest);
+    // Every held cell (PE of digit y, high part h, arriving digit x,
+    // chunk element lo) takes the element of the PE of digit x at slot
+    // digit y of the same high part and chunk element: walked so that the
+    // inner loop only counts.
+    std::vector<int64_t> srcFirst(size_t(highs), 0), dstFirst(size_t(highs), 0);
+    for (int64_t h = 0; h < highs; ++h) {
+      srcFirst[size_t(h)] = s.srcHigh(h);
+      dstFirst[size_t(h)] = s.dstHigh(h);
+    }
+    // The sender of each digit x to each PE, from its cell of high part 0.
+    std::vector<int64_t> senderOf(size_t(base), 0);
+    for (int64_t pe = 0; pe < pes && ok; ++pe) {
+      const int64_t y = recvDigit[size_t(pe)];
+      const uint32_t *cell = sources.data() + pe * slots;
+      for (int64_t x = 0; x < base; ++x)
+        senderOf[size_t(x)] = cell[dst0 + x * wd] / slots;
+      for (int64_t h = 0; h < highs && ok; ++h)
+        for (int64_t x = 0; x < base && ok; ++x) {
+          const int64_t first = dstFirst[size_t(h)] + x * wd;
+          const int64_t src =
+              senderOf[size_t(x)] * slots + srcFirst[size_t(h)] + y * wm;
+          for (int64_t lo = 0; lo < c; ++lo) {
+            const uint32_t a = cell[first + lo];
+            if (a != kNoSource && int64_t(a) != src + lo) {
+              ok = false;
+              break;
+            }
+          }
+        }
+    }
+    if (ok) {
+      shape = std::move(s);
+      return true;
+    }
+    reason = "an element does not move as in a digit exchange";
+  }
+  return fail(reason);
+}
+
+namespace {
+
+/// The chunks of high parts `hs`, in that order, as one stream of elements
+/// cut into sends of as many as fit in 64 bits; a send's pieces are its
+/// runs inside one chunk.
+void packHighs(const std::vector<int64_t> &hs, int64_t chunk,
+               unsigned elemBytes, std::vector<DigitExchangeTransfer> &out) {
+  const unsigned most = 8 / elemBytes;
+  DigitExchangeTransfer t;
+  for (int64_t h : hs)
+    for (int64_t e = 0; e < chunk;) {
+      const unsigned n = unsigned(std::min<int64_t>(most - t.elems, chunk - e));
+      t.pieces.push_back({h, uint64_t(e) * elemBytes, n * elemBytes, t.bytes});
+      t.elems += n;
+      t.bytes += n * elemBytes;
+      e += n;
+      if (t.elems == most) {
+        out.push_back(std::move(t));
+        t = {};
+      }
+    }
+  if (t.elems)
+    out.push_back(std::move(t));
+}
+
+} // namespace
+
+DigitExchangeSequences
+mapc::rt::digitExchangeSequences(const DigitExchangeShape &s,
+                                 unsigned elemBytes, bool inPlace) {
+  const int64_t highs = s.highs();
+  // The high parts in the order they are walked. In place with a folded
+  // permutation, along its cycles: high part h lands where h' = next(h)
+  // was read, so h is stored just after h' is loaded, and the last of a
+  // cycle where its first was read.
+  const bool cycles = inPlace && s.foldsPermutation();
+  std::vector<std::vector<int64_t>> walks;
+  {
+    std::vector<int64_t> partAt(size_t(s.slots / s.chunk), -1);
+    for (int64_t h = 0; h < highs; ++h)
+      partAt[size_t(s.srcHigh(h) / s.chunk)] = h;
+    std::vector<uint8_t> seen(size_t(highs), 0);
+    for (int64_t h0 = 0; h0 < highs; ++h0) {
+      if (seen[size_t(h0)])
+        continue;
+      walks.emplace_back();
+      for (int64_t h = h0; !seen[size_t(h)];) {
+        seen[size_t(h)] = 1;
+        walks.back().push_back(h);
+        if (!cycles)
+          break;
+        h = partAt[size_t(s.dstHigh(h) / s.chunk)];
+      }
+    }
+  }
+  // One transfer per chunk part and high part, walk by walk.
+  std::vector<DigitExchangeChunk> chunks =
+      digitExchangeChunks(s.chunk, elemBytes);
+  auto along = [&](std::vector<std::vector<DigitExchangeTransfer>> &out,
+                   bool skipSingles) {
+    for (const DigitExchangeChunk &c : chunks)
+      for (const auto &w : walks) {
+        if (skipSingles && w.size() < 2)
+          continue;
+        std::vector<DigitExchangeTransfer> q;
+        for (int64_t h : w)
+          q.push_back({{{h, uint64_t(c.first), c.bytes, 0}}, c.elems, c.bytes});
+        out.push_back(std::move(q));
+      }
+  };
+  DigitExchangeSequences out;
+  // The rounds pack the chunks of several high parts into one send, one
+  // stream of all of them. Out of place, or in place without a folded
+  // permutation, every transfer writes only cells it read itself. Along the
+  // cycles (walked one after another) a transfer writes the cells of the
+  // pieces one chunk further on, which the next transfer holds when a
+  // chunk fits in one send, or the first of its cycle, read already. Wider
+  // chunks go one high part at a time.
+  const bool narrow = elemBytes < 8 && s.chunk * elemBytes <= 8;
+  if (elemBytes < 8 && (!cycles || narrow)) {
+    std::vector<int64_t> order;
+    for (const auto &w : walks)
+      order.insert(order.end(), w.begin(), w.end());
+    std::vector<DigitExchangeTransfer> ts;
+    packHighs(order, s.chunk, elemBytes, ts);
+    if (cycles)
+      out.rounds.push_back(std::move(ts));
+    else
+      for (DigitExchangeTransfer &t : ts)
+        out.rounds.push_back({std::move(t)});
+  } else {
+    along(out.rounds, false);
+  }
+  // The diagonal (x = y) stays on its PE, one chunk part at a time (no
+  // send to share): out of place every chunk is copied, in place those on
+  // cycles.
+  along(out.diagonal, inPlace);
+  return out;
 }
 
 void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
                                 const DigitExchangeRegions &where) {
   const unsigned pes = m.peCount();
-  const int64_t b = s.base, wp = s.peWeight, wm = s.slotWeight;
+  const int64_t b = s.base, wp = s.peWeight;
   Mask active(pes, 0);
   for (int64_t p = 0; p < s.pes; ++p)
     active[size_t(p)] = 1;
-  // Every PE's own digit of the PE number: one division with remainder.
-  std::vector<int64_t> digit(pes, 0);
-  for (int64_t p = 0; p < s.pes; ++p)
-    digit[size_t(p)] = p / wp % b;
-  m.arith(1, active);
-
-  // The identity slot digits below the exchanged one travel together:
-  // chunks of a power of two of elements, at most 64 bits (003 5.6.3).
-  // Wider elements go in 64-bit parts, one element at a time.
-  const unsigned eb = where.elemBytes;
-  const unsigned perChunk = eb < 8 ? 8 / eb : 1;
-  const unsigned parts = eb > 8 ? eb / 8 : 1;
-  struct Chunk {
-    int64_t lo;
-    unsigned elems;
-  };
-  std::vector<Chunk> chunks;
-  for (int64_t lo = 0; lo < wm;) {
-    unsigned c = 1;
-    while (c * 2 <= perChunk && lo + int64_t(c) * 2 <= wm)
-      c *= 2;
-    chunks.push_back({lo, c});
-    lo += c;
+  // Every PE's own digit of the PE number: one division with remainder
+  // (function 6.1), or with a processor permutation folded in, its digit
+  // and the digit it receives from a schedule table.
+  const bool peMoves = s.foldsPePermutation();
+  std::vector<int64_t> digit(pes, 0), recvDigit(pes, 0);
+  for (int64_t p = 0; p < s.pes; ++p) {
+    digit[size_t(p)] = peMoves ? s.sendDigit[size_t(p)] : p / wp % b;
+    recvDigit[size_t(p)] = peMoves ? s.recvDigit[size_t(p)] : digit[size_t(p)];
   }
-  const int64_t highs = s.slots / (wm * b);
-
-  Plural addr0(pes, 0), addr1(pes, 0), waddr0(pes, 0), waddr1(pes, 0);
-  Plural dest0(pes, 0), dest1(pes, 0);
-  Mask received(pes, 0);
-  // Addresses of slot digit d(p) for chunk c of high part h, part x.
-  auto address = [&](uint64_t base, int64_t h, const Chunk &c, unsigned x,
-                     int64_t d) {
-    return base + uint64_t(h * wm * b + d * wm + c.lo) * eb + uint64_t(x) * 8;
+  if (peMoves)
+    m.tableLoad(8, active);
+  else
+    m.arith(1, active);
+  // Where PE p sends its slot digit y.
+  auto destOf = [&](int64_t p, int64_t y) {
+    return uint64_t(peMoves ? s.destPe[size_t(p * b + y)]
+                            : p + (y - digit[size_t(p)]) * wp);
   };
-  auto send = [&](unsigned bytes, const Plural &z, const Plural &dest) {
+  // Round 0 sends the diagonal when PEs move; rounds k and b - k pair up.
+  const int64_t firstRound = peMoves ? 0 : 1;
+
+  const unsigned eb = where.elemBytes;
+  const int64_t highs = s.highs();
+  // Sequences of transfers, each stored after the next one is loaded.
+  using Sequence = std::vector<DigitExchangeTransfer>;
+  const DigitExchangeSequences seqs =
+      digitExchangeSequences(s, eb, where.inPlace);
+  const std::vector<Sequence> &rounds = seqs.rounds, &diagonal = seqs.diagonal;
+  std::vector<int64_t> srcFirst(size_t(highs), 0), dstFirst(size_t(highs), 0);
+  for (int64_t h = 0; h < highs; ++h) {
+    srcFirst[size_t(h)] = s.srcHigh(h);
+    dstFirst[size_t(h)] = s.dstHigh(h);
+  }
+  auto readAddr = [&](const DigitExchangePiece &c, int64_t d) {
+    return where.readBase +
+           uint64_t(srcFirst[size_t(c.high)] + d * s.slotWeight) * eb + c.first;
+  };
+  auto writeAddr = [&](const DigitExchangePiece &c, int64_t d) {
+    return where.writeBase +
+           uint64_t(dstFirst[size_t(c.high)] + d * s.destSlotWeight) * eb +
+           c.first;
+  };
+  auto send = [&](unsigned bytes, const Plural &z, const Plural &dest,
+                  Mask &received) {
     bool clustered = m.routerCost(bytes, dest, active, true) <
                      m.routerCost(bytes, dest, active, false);
     return m.routerSend(bytes, z, dest, active, clustered, received);
   };
+  Plural dest0(pes, 0), dest1(pes, 0);
+  // The loads (and as many stores) of one transfer's pieces.
+  const CostModel &cost = m.cost();
+  auto moveTicks = [&](const DigitExchangeTransfer &t) {
+    int64_t ticks = 0;
+    for (const DigitExchangePiece &c : t.pieces)
+      forEachPart(c.bytes, [&](unsigned, unsigned w) {
+        ticks += cost.loadIndirect[widthIndex(w)] +
+                 cost.storeIndirect(widthIndex(w));
+      });
+    return ticks;
+  };
   if (m.pricingOnly() && s.pes > 0) {
-    // Every (high part, chunk, part) of one round costs what any other of
-    // the same width does: priced once per width, times their number.
+    // Every transfer of one round costs what any other of the same send
+    // width does: priced once per width, times their number.
     std::vector<int64_t> perWidth(4, 0);
-    for (const Chunk &c : chunks)
-      perWidth[widthIndex(parts > 1 ? 8 : c.elems * eb)] += highs * parts;
+    int64_t roundMoves = 0, diagonalMoves = 0;
+    for (const Sequence &q : rounds)
+      for (const DigitExchangeTransfer &t : q) {
+        perWidth[widthIndex(sendWidth(t.bytes))] += 1;
+        roundMoves += moveTicks(t);
+      }
+    if (!peMoves)
+      for (const Sequence &q : diagonal)
+        for (const DigitExchangeTransfer &t : q)
+          diagonalMoves += moveTicks(t);
     Ledger &ledger = m.ledger();
-    const CostModel &cost = m.cost();
-    for (int64_t k = 1; 2 * k <= b; ++k) {
-      const bool half = 2 * k == b;
+    for (int64_t k = firstRound; 2 * k <= b; ++k) {
+      const bool half = k == 0 || 2 * k == b;
       for (int64_t p = 0; p < s.pes; ++p) {
         const int64_t x = digit[size_t(p)];
-        dest0[size_t(p)] = uint64_t(p + ((x + k) % b - x) * wp);
-        dest1[size_t(p)] = uint64_t(p + ((x - k + b) % b - x) * wp);
+        dest0[size_t(p)] = destOf(p, (x + k) % b);
+        dest1[size_t(p)] = destOf(p, (x - k + b) % b);
       }
+      if (peMoves)
+        m.tableLoad(8, active);
+      ledger.memory += (half ? 1 : 2) * roundMoves;
       for (unsigned w = 0; w < 4; ++w) {
         const int64_t n = perWidth[w];
         if (!n)
@@ -132,75 +443,117 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
             half ? 0
                  : std::min(m.routerCost(bytes, dest1, active, true),
                             m.routerCost(bytes, dest1, active, false));
-        const int64_t moves = half ? 1 : 2;
-        ledger.memory +=
-            n * moves * (cost.loadIndirect[w] + cost.storeIndirect(w));
         ledger.router += n * (send0 + send1);
         ledger.routerSends += n * ((send0 > 0) + (send1 > 0));
       }
     }
-    if (!where.inPlace)
-      for (unsigned w = 0; w < 4; ++w)
-        ledger.memory +=
-            perWidth[w] * (cost.loadIndirect[w] + cost.storeIndirect(w));
+    ledger.memory += diagonalMoves;
     return;
   }
+
+  // One transfer's pieces, each loaded in parts of powers of two into its
+  // bytes of one value, and stored back from it. `digitOf(p)` is the slot
+  // digit PE p reads or writes.
+  Plural addr(pes, 0);
+  auto load = [&](const DigitExchangeTransfer &t, auto digitOf) {
+    Plural v(pes, 0);
+    for (const DigitExchangePiece &c : t.pieces)
+      forEachPart(c.bytes, [&](unsigned off, unsigned w) {
+        for (int64_t p = 0; p < s.pes; ++p)
+          addr[size_t(p)] = readAddr(c, digitOf(p)) + off;
+        Plural part = m.loadIndirect(w, addr, active);
+        for (unsigned p = 0; p < pes; ++p)
+          v[p] |= part[p] << (8 * (c.at + off));
+      });
+    return v;
+  };
+  auto store = [&](const DigitExchangeTransfer &t, auto digitOf,
+                   const Plural &v, const Mask &on) {
+    Plural part(pes, 0);
+    for (const DigitExchangePiece &c : t.pieces)
+      forEachPart(c.bytes, [&](unsigned off, unsigned w) {
+        for (int64_t p = 0; p < s.pes; ++p)
+          addr[size_t(p)] = writeAddr(c, digitOf(p)) + off;
+        const unsigned shift = 8 * (c.at + off);
+        for (unsigned p = 0; p < pes; ++p)
+          part[p] =
+              w == 8 ? v[p] >> shift : (v[p] >> shift) & ((1ull << 8 * w) - 1);
+        m.storeIndirect(w, addr, part, on);
+      });
+  };
   // Rounds k and b - k together (function 6.1): each PE reads its slot
   // digits x + k and x - k, sends them to PEs x + k and x - k, and stores
   // what comes back in the same two places, so nothing is overwritten
   // before it is read. For even b, round b/2 reads, sends and writes one.
-  for (int64_t k = 1; 2 * k <= b; ++k) {
-    const bool half = 2 * k == b;
-    std::vector<int64_t> up(pes, 0), down(pes, 0);
+  for (int64_t k = firstRound; 2 * k <= b; ++k) {
+    const bool half = k == 0 || 2 * k == b;
+    // Read at the sender's digits x + k and x - k; stored at the
+    // receiver's (the plain PE's) digits y - k and y + k.
+    std::vector<int64_t> up(pes, 0), down(pes, 0), recvUp(pes, 0),
+        recvDown(pes, 0);
     for (int64_t p = 0; p < s.pes; ++p) {
-      const int64_t x = digit[size_t(p)];
+      const int64_t x = digit[size_t(p)], y = recvDigit[size_t(p)];
       up[size_t(p)] = (x + k) % b;
       down[size_t(p)] = (x - k + b) % b;
-      dest0[size_t(p)] = uint64_t(p + (up[size_t(p)] - x) * wp);
-      dest1[size_t(p)] = uint64_t(p + (down[size_t(p)] - x) * wp);
+      recvUp[size_t(p)] = (y + k) % b;
+      recvDown[size_t(p)] = (y - k + b) % b;
+      dest0[size_t(p)] = destOf(p, up[size_t(p)]);
+      dest1[size_t(p)] = destOf(p, down[size_t(p)]);
     }
-    for (int64_t h = 0; h < highs; ++h)
-      for (const Chunk &c : chunks)
-        for (unsigned x = 0; x < parts; ++x) {
-          const unsigned bytes = parts > 1 ? 8 : c.elems * eb;
-          for (int64_t p = 0; p < s.pes; ++p) {
-            addr0[size_t(p)] = address(where.readBase, h, c, x, up[size_t(p)]);
-            addr1[size_t(p)] =
-                address(where.readBase, h, c, x, down[size_t(p)]);
-            waddr0[size_t(p)] =
-                address(where.writeBase, h, c, x, up[size_t(p)]);
-            waddr1[size_t(p)] =
-                address(where.writeBase, h, c, x, down[size_t(p)]);
-          }
-          Plural z0 = m.loadIndirect(bytes, addr0, active);
-          if (half) {
-            Plural got = send(bytes, z0, dest0);
-            m.storeIndirect(bytes, waddr0, got, received);
-            continue;
-          }
-          Plural z1 = m.loadIndirect(bytes, addr1, active);
-          Plural got0 = send(bytes, z0, dest0);
-          Mask received0 = received;
-          Plural got1 = send(bytes, z1, dest1);
-          // From PE x - k comes the element of slot digit x - k; from
-          // x + k, that of x + k.
-          m.storeIndirect(bytes, waddr1, got0, received0);
-          m.storeIndirect(bytes, waddr0, got1, received);
-        }
-  }
-  if (where.inPlace)
-    return;
-  // Out of place the diagonal (x = y) is copied too.
-  for (int64_t h = 0; h < highs; ++h)
-    for (const Chunk &c : chunks)
-      for (unsigned x = 0; x < parts; ++x) {
-        const unsigned bytes = parts > 1 ? 8 : c.elems * eb;
-        for (int64_t p = 0; p < s.pes; ++p) {
-          addr0[size_t(p)] = address(where.readBase, h, c, x, digit[size_t(p)]);
-          waddr0[size_t(p)] =
-              address(where.writeBase, h, c, x, digit[size_t(p)]);
-        }
-        m.storeIndirect(bytes, waddr0, m.loadIndirect(bytes, addr0, active),
-                        active);
+    // A permuted round's destinations and receiver digits: one table entry.
+    if (peMoves)
+      m.tableLoad(8, active);
+    auto upOf = [&](int64_t p) { return up[size_t(p)]; };
+    auto downOf = [&](int64_t p) { return down[size_t(p)]; };
+    auto recvUpOf = [&](int64_t p) { return recvUp[size_t(p)]; };
+    auto recvDownOf = [&](int64_t p) { return recvDown[size_t(p)]; };
+    // What one transfer received, until it is stored.
+    struct Received {
+      Plural got0, got1;
+      Mask on0, on1;
+    };
+    auto exchange = [&](const DigitExchangeTransfer &t) {
+      const unsigned bytes = sendWidth(t.bytes);
+      Received r;
+      Plural z0 = load(t, upOf);
+      if (half) {
+        r.got0 = send(bytes, z0, dest0, r.on0);
+        return r;
       }
+      Plural z1 = load(t, downOf);
+      r.got0 = send(bytes, z0, dest0, r.on0);
+      r.got1 = send(bytes, z1, dest1, r.on1);
+      return r;
+    };
+    // From PE x - k comes the element of slot digit x; it is stored at
+    // digit x - k. From x + k, at x + k.
+    auto keep = [&](const DigitExchangeTransfer &t, const Received &r) {
+      if (half) {
+        store(t, recvUpOf, r.got0, r.on0);
+        return;
+      }
+      store(t, recvDownOf, r.got0, r.on0);
+      store(t, recvUpOf, r.got1, r.on1);
+    };
+    for (const Sequence &q : rounds) {
+      Received pending = exchange(q[0]);
+      for (size_t i = 1; i < q.size(); ++i) {
+        Received next = exchange(q[i]);
+        keep(q[i - 1], pending);
+        pending = std::move(next);
+      }
+      keep(q.back(), pending);
+    }
+  }
+  // The diagonal, along its sequences as the rounds (round 0 sent it when
+  // PEs move).
+  auto ownOf = [&](int64_t p) { return digit[size_t(p)]; };
+  for (const Sequence &q : peMoves ? std::vector<Sequence>() : diagonal) {
+    Plural pending = load(q[0], ownOf);
+    for (size_t i = 0; i < q.size(); ++i) {
+      Plural next = i + 1 < q.size() ? load(q[i + 1], ownOf) : Plural();
+      store(q[i], ownOf, pending, active);
+      pending = std::move(next);
+    }
+  }
 }

@@ -1059,6 +1059,15 @@ bool GeneralStepRunner::runDigitExchangeStep(std::string *why) {
       return false;
     }
   }
+  // Moving the exchanged memory digit to another place, or receiving a
+  // digit other than the one sent, would overwrite cells a later round pair
+  // still has to read.
+  if (inPlace && !shape.canRunInPlace()) {
+    if (why)
+      *why = "a digit exchange that moves the exchanged digits to other "
+             "places cannot run in place";
+    return false;
+  }
   runDigitExchange(m, shape, {readBase, writeBase, elemBytes, inPlace});
   return true;
 }

@@ -10,7 +10,17 @@
 // schedule table), and rounds k and b - k pair up so that the step runs in
 // place. The identity memory digits below the exchanged one keep their
 // order, so their elements travel together in router sends of up to 64
-// bits (003 5.6.3), as the slotwise method's chunks do.
+// bits (003 5.6.3), as the slotwise method's chunks do; a chunk need not be
+// a power of two of elements (6 u8 go as one 64-bit send).
+//
+// Memory permutations folded in: every load and store already goes through
+// a per-PE offset (function 6.1's `*(m+moff0)`), so the step may also move
+// the other memory digits above the chunk (whole chunks change places) and
+// put the exchanged digit at another place on arrival, at no extra cost per
+// transfer. A plan local + exchange + local (003 6.2.2) then becomes one
+// step where the chunk structure allows. In place it needs the exchanged
+// digit at the same place on both sides: each round pair then reads and
+// writes the same cells, walked along the cycles of the chunk permutation.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAPC_RUNTIME_DIGITEXCHANGE_H
@@ -21,11 +31,95 @@
 namespace mapc::rt {
 
 /// The exchanged digits: base, and their places in the PE number and the
-/// slot number (the product of the digits below each).
+/// slot number (the product of the digits below each), and the memory
+/// permutation folded into the step.
 struct DigitExchangeShape {
   int64_t base = 0, peWeight = 0, slotWeight = 0;
   int64_t pes = 0, slots = 0; ///< of both layouts
+  /// The identity slot digits at the bottom of memory that travel together
+  /// (their product; divides slotWeight and destSlotWeight).
+  int64_t chunk = 0;
+  /// The exchanged memory digit's weight on arrival (slotWeight if kept).
+  int64_t destSlotWeight = 0;
+  /// Per high part h (the slot digits other than the chunk and the
+  /// exchanged digit, numbered in the source's order), its first slot in
+  /// the destination, exchanged digit 0. Empty: the same as in the source.
+  std::vector<int64_t> destHigh;
+  /// A processor permutation folded in: the PE side when it is not
+  /// function 6.1's own (digit x = p / peWeight % base, sending slot digit
+  /// y to p + (y - x) peWeight; peWeight is then 0). Per PE p its digit x
+  /// (sendDigit), the digit y of the elements it receives (recvDigit), and
+  /// destPe[p * base + y], where it sends its slot digit y. The exchanged
+  /// PE digits need not be neighbours nor keep their places. The digits
+  /// come from a schedule-table load, and so does each round's destination,
+  /// as the exchange step's rounds; the elements that keep their digit go
+  /// in a round 0 of sends. Empty: function 6.1's.
+  std::vector<int64_t> sendDigit, recvDigit, destPe;
+  /// Whether every PE receives the digit it sends (a PE permutation that
+  /// keeps each PE's exchanged digit): needed in place.
+  bool keepsPeDigit = true;
+
+  int64_t highs() const { return slots / (chunk * base); }
+  /// High part h's first slot in the source, exchanged digit 0.
+  int64_t srcHigh(int64_t h) const {
+    const int64_t below = slotWeight / chunk;
+    return h % below * chunk + h / below * slotWeight * base;
+  }
+  int64_t dstHigh(int64_t h) const {
+    return destHigh.empty() ? srcHigh(h) : destHigh[size_t(h)];
+  }
+  /// Whether memory digits other than the two exchanged ones move.
+  bool foldsPermutation() const {
+    return destSlotWeight != slotWeight || !destHigh.empty();
+  }
+  bool foldsPePermutation() const { return !destPe.empty(); }
+  /// Whether the step can run in place (each round pair writes the cells it
+  /// read).
+  bool canRunInPlace() const {
+    return destSlotWeight == slotWeight && keepsPeDigit;
+  }
 };
+
+/// A run of chunk elements sent as one router transfer: `elems` elements
+/// from byte `first` of the chunk, `bytes` of data in one send of the next
+/// power of two up to 8 bytes (wider elements go in 8-byte parts, one
+/// element at a time).
+struct DigitExchangeChunk {
+  int64_t first = 0;
+  unsigned elems = 0, bytes = 0;
+};
+/// The transfers of one chunk of `chunk` elements of `elemBytes` each:
+/// as many elements per send as fit in 64 bits (003 5.6.3).
+std::vector<DigitExchangeChunk> digitExchangeChunks(int64_t chunk,
+                                                    unsigned elemBytes);
+
+/// A run of one high part's chunk inside a router transfer: `bytes` from
+/// byte `first` of the chunk, at byte `at` of the value sent.
+struct DigitExchangePiece {
+  int64_t high = 0;
+  uint64_t first = 0;
+  unsigned bytes = 0, at = 0;
+};
+/// One router send of the exchange: its pieces, `elems` elements, `bytes`
+/// of data sent in the next power of two.
+struct DigitExchangeTransfer {
+  std::vector<DigitExchangePiece> pieces;
+  unsigned elems = 0, bytes = 0;
+};
+/// What one round pair of `shape` sends, and the copies of the diagonal
+/// (elements that stay on their PE): sequences of transfers, each stored
+/// just after the next one of its sequence is loaded (in place along a
+/// folded permutation's cycles, so that every store lands on cells already
+/// read). The rounds pack the chunks of several high parts into one 64-bit
+/// send (3 high parts of 3 u8 elements go as 8 + 1 elements, not 3 + 3 +
+/// 3): every piece's loads and stores are paid, only sends are saved
+/// (assembling a value from several loads is register work, which fig. 5.2
+/// does not price, as it does not price address increments).
+struct DigitExchangeSequences {
+  std::vector<std::vector<DigitExchangeTransfer>> rounds, diagonal;
+};
+DigitExchangeSequences digitExchangeSequences(const DigitExchangeShape &shape,
+                                              unsigned elemBytes, bool inPlace);
 
 /// Whether the move `sources` (sourcesOf(from, to)) is one P/M digit
 /// exchange; fills `shape` if so. Reads the digits off the elements of PE 0
