@@ -21,13 +21,14 @@ struct Candidate {
 /// Whether a pricing machine prices `step` from the move's counts alone,
 /// or refuses it from them (GeneralExecute.cpp, priceExchangeByCounts): an
 /// exchange whose rounds come from pair counts, one in place that must
-/// fail, a digit exchange between different numbers of slots or PEs or
-/// with an element that keeps its PE but not its slot.
+/// fail, a digit exchange between different numbers of slots or PEs. (An
+/// element that keeps its PE but not its slot does not refuse a digit
+/// exchange: one with a memory permutation folded in moves such elements.)
 bool countsSuffice(const rt::GeneralStep &step, const GeneralPlanRequest &req,
                    const rt::MoveCounts &counts) {
   if (step.kind == GeneralStepKind::DigitExchange)
     return rt::slotsOf(req.src) != rt::slotsOf(req.dst) ||
-           rt::pesOf(req.src) != rt::pesOf(req.dst) || counts.localMoves() > 0;
+           rt::pesOf(req.src) != rt::pesOf(req.dst);
   if (step.kind != GeneralStepKind::Exchange)
     return false;
   if (step.inPlace)

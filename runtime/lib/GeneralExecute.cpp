@@ -280,11 +280,6 @@ bool GeneralStepRunner::run(std::string *why) {
     if (kind == GeneralStepKind::DigitExchange &&
         (slotsOf(from) != slotsOf(to) || pesOf(from) != pesOf(to)))
       return fail("a digit exchange keeps the number of slots and PEs");
-    // An element whose PE digit equals its slot digit stays in its cell,
-    // every other changes PE: none keeps its PE but not its slot.
-    if (kind == GeneralStepKind::DigitExchange && counts->localMoves() > 0)
-      return fail("an element keeps its PE but not its slot: not a digit "
-                  "exchange");
     bool done = false;
     if (kind == GeneralStepKind::Exchange) {
       const bool priced = priceExchangeByCounts(why, done);
