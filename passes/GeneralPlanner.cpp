@@ -21,14 +21,15 @@ struct Candidate {
 /// Whether a pricing machine prices `step` from the move's counts alone,
 /// or refuses it from them (GeneralExecute.cpp, priceExchangeByCounts): an
 /// exchange whose rounds come from pair counts, one in place that must
-/// fail, a digit exchange between different numbers of slots or PEs. (An
-/// element that keeps its PE but not its slot does not refuse a digit
-/// exchange: one with a memory permutation folded in moves such elements.)
+/// fail, a digit exchange between different numbers of slots or PEs or
+/// whose pair counts rule it out (rt::digitExchangeRefusal).
 bool countsSuffice(const rt::GeneralStep &step, const GeneralPlanRequest &req,
                    const rt::MoveCounts &counts) {
   if (step.kind == GeneralStepKind::DigitExchange)
     return rt::slotsOf(req.src) != rt::slotsOf(req.dst) ||
-           rt::pesOf(req.src) != rt::pesOf(req.dst);
+           rt::pesOf(req.src) != rt::pesOf(req.dst) ||
+           rt::digitExchangeRefusal(counts, rt::slotsOf(req.dst),
+                                    rt::pesOf(req.dst)) != nullptr;
   if (step.kind != GeneralStepKind::Exchange)
     return false;
   if (step.inPlace)
@@ -191,7 +192,8 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   Sources sources{req.src, req.dst, {}, false};
   const std::optional<rt::MoveCounts> counts =
       req.countByRuns && req.src.dataSize() >= req.countByRunsFrom
-          ? rt::countMoveByRuns(req.src, req.dst)
+          ? rt::countMoveByRuns(req.src, req.dst, int64_t(1) << 16,
+                                rt::kCountingMinPerFamily)
           : std::nullopt;
   plan.lowerBound =
       counts ? rt::generalLowerBound(*counts, req.elemBytes, req.copy,

@@ -280,6 +280,10 @@ bool GeneralStepRunner::run(std::string *why) {
     if (kind == GeneralStepKind::DigitExchange &&
         (slotsOf(from) != slotsOf(to) || pesOf(from) != pesOf(to)))
       return fail("a digit exchange keeps the number of slots and PEs");
+    if (kind == GeneralStepKind::DigitExchange)
+      if (const char *no =
+              digitExchangeRefusal(*counts, slotsOf(to), pesOf(to)))
+        return fail(no);
     bool done = false;
     if (kind == GeneralStepKind::Exchange) {
       const bool priced = priceExchangeByCounts(why, done);

@@ -12,6 +12,38 @@
 
 using namespace mapc::rt;
 
+const char *mapc::rt::digitExchangeRefusal(const MoveCounts &counts,
+                                           int64_t slots, int64_t pes) {
+  const char *notSent =
+      "the elements do not go as in a digit exchange: every PE sends to the "
+      "same number b >= 2 of PEs, at most slots / b elements each";
+  // Pairs are sorted by source: count each PE's receivers and its largest
+  // pair.
+  int64_t base = -1, largest = 0, from = -1, receivers = 0, senders = 0;
+  auto closePe = [&] {
+    if (from < 0)
+      return true;
+    ++senders;
+    if (base < 0)
+      base = receivers;
+    return receivers == base;
+  };
+  for (const PePairCount &p : counts.pairs) {
+    if (int64_t(p.from) != from) {
+      if (!closePe())
+        return notSent;
+      from = p.from;
+      receivers = 0;
+    }
+    ++receivers;
+    largest = std::max(largest, p.count);
+  }
+  if (!closePe() || senders != pes || base < 2 || pes % base != 0 ||
+      slots % base != 0 || largest > slots / base)
+    return notSent;
+  return nullptr;
+}
+
 int64_t MoveCounts::localMoves() const {
   int64_t kept = 0, stays = 0;
   for (const PePairCount &p : pairs)
@@ -329,12 +361,21 @@ constexpr size_t kMostEntries = size_t(1) << 22;
 // the largest dim's families.
 std::optional<MoveCounts> mapc::rt::countMoveByRuns(const TileMap &from,
                                                     const TileMap &to,
-                                                    int64_t listLimit) {
+                                                    int64_t listLimit,
+                                                    int64_t minPerFamily) {
   std::optional<MoveByDims> mv = moveFamilies(from, to, listLimit);
   if (!mv)
     return std::nullopt;
   const size_t dims = mv->dims.size();
   if (dims > 1 && !mv->peByDim)
+    return std::nullopt;
+  // Families of a few elements each (digit maps of small digits) cost more
+  // to count than the table of sources: leave those to it.
+  size_t families = 0;
+  for (const std::vector<MoveFamily> &fams : mv->dims)
+    families += fams.size();
+  if (int64_t(families) * minPerFamily >
+      std::max(from.dataSize(), to.dataSize()))
     return std::nullopt;
   MoveCounts c;
   c.stay.assign(size_t(std::max<int64_t>(1, std::max(pesOf(from), pesOf(to)))),

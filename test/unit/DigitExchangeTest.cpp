@@ -13,6 +13,7 @@
 #include "ir/KTile.h"
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/General.h"
+#include "mapc/runtime/MoveCounts.h"
 #include "passes/GeneralPlanner.h"
 
 #include "gtest/gtest.h"
@@ -189,6 +190,12 @@ TEST(DigitExchange, RandomFoldedSteps) {
     std::string why;
     ASSERT_TRUE(rt::findDigitExchange(c.from, c.to, sources, d, &why))
         << "run " << run << ": " << why;
+    // The planner's refusal from the move's counts never refuses it.
+    EXPECT_EQ(
+        rt::digitExchangeRefusal(rt::countMoveByElements(c.from, c.to, sources),
+                                 rt::slotsOf(c.to), rt::pesOf(c.to)),
+        nullptr)
+        << "run " << run;
     folded += d.foldsPermutation();
     pesMoved += d.foldsPePermutation();
     const unsigned width =

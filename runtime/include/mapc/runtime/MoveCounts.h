@@ -85,9 +85,29 @@ MoveCounts countMoveByElements(const TileMap &from, const TileMap &to,
 /// when they are not of that kind or would take too many families.
 /// `listLimit`: the most runs a layout is listed by one by one before it
 /// must be taken period by period (tests lower it to reach those paths).
+/// `minPerFamily`: nothing either when the families hold fewer elements
+/// than this on average (digit maps of small digits), where the table of
+/// sources is the quicker way (the planner passes kCountingMinPerFamily).
 std::optional<MoveCounts> countMoveByRuns(const TileMap &from,
                                           const TileMap &to,
-                                          int64_t listLimit = int64_t(1) << 16);
+                                          int64_t listLimit = int64_t(1) << 16,
+                                          int64_t minPerFamily = 0);
+
+/// The planner's `minPerFamily`: measured on 003 6.2.1's digit
+/// permutations (90,000 elements on 1000 PEs), which plan in 2 ms from the
+/// table and took 36-149 ms counted by families.
+constexpr int64_t kCountingMinPerFamily = 256;
+
+/// Why no digit exchange (DigitExchange.h) can make a move of these counts
+/// between layouts of `slots` slots on `pes` PEs, or null when the counts
+/// do not rule one out. In a digit exchange of base b every PE sends its
+/// elements of each of the b values of the exchanged memory digit (slots /
+/// b cells each) to a PE that receives only that value, so every PE sends
+/// to exactly b PEs, itself perhaps among them, at most slots / b elements
+/// each, and b >= 2 divides the slots and the PEs; a memory permutation
+/// folded in moves elements within a PE, so that alone refuses nothing.
+const char *digitExchangeRefusal(const MoveCounts &counts, int64_t slots,
+                                 int64_t pes);
 
 /// Whether an exchange step of `sends` elements between other PEs over
 /// `pairs` (sender, receiver) pairs is priced from its pair counts
