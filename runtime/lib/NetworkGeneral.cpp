@@ -198,12 +198,7 @@ int64_t mapc::rt::timeRoute(const NetworkShape &shape,
     for (size_t i = 0; i < moves.size(); ++i)
       order[start[rank[i]]++] = uint32_t(i);
   }
-  std::vector<int32_t> strides;
-  int32_t stride = 1;
-  for (unsigned len : shape.dims) {
-    strides.push_back(stride);
-    stride *= int32_t(len);
-  }
+  const std::vector<int32_t> strides = nodeStrides(shape);
   const unsigned perNode = linksPerNode(shape);
   LinkCalendar calendar(size_t(shape.nodeCount()) * perNode, shape.diameter());
   std::vector<Hop> path;
@@ -267,12 +262,7 @@ int64_t mapc::rt::routeOrderBound(const NetworkShape &shape,
   // of them takes before it and after it. The link moves one a cycle, the
   // first at the earliest after `before` hops, and the last still has at
   // least `after` to go.
-  std::vector<int32_t> strides;
-  int32_t stride = 1;
-  for (unsigned len : shape.dims) {
-    strides.push_back(stride);
-    stride *= int32_t(len);
-  }
+  const std::vector<int32_t> strides = nodeStrides(shape);
   const RoutePaths paths(shape);
   const unsigned perNode = linksPerNode(shape);
   const size_t links = size_t(shape.nodeCount()) * perNode;

@@ -93,12 +93,7 @@ int64_t timeByReservation(const NetworkShape &shape,
   if (!std::is_sorted(walks.begin(), walks.end(), byKey))
     std::sort(walks.begin(), walks.end(), byKey);
 
-  std::vector<int32_t> strides;
-  int32_t stride = 1;
-  for (unsigned len : shape.dims) {
-    strides.push_back(stride);
-    stride *= int32_t(len);
-  }
+  const std::vector<int32_t> strides = nodeStrides(shape);
   const unsigned perNode = linksPerNode(shape);
   const size_t links = size_t(shape.nodeCount()) * perNode;
   LinkCalendar calendar(links, 64, maxBitmapWords);

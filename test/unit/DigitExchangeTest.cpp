@@ -23,6 +23,7 @@
 
 using namespace mapc;
 using mapc::test::digitTile;
+using mapc::test::oneStepPlan;
 
 namespace {
 
@@ -120,15 +121,8 @@ TEST(DigitExchange, SixElementRowsInOneSend) {
   std::vector<int64_t> bases = {6, 6, 6};
   KTile from = digitTile(bases, {0, 1}, {2}),
         to = digitTile(bases, {0, 2}, {1});
-  rt::GeneralPlan plan;
-  plan.source = from;
-  plan.dest = to;
-  plan.elemBytes = 1;
-  rt::GeneralStep s;
-  s.kind = rt::GeneralStepKind::DigitExchange;
-  s.to = to;
-  s.inPlace = true;
-  plan.steps = {s};
+  rt::GeneralPlan plan = oneStepPlan(
+      from, to, rt::GeneralStepKind::DigitExchange, /*inPlace=*/true);
   rt::MasPar m(6, 1, 3 * 36, 16);
   rt::Regions regions{{36}, {36}, {72}};
   std::string why;
@@ -156,15 +150,8 @@ TEST(DigitExchange, FindsFoldedPermutation) {
   EXPECT_TRUE(d.foldsPermutation());
   EXPECT_FALSE(d.canRunInPlace());
   // Not in place: the step refuses rather than overwrite what it reads.
-  rt::GeneralPlan plan;
-  plan.source = from;
-  plan.dest = to;
-  plan.elemBytes = 1;
-  rt::GeneralStep s;
-  s.kind = rt::GeneralStepKind::DigitExchange;
-  s.to = to;
-  s.inPlace = true;
-  plan.steps = {s};
+  rt::GeneralPlan plan = oneStepPlan(
+      from, to, rt::GeneralStepKind::DigitExchange, /*inPlace=*/true);
   EXPECT_LT(rt::predictGeneralStep(plan, 0, {3, 1, 16}, {}), 0);
   plan.steps[0].inPlace = false;
   EXPECT_GT(rt::predictGeneralStep(plan, 0, {3, 1, 16}, {}), 0);

@@ -3,6 +3,7 @@
 #define MAPC_TEST_UNIT_DIGITTILE_H
 
 #include "ir/KTile.h"
+#include "mapc/runtime/General.h"
 
 #include <vector>
 
@@ -30,6 +31,23 @@ inline KTile digitTile(const std::vector<int64_t> &bases,
     dp *= bases[l];
   t.device = {SpaceDim::plain(dm), SpaceDim::plain(dp)};
   return t;
+}
+
+/// A plan of one step of `kind` from `from` to `to` (tests that run or
+/// price a single step).
+inline rt::GeneralPlan oneStepPlan(const KTile &from, const KTile &to,
+                                   rt::GeneralStepKind kind, bool inPlace,
+                                   unsigned elemBytes = 1) {
+  rt::GeneralPlan plan;
+  plan.source = from;
+  plan.dest = to;
+  plan.elemBytes = elemBytes;
+  rt::GeneralStep s;
+  s.kind = kind;
+  s.to = to;
+  s.inPlace = inPlace;
+  plan.steps = {s};
+  return plan;
 }
 
 } // namespace mapc::test

@@ -24,6 +24,7 @@
 
 using namespace mapc;
 using mapc::test::digitTile;
+using mapc::test::oneStepPlan;
 
 namespace {
 
@@ -493,15 +494,8 @@ TEST(GeneralRemap, DigitExchangeRejects) {
   KTile from = digitTile(bases, {0}, {1}), to = digitTile(bases, {1}, {0});
   to.kdims[0].sense = Sense::Minus;
   ASSERT_TRUE(to.verify().empty());
-  rt::GeneralPlan plan;
-  plan.source = from;
-  plan.dest = to;
-  plan.elemBytes = 1;
-  rt::GeneralStep s;
-  s.kind = rt::GeneralStepKind::DigitExchange;
-  s.to = to;
-  s.inPlace = true;
-  plan.steps = {s};
+  rt::GeneralPlan plan = oneStepPlan(
+      from, to, rt::GeneralStepKind::DigitExchange, /*inPlace=*/true);
   rt::MasPar m(6, 1, 64, 16);
   rt::Regions regions{{0}, {0}, {32}};
   std::string why;

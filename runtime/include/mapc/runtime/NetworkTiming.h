@@ -99,6 +99,16 @@ int64_t timeCycleByCycle(const NetworkShape &shape,
 inline unsigned linkSlot(const NetworkShape &shape, const Hop &h) {
   return shape.cube ? h.dim : 2u * h.dim + (h.dir < 0);
 }
+/// Each dim's step in node numbers (dim 0 fastest).
+inline std::vector<int32_t> nodeStrides(const NetworkShape &shape) {
+  std::vector<int32_t> strides;
+  int32_t stride = 1;
+  for (unsigned len : shape.dims) {
+    strides.push_back(stride);
+    stride *= int32_t(len);
+  }
+  return strides;
+}
 inline unsigned linksPerNode(const NetworkShape &shape) {
   return unsigned(shape.dims.size()) * (shape.cube ? 1 : 2);
 }
