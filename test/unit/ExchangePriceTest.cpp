@@ -9,6 +9,7 @@
 // elements must arrive.
 //
 //===----------------------------------------------------------------------===//
+#include "RandomHpf.h"
 #include "RandomTile.h"
 #include "ir/KTile.h"
 #include "mapc/runtime/Contents.h"
@@ -21,23 +22,6 @@
 #include <set>
 
 using namespace mapc;
-
-namespace {
-
-KTile randomHpf(std::mt19937 &rng, const std::vector<int64_t> &shape,
-                const std::vector<int64_t> &procs) {
-  std::vector<DistFormatSpec> f(shape.size());
-  for (size_t d = 0; d < shape.size(); ++d) {
-    f[d].kind = rng() % 2 ? DistFormatSpec::Block : DistFormatSpec::Cyclic;
-    if (f[d].kind == DistFormatSpec::Cyclic && rng() % 2)
-      f[d].arg = int64_t(1 + rng() % 9);
-  }
-  auto r = lowerDistribute(shape, f, procs);
-  EXPECT_TRUE(std::holds_alternative<KTile>(r));
-  return std::get<KTile>(r);
-}
-
-} // namespace
 
 TEST(ExchangePrice, PairPricedEqualsRun) {
   std::mt19937 rng(1125);
@@ -59,7 +43,8 @@ TEST(ExchangePrice, PairPricedEqualsRun) {
       shape = {n};
     else
       shape = {pick(30, 90), n / 60 + 2};
-    KTile a = randomHpf(rng, shape, procs), b = randomHpf(rng, shape, procs);
+    KTile a = test::randomBlockCyclic(rng, shape, procs),
+          b = test::randomBlockCyclic(rng, shape, procs);
     if (HasFailure())
       return;
     rt::GeneralPlan plan;
@@ -137,8 +122,8 @@ TEST(ExchangePrice, BoundNeverAboveThePrice) {
     if (run % 4 == 0) { // an HPF redistribution of a few thousand elements
       const std::vector<int64_t> procs = {machine.width, machine.height};
       const std::vector<int64_t> shape = {pick(10, 80), pick(10, 80)};
-      a = randomHpf(rng, shape, procs);
-      b = randomHpf(rng, shape, procs);
+      a = test::randomBlockCyclic(rng, shape, procs);
+      b = test::randomBlockCyclic(rng, shape, procs);
     } else {
       std::vector<int64_t> shape(pick(1, 3));
       for (int64_t &s : shape)

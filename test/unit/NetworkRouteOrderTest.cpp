@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DigitTile.h"
+#include "RandomHpf.h"
 #include "RandomTile.h"
 #include "ir/KTile.h"
 #include "mapc/runtime/NetworkExecute.h"
@@ -46,19 +47,6 @@ rt::NetworkShape randomNetwork(std::mt19937 &rng, int64_t pes) {
       return rt::NetworkShape::mesh(dims);
     ++dims[rng() % dims.size()];
   }
-}
-
-KTile randomHpf(std::mt19937 &rng, const std::vector<int64_t> &shape,
-                const std::vector<int64_t> &procs) {
-  std::vector<DistFormatSpec> f(shape.size());
-  for (size_t d = 0; d < shape.size(); ++d) {
-    f[d].kind = rng() % 2 ? DistFormatSpec::Block : DistFormatSpec::Cyclic;
-    if (f[d].kind == DistFormatSpec::Cyclic && rng() % 2)
-      f[d].arg = int64_t(1 + rng() % 9);
-  }
-  auto r = lowerDistribute(shape, f, procs);
-  EXPECT_TRUE(std::holds_alternative<KTile>(r));
-  return std::get<KTile>(r);
 }
 
 /// Two digit maps over the same bases: the digits shuffled and split
@@ -138,7 +126,8 @@ TEST(NetworkGeneral, SkippedOrdersChooseAsTimingAll) {
       std::vector<int64_t> shape;
       for (int64_t p : procs)
         shape.push_back(p + int64_t(rng() % (40 / procs.size())));
-      KTile x = randomHpf(rng, shape, procs), y = randomHpf(rng, shape, procs);
+      KTile x = test::randomBlockCyclic(rng, shape, procs),
+            y = test::randomBlockCyclic(rng, shape, procs);
       a = x;
       b = y;
       ++hpf;

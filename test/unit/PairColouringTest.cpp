@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mapc/runtime/PairColouring.h"
+#include "RandomHpf.h"
 #include "ir/KTile.h"
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/General.h"
@@ -87,24 +88,6 @@ TEST(PairColouring, RepeatedMatchingIsOneRound) {
   checkColouring(pairs, rounds, 3, 3, "matching");
 }
 
-namespace {
-
-/// A random HPF distribution of `shape` onto `procs`.
-KTile randomDistribution(std::mt19937 &rng, const std::vector<int64_t> &shape,
-                         const std::vector<int64_t> &procs) {
-  std::vector<DistFormatSpec> f(shape.size());
-  for (size_t d = 0; d < shape.size(); ++d) {
-    f[d].kind = rng() % 2 ? DistFormatSpec::Block : DistFormatSpec::Cyclic;
-    if (f[d].kind == DistFormatSpec::Cyclic && rng() % 2)
-      f[d].arg = int64_t(1 + rng() % 9);
-  }
-  auto r = lowerDistribute(shape, f, procs);
-  EXPECT_TRUE(std::holds_alternative<KTile>(r));
-  return std::get<KTile>(r);
-}
-
-} // namespace
-
 // Large exchange steps go by pair counts: their rounds are matchings, as
 // many as the busiest PE's sends or receipts, carrying every element that
 // changes PE once; planned and run, every element checks and the
@@ -120,8 +103,8 @@ TEST(PairColouring, LargeHpfRedistributions) {
         procs.size() == 1 ? std::vector<int64_t>{int64_t(2000 + rng() % 20000)}
                           : std::vector<int64_t>{int64_t(40 + rng() % 100),
                                                  int64_t(40 + rng() % 100)};
-    KTile a = randomDistribution(rng, shape, procs);
-    KTile b = randomDistribution(rng, shape, procs);
+    KTile a = test::randomBlockCyclic(rng, shape, procs);
+    KTile b = test::randomBlockCyclic(rng, shape, procs);
     const std::string what = "run " + std::to_string(run);
     const unsigned width = unsigned(procs[0]),
                    height = unsigned(procs.size() > 1 ? procs[1] : 1);
