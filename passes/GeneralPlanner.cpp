@@ -192,7 +192,8 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   Sources sources{req.src, req.dst, {}, false};
   const std::optional<rt::MoveCounts> counts =
       req.countByRuns && req.src.dataSize() >= req.countByRunsFrom
-          ? rt::countMoveByRuns(req.src, req.dst, int64_t(1) << 16,
+          ? rt::countMoveByRuns(req.src, req.dst,
+                                rt::countingListLimit(req.src.dataSize()),
                                 rt::kCountingMinPerFamily)
           : std::nullopt;
   plan.lowerBound =

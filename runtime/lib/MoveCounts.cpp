@@ -480,7 +480,8 @@ bool mapc::rt::exchangePairsApply(uint64_t sends, size_t pairs) {
 // A slot names every data dim's memory part: the product of each dim's
 // distinct parts.
 std::optional<int64_t> mapc::rt::heldSlotsByRuns(const TileMap &l) {
-  std::optional<MoveByDims> mv = moveFamilies(l, l);
+  std::optional<MoveByDims> mv =
+      moveFamilies(l, l, countingListLimit(l.dataSize()));
   if (!mv)
     return std::nullopt;
   int64_t held = 1;

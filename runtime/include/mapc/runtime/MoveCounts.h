@@ -38,6 +38,7 @@
 
 #include "mapc/runtime/TileMap.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -97,6 +98,14 @@ std::optional<MoveCounts> countMoveByRuns(const TileMap &from,
 /// permutations (90,000 elements on 1000 PEs), which plan in 2 ms from the
 /// table and took 36-149 ms counted by families.
 constexpr int64_t kCountingMinPerFamily = 256;
+
+/// The most runs the planner lists a layout of `elements` by one by one:
+/// more than one per kCountingMinPerFamily elements cannot pay.
+inline int64_t countingListLimit(int64_t elements) {
+  return std::max<int64_t>(
+      64,
+      std::min<int64_t>(int64_t(1) << 16, elements / kCountingMinPerFamily));
+}
 
 /// Why no digit exchange (DigitExchange.h) can make a move of these counts
 /// between layouts of `slots` slots on `pes` PEs, or null when the counts
