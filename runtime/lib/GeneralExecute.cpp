@@ -115,12 +115,8 @@ MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
         ++s.moved;
       }
       s.local &= ap == bp;
-      int64_t &r = readsFrom[size_t(bs)];
-      s.slotUniformTo &= r < 0 || r == as;
-      r = as;
-      int64_t &f = feeds[size_t(as)];
-      s.slotUniformFrom &= f < 0 || f == bs;
-      f = bs;
+      s.slotUniformTo &= sameAsBefore(readsFrom[size_t(bs)], as);
+      s.slotUniformFrom &= sameAsBefore(feeds[size_t(as)], bs);
     }
   return s;
 }

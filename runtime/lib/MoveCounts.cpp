@@ -88,17 +88,10 @@ MoveCounts mapc::rt::countMoveByElements(const TileMap &from, const TileMap &to,
       if (ap == bp)
         ++c.stay[size_t(ap)];
     }
-    int64_t &r = readsFrom[size_t(bs)];
-    c.slotUniformTo &= r < 0 || r == as;
-    r = as;
-    int64_t &f = feeds[size_t(as)];
-    c.slotUniformFrom &= f < 0 || f == bs;
-    f = bs;
-    if (ap == bp) {
-      int64_t &l = localRead[size_t(bs)];
-      c.localUniform &= l < 0 || l == as;
-      l = as;
-    }
+    c.slotUniformTo &= sameAsBefore(readsFrom[size_t(bs)], as);
+    c.slotUniformFrom &= sameAsBefore(feeds[size_t(as)], bs);
+    if (ap == bp)
+      c.localUniform &= sameAsBefore(localRead[size_t(bs)], as);
   }
   if (dense) {
     for (int64_t p = 0; p < fromPes; ++p)

@@ -35,7 +35,8 @@ inline KTile digitTile(const std::vector<int64_t> &bases,
 
 /// A plan of one step of `kind` from `from` to `to` (tests that run or
 /// price a single step).
-inline rt::GeneralPlan oneStepPlan(const KTile &from, const KTile &to,
+inline rt::GeneralPlan oneStepPlan(const rt::TileMap &from,
+                                   const rt::TileMap &to,
                                    rt::GeneralStepKind kind, bool inPlace,
                                    unsigned elemBytes = 1) {
   rt::GeneralPlan plan;

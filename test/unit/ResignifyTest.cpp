@@ -24,6 +24,7 @@
 
 using namespace mapc;
 using mapc::test::digitTile;
+using mapc::test::oneStepPlan;
 
 namespace {
 
@@ -57,20 +58,13 @@ void runPlan(const rt::GeneralPlan &plan, const rt::MachineShape &shape,
 rt::GeneralPlan oneStep(const rt::TileMap &src, const rt::TileMap &dst,
                         rt::GeneralStepKind kind, bool inPlace, bool copy,
                         unsigned elemBytes, const rt::MachineShape &shape) {
-  rt::GeneralPlan plan;
-  plan.source = src;
-  plan.dest = dst;
-  plan.elemBytes = elemBytes;
+  rt::GeneralPlan plan = oneStepPlan(src, dst, kind, inPlace, elemBytes);
   plan.copy = copy;
-  rt::GeneralStep s;
-  s.kind = kind;
-  s.to = dst;
-  s.inPlace = inPlace;
-  plan.steps = {s};
-  if (!copy && !inPlace) {
-    s.kind = rt::GeneralStepKind::Local;
-    s.inPlace = false;
-    plan.steps.push_back(s);
+  if (!copy && !inPlace) { // the copy back into the source's array
+    rt::GeneralStep back = plan.steps[0];
+    back.kind = rt::GeneralStepKind::Local;
+    back.inPlace = false;
+    plan.steps.push_back(back);
   }
   for (size_t i = 0; i < plan.steps.size(); ++i)
     plan.steps[i].predictedTicks =

@@ -54,6 +54,14 @@ struct PePairCount {
   }
 };
 
+/// Records `value` in `seen` (negative: nothing yet) and says whether it
+/// is what was seen before: one pass decides whether a map is uniform.
+inline bool sameAsBefore(int64_t &seen, int64_t value) {
+  const bool same = seen < 0 || seen == value;
+  seen = value;
+  return same;
+}
+
 /// The counts of a move between two layouts that replicate nothing.
 struct MoveCounts {
   int64_t elements = 0;
