@@ -9,11 +9,19 @@
 #include "mapc/runtime/NetworkTiming.h"
 
 #include <algorithm>
-#include <tuple>
 
 using namespace mapc::rt;
 
 namespace {
+
+/// The bits set in `x`, without the library call __builtin_popcount makes
+/// on a target without a popcount instruction (the default x86-64).
+unsigned popcount(uint32_t x) {
+  x -= (x >> 1) & 0x55555555u;
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0fu;
+  return (x * 0x01010101u) >> 24;
+}
 
 /// The copy of data element `d` in `from` nearest to `node` (the first of
 /// the nearest when several are), as a device cell.
@@ -57,7 +65,7 @@ public:
   /// NetworkShape::distance without its divisions.
   unsigned distance(uint32_t a, uint32_t b) const {
     if (shape.cube)
-      return unsigned(__builtin_popcount(a ^ b));
+      return popcount(a ^ b);
     unsigned d = 0;
     for (unsigned i = 0; i < dims; ++i) {
       const unsigned x = coords[size_t(a) * dims + i];
@@ -114,6 +122,84 @@ private:
   const NetworkShape &shape;
   unsigned dims, diameter;
   std::vector<uint32_t> coords; ///< nodes x dims, on a mesh
+};
+
+/// The directed links (node x linksPerNode + slot) of RoutePaths::build's
+/// path, visited in order without building it: the timing walks and the
+/// order bounds take every element's or flow's path, so a path costs no
+/// vector, no reverse or rotate, and a link costs no Hop.
+class RouteLinks {
+public:
+  explicit RouteLinks(const NetworkShape &shape)
+      : shape(shape), dims(unsigned(shape.dims.size())),
+        perNode(linksPerNode(shape)), strides(nodeStrides(shape)),
+        paths(shape) {}
+
+  const RoutePaths &table() const { return paths; }
+
+  /// Calls visit(link) for every link from `from` to `to` in `routeOrder`
+  /// (kRouteFarthestFirst ignored: it ranks, it does not route), until
+  /// visit returns false; returns whether every link was visited.
+  template <class Visit>
+  bool forEach(uint32_t from, uint32_t to, unsigned routeOrder,
+               Visit &&visit) const {
+    if (from == to || dims == 0)
+      return true;
+    const bool down = routeOrder & kRouteDimsDown;
+    // Rotated: from dim (from mod dims) on, wrapping around, which is
+    // build's rotation to the first run at or after that dim.
+    const unsigned first = routeOrder & kRouteRotated ? from % dims : 0;
+    if (shape.cube)
+      return cube(from, from ^ to, down, routeOrder & kRouteRotated, first,
+                  visit);
+    uint32_t node = from;
+    unsigned i = routeOrder & kRouteRotated ? first : down ? dims - 1 : 0;
+    for (unsigned k = 0; k < dims;
+         ++k, i = down ? (i ? i - 1 : dims - 1) : (i + 1 < dims ? i + 1 : 0)) {
+      const unsigned x = paths.coord(from, i), y = paths.coord(to, i);
+      if (x == y)
+        continue;
+      const unsigned slot = 2 * i + (y < x);
+      const int32_t step = y > x ? strides[i] : -strides[i];
+      for (unsigned s = y > x ? y - x : x - y; s > 0; --s) {
+        if (!visit(size_t(node) * perNode + slot))
+          return false;
+        node = uint32_t(int32_t(node) + step);
+      }
+    }
+    return true;
+  }
+
+private:
+  /// A cube's links: the differing bits, ascending (or descending when
+  /// `down`), those at or after `first` first when `rotated`.
+  template <class Visit>
+  bool cube(uint32_t node, uint64_t diff, bool down, bool rotated,
+            unsigned first, Visit &visit) const {
+    uint64_t parts[2] = {diff, 0};
+    if (rotated) {
+      // Up: bits >= first, then below; down: bits <= first, then above.
+      const uint64_t low =
+          down ? (uint64_t(2) << first) - 1 : (uint64_t(1) << first) - 1;
+      parts[0] = down ? diff & low : diff & ~low;
+      parts[1] = down ? diff & ~low : diff & low;
+    }
+    for (uint64_t m : parts)
+      while (m) {
+        const unsigned i = down ? 63u - unsigned(__builtin_clzll(m))
+                                : unsigned(__builtin_ctzll(m));
+        m &= ~(uint64_t(1) << i);
+        if (!visit(size_t(node) * perNode + i))
+          return false;
+        node ^= uint32_t(1) << i;
+      }
+    return true;
+  }
+
+  const NetworkShape &shape;
+  unsigned dims, perNode;
+  std::vector<int32_t> strides;
+  RoutePaths paths;
 };
 
 /// The cell destination cell `b` takes its element from in a route: its
@@ -183,13 +269,13 @@ int64_t mapc::rt::timeRoute(const NetworkShape &shape,
   // Keys are (priority, index). Farthest first ranks by path length, which
   // dimension order makes the distance; a counting sort keeps the index
   // order within a rank.
-  const RoutePaths paths(shape);
+  const RouteLinks links(shape);
   std::vector<uint32_t> order;
   if (routeOrder & kRouteFarthestFirst) {
     const unsigned diameter = shape.diameter();
     std::vector<uint32_t> start(diameter + 2, 0), rank(moves.size());
     for (size_t i = 0; i < moves.size(); ++i) {
-      rank[i] = diameter - paths.distance(moves[i].from, moves[i].to);
+      rank[i] = diameter - links.table().distance(moves[i].from, moves[i].to);
       ++start[rank[i] + 1];
     }
     for (unsigned r = 0; r <= diameter; ++r)
@@ -198,26 +284,20 @@ int64_t mapc::rt::timeRoute(const NetworkShape &shape,
     for (size_t i = 0; i < moves.size(); ++i)
       order[start[rank[i]]++] = uint32_t(i);
   }
-  const std::vector<int32_t> strides = nodeStrides(shape);
-  const unsigned perNode = linksPerNode(shape);
-  LinkCalendar calendar(size_t(shape.nodeCount()) * perNode, shape.diameter());
-  std::vector<Hop> path;
+  // No clear() here: the calendar need not list the links it dirties.
+  LinkCalendar calendar(size_t(shape.nodeCount()) * linksPerNode(shape),
+                        shape.diameter(), size_t(1) << 24,
+                        /*listTaken=*/false);
   uint32_t end = 0;
   for (size_t k = 0; k < moves.size(); ++k) {
     const RouteMove &m = moves[order.empty() ? k : order[k]];
     // The keys are ranked above: the hops need no priority.
-    paths.build(m.from, m.to, routeOrder & ~kRouteFarthestFirst, path);
-    uint32_t node = m.from, cycle = 0;
-    for (const Hop &h : path) {
-      const unsigned slot = linkSlot(shape, h);
-      for (uint32_t s = 0; s < h.count; ++s) {
-        cycle = calendar.takeAfter(size_t(node) * perNode + slot, cycle);
-        if (cycle == 0)
-          return -1; // past the bitmaps' cap
-        node = shape.cube ? node ^ (uint32_t(1) << h.dim)
-                          : uint32_t(int64_t(node) + h.dir * strides[h.dim]);
-      }
-    }
+    uint32_t cycle = 0;
+    if (!links.forEach(m.from, m.to, routeOrder, [&](size_t link) {
+          cycle = calendar.takeAfter(link, cycle);
+          return cycle != 0;
+        }))
+      return -1; // past the bitmaps' cap
     end = std::max(end, cycle);
     // Elements finish once and for all in key order: the route takes at
     // least `end` cycles already.
@@ -227,30 +307,51 @@ int64_t mapc::rt::timeRoute(const NetworkShape &shape,
   return int64_t(end);
 }
 
+std::vector<size_t> mapc::rt::routeLinks(const NetworkShape &shape,
+                                         uint32_t from, uint32_t to,
+                                         unsigned routeOrder) {
+  std::vector<size_t> out;
+  RouteLinks(shape).forEach(from, to, routeOrder, [&](size_t link) {
+    out.push_back(link);
+    return true;
+  });
+  return out;
+}
+
 std::vector<RouteFlow>
 mapc::rt::routeFlows(const NetworkShape &shape,
                      const std::vector<RouteMove> &moves) {
-  std::vector<RouteFlow> flows;
-  const uint64_t nodes = shape.nodeCount();
-  if (nodes * nodes <= (uint64_t(1) << 22)) {
-    // A table of every (from, to) pair: 4 bytes each, up to 2048 nodes.
-    std::vector<uint32_t> count(size_t(nodes * nodes), 0);
+  // The moves bucketed by source node (a counting sort), then each
+  // source's destinations counted with a stamp per node: work in moves and
+  // nodes, no nodes x nodes table. Flows come by source, each source's by
+  // destination.
+  const uint32_t nodes = shape.nodeCount();
+  std::vector<uint32_t> start(size_t(nodes) + 1, 0), to(moves.size());
+  for (const RouteMove &m : moves)
+    ++start[m.from + 1];
+  for (uint32_t n = 0; n < nodes; ++n)
+    start[n + 1] += start[n];
+  {
+    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
     for (const RouteMove &m : moves)
-      ++count[size_t(m.from) * nodes + m.to];
-    for (size_t i = 0; i < count.size(); ++i)
-      if (count[i])
-        flows.push_back({uint32_t(i / nodes), uint32_t(i % nodes), count[i]});
-    return flows;
+      to[fill[m.from]++] = m.to;
   }
-  std::vector<RouteMove> sorted = moves;
-  std::sort(sorted.begin(), sorted.end(),
-            [](const RouteMove &a, const RouteMove &b) {
-              return std::tie(a.from, a.to) < std::tie(b.from, b.to);
-            });
-  for (const RouteMove &m : sorted) {
-    if (flows.empty() || flows.back().from != m.from || flows.back().to != m.to)
-      flows.push_back({m.from, m.to, 0});
-    ++flows.back().count;
+  constexpr uint32_t kNone = ~uint32_t(0);
+  std::vector<uint32_t> stamp(nodes, kNone), at(nodes, 0);
+  std::vector<RouteFlow> flows;
+  for (uint32_t n = 0; n < nodes; ++n) {
+    const size_t first = flows.size();
+    for (uint32_t k = start[n]; k < start[n + 1]; ++k) {
+      if (stamp[to[k]] != n) {
+        stamp[to[k]] = n;
+        at[to[k]] = uint32_t(flows.size());
+        flows.push_back({n, to[k], 0});
+      }
+      ++flows[at[to[k]]].count;
+    }
+    std::sort(
+        flows.begin() + first, flows.end(),
+        [](const RouteFlow &a, const RouteFlow &b) { return a.to < b.to; });
   }
   return flows;
 }
@@ -262,28 +363,20 @@ int64_t mapc::rt::routeOrderBound(const NetworkShape &shape,
   // of them takes before it and after it. The link moves one a cycle, the
   // first at the earliest after `before` hops, and the last still has at
   // least `after` to go.
-  const std::vector<int32_t> strides = nodeStrides(shape);
-  const RoutePaths paths(shape);
-  const unsigned perNode = linksPerNode(shape);
-  const size_t links = size_t(shape.nodeCount()) * perNode;
+  const RouteLinks walk(shape);
+  const size_t links = size_t(shape.nodeCount()) * linksPerNode(shape);
   std::vector<uint64_t> load(links, 0);
   std::vector<uint32_t> before(links, ~0u), after(links, ~0u);
-  std::vector<Hop> path;
   for (const RouteFlow &f : flows) {
-    paths.build(f.from, f.to, routeOrder & ~kRouteFarthestFirst, path);
-    const uint32_t length = uint32_t(pathLength(path));
-    uint32_t node = f.from, done = 0;
-    for (const Hop &h : path) {
-      const unsigned slot = linkSlot(shape, h);
-      for (uint32_t s = 0; s < h.count; ++s, ++done) {
-        const size_t link = size_t(node) * perNode + slot;
-        load[link] += f.count;
-        before[link] = std::min(before[link], done);
-        after[link] = std::min(after[link], length - done - 1);
-        node = shape.cube ? node ^ (uint32_t(1) << h.dim)
-                          : uint32_t(int64_t(node) + h.dir * strides[h.dim]);
-      }
-    }
+    const uint32_t length = walk.table().distance(f.from, f.to);
+    uint32_t done = 0;
+    walk.forEach(f.from, f.to, routeOrder, [&](size_t link) {
+      load[link] += f.count;
+      before[link] = std::min(before[link], done);
+      after[link] = std::min(after[link], length - done - 1);
+      ++done;
+      return true;
+    });
   }
   uint64_t bound = 0;
   for (size_t l = 0; l < links; ++l)
@@ -384,6 +477,8 @@ mapc::rt::networkGeneralLowerBound(const NetworkShape &shape,
     for (size_t i = 0; i < dims; ++i) {
       unsigned x = paths.coord(from, unsigned(i));
       unsigned y = paths.coord(node, unsigned(i));
+      if (x == y)
+        continue; // crosses no cut of this dim (+1 and -1 at one place)
       auto &d = x < y ? up[i] : down[i];
       ++d[std::min(x, y)];
       --d[std::max(x, y)];

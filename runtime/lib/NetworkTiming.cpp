@@ -8,14 +8,17 @@
 #include "mapc/runtime/NetworkTiming.h"
 
 #include <algorithm>
+#include <cassert>
 #include <tuple>
 
 namespace mapc::rt {
 
-LinkCalendar::LinkCalendar(size_t links, uint64_t cycleHint, size_t maxWords)
-    : links(links), maxWords(maxWords),
+LinkCalendar::LinkCalendar(size_t links, uint64_t cycleHint, size_t maxWords,
+                           bool listTaken)
+    : links(links), maxWords(maxWords), listTaken(listTaken),
       words(std::max<size_t>(1, size_t((cycleHint + 64) / 64))),
-      bits(links * words, 0), firstFree(links, 1), dirty(links, 0) {}
+      bits(links * words, 0), firstFree(links, 1),
+      dirty(listTaken ? links : 0, 0) {}
 
 bool LinkCalendar::grow(size_t minWords) {
   size_t grown = std::max(minWords, 2 * words);
@@ -52,6 +55,7 @@ void LinkCalendar::markDirty(size_t link) {
 }
 
 void LinkCalendar::clear() {
+  assert(listTaken && "a calendar that lists no links cannot be cleared");
   for (uint32_t l : touched) {
     std::fill_n(&bits[size_t(l) * words], words, 0);
     firstFree[l] = 1;

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 #include <random>
 
 using namespace mapc;
@@ -244,4 +245,70 @@ TEST(NetworkGeneral, TimeRouteEqualsTheSimulation) {
     ++runs;
   }
   EXPECT_GT(moving, 500u);
+}
+
+// The walks' links without paths (rt::routeLinks, what timeRoute and
+// routeOrderBound walk) are generalRouteTransfers' paths, link by link, for
+// every element of random k-Tile pairs in every route order, on meshes of
+// any sides and on cubes; and routeFlows counts what a map of (source,
+// destination) pairs counts, in the same order.
+TEST(NetworkGeneral, RouteLinksAreTheTransfersPaths) {
+  std::mt19937 rng(20261126 + 11);
+  unsigned runs = 0, elements = 0;
+  while (runs < 1000) {
+    std::vector<int64_t> shape = randomShape(rng);
+    test::RandomTileSpec spec;
+    KTile a = test::randomTileFor(rng, shape, spec);
+    KTile b = test::randomTileFor(rng, shape, spec);
+    // Cubes of up to 10 dims (rotations start anywhere), meshes of 1-4.
+    rt::NetworkShape net = randomNetwork(rng);
+    if (runs % 3 == 0)
+      net = rt::NetworkShape::booleanCube(unsigned(rng() % 11));
+    else if (runs % 3 == 1) {
+      std::vector<unsigned> dims(1 + rng() % 4);
+      for (unsigned &d : dims)
+        d = 1 + unsigned(rng() % 9);
+      net = rt::NetworkShape::mesh(dims);
+    }
+    if (uint64_t(rt::pesOf(a)) > net.nodeCount() ||
+        uint64_t(rt::pesOf(b)) > net.nodeCount())
+      continue;
+    const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
+    const std::vector<int32_t> strides = rt::nodeStrides(net);
+    const unsigned perNode = rt::linksPerNode(net);
+    for (unsigned order = 0; order < 8; ++order)
+      for (const rt::Transfer &t :
+           rt::generalRouteTransfers(net, a, b, sources, 1, 0, 0, order)) {
+        std::vector<size_t> expected;
+        uint32_t node = t.node;
+        for (const rt::Hop &h : t.path)
+          for (uint32_t s = 0; s < h.count; ++s) {
+            expected.push_back(size_t(node) * perNode + rt::linkSlot(net, h));
+            node = net.cube ? node ^ (uint32_t(1) << h.dim)
+                            : uint32_t(int64_t(node) + h.dir * strides[h.dim]);
+          }
+        ASSERT_EQ(node, t.destNode);
+        ASSERT_EQ(rt::routeLinks(net, t.node, t.destNode, order), expected)
+            << "run " << runs << " order " << order << ": " << t.node << " -> "
+            << t.destNode;
+        elements += !expected.empty();
+      }
+    const std::vector<rt::RouteMove> moves =
+        rt::generalRouteMoves(net, a, b, sources);
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> counted;
+    for (const rt::RouteMove &m : moves)
+      ++counted[{m.from, m.to}];
+    std::vector<rt::RouteFlow> expected;
+    for (const auto &[pair, count] : counted)
+      expected.push_back({pair.first, pair.second, count});
+    const std::vector<rt::RouteFlow> flows = rt::routeFlows(net, moves);
+    ASSERT_EQ(flows.size(), expected.size()) << "run " << runs;
+    for (size_t k = 0; k < flows.size(); ++k)
+      ASSERT_TRUE(flows[k].from == expected[k].from &&
+                  flows[k].to == expected[k].to &&
+                  flows[k].count == expected[k].count)
+          << "run " << runs << " flow " << k;
+    ++runs;
+  }
+  EXPECT_GT(elements, 100000u);
 }

@@ -85,10 +85,18 @@ int64_t timeRoute(const NetworkShape &shape,
                   const std::vector<RouteMove> &moves, unsigned routeOrder,
                   int64_t stopAt = INT64_MAX);
 
+/// The directed links (node x linksPerNode + slot, NetworkTiming.h) that
+/// an element from node `from` to node `to` crosses in `routeOrder`, in
+/// order: generalRouteTransfers' path, as timeRoute and routeOrderBound
+/// walk it without building it.
+std::vector<size_t> routeLinks(const NetworkShape &shape, uint32_t from,
+                               uint32_t to, unsigned routeOrder);
+
 /// The elements of a route that share a source and a destination node.
 struct RouteFlow {
   uint32_t from, to, count;
 };
+/// The flows of `moves`, by source node and each source's by destination.
 std::vector<RouteFlow> routeFlows(const NetworkShape &shape,
                                   const std::vector<RouteMove> &moves);
 

@@ -38,13 +38,16 @@ namespace mapc::rt {
 /// earlier one is), so a queue of elements on a busy link costs no scan.
 class LinkCalendar {
 public:
-  /// `maxWords` caps the bitmaps (links x words of 64 cycles).
+  /// `maxWords` caps the bitmaps (links x words of 64 cycles). Without
+  /// `listTaken` the calendar does not list the links it takes cycles on,
+  /// one test and store less a take, and cannot be cleared.
   LinkCalendar(size_t links, uint64_t cycleHint = 64,
-               size_t maxWords = size_t(1) << 24);
+               size_t maxWords = size_t(1) << 24, bool listTaken = true);
 
   /// Takes the first free cycle after `ready` (>= ready + 1) on `link` and
   /// returns it; 0 when the bitmaps would pass their cap.
-  uint32_t takeAfter(size_t link, uint32_t ready) {
+  /// Inlined into the walks: the hop loop's one call.
+  [[gnu::always_inline]] uint32_t takeAfter(size_t link, uint32_t ready) {
     uint32_t c = std::max(ready + 1, firstFree[link]);
     const size_t w = c >> 6;
     // Most takes find their cycle free: one test, no scan.
@@ -54,10 +57,17 @@ public:
         return 0;
     }
     bits[link * words + (c >> 6)] |= uint64_t(1) << (c & 63);
-    if (!dirty[link])
+    if (listTaken && !dirty[link])
       markDirty(link);
-    if (c == firstFree[link]) // every cycle up to c is taken now
-      firstFree[link] = firstFreeFrom(link, uint64_t(c) + 1, false);
+    if (c == firstFree[link]) { // every cycle up to c is taken now
+      // Mostly the next cycle is free (or past the bitmap): no scan.
+      const uint32_t next = c + 1;
+      const size_t nw = next >> 6;
+      firstFree[link] =
+          nw >= words || !((bits[link * words + nw] >> (next & 63)) & 1)
+              ? next
+              : firstFreeFrom(link, next, false);
+    }
     return c;
   }
   /// Frees every cycle taken since the last clear (keeps the memory).
@@ -72,6 +82,7 @@ private:
   bool grow(size_t minWords);
 
   size_t links, maxWords;
+  bool listTaken;
   size_t words;                    ///< of 64 cycles per link
   std::vector<uint64_t> bits;      ///< links x words
   std::vector<uint32_t> firstFree; ///< per link
