@@ -62,6 +62,10 @@ public:
   unsigned coord(uint32_t node, unsigned dim) const {
     return shape.cube ? (node >> dim) & 1 : coords[size_t(node) * dims + dim];
   }
+  /// A mesh node's coordinates (dims of them).
+  const uint32_t *coordsOf(uint32_t node) const {
+    return &coords[size_t(node) * dims];
+  }
   /// NetworkShape::distance without its divisions.
   unsigned distance(uint32_t a, uint32_t b) const {
     if (shape.cube)
@@ -152,11 +156,12 @@ public:
     if (shape.cube)
       return cube(from, from ^ to, down, routeOrder & kRouteRotated, first,
                   visit);
+    const uint32_t *at = paths.coordsOf(from), *end = paths.coordsOf(to);
     uint32_t node = from;
     unsigned i = routeOrder & kRouteRotated ? first : down ? dims - 1 : 0;
     for (unsigned k = 0; k < dims;
          ++k, i = down ? (i ? i - 1 : dims - 1) : (i + 1 < dims ? i + 1 : 0)) {
-      const unsigned x = paths.coord(from, i), y = paths.coord(to, i);
+      const unsigned x = at[i], y = end[i];
       if (x == y)
         continue;
       const unsigned slot = 2 * i + (y < x);
@@ -365,23 +370,28 @@ int64_t mapc::rt::routeOrderBound(const NetworkShape &shape,
   // least `after` to go.
   const RouteLinks walk(shape);
   const size_t links = size_t(shape.nodeCount()) * linksPerNode(shape);
-  std::vector<uint64_t> load(links, 0);
-  std::vector<uint32_t> before(links, ~0u), after(links, ~0u);
+  // One record per link: a hop touches one cache line.
+  struct Crossing {
+    uint64_t load = 0;
+    uint32_t before = ~0u, after = ~0u;
+  };
+  std::vector<Crossing> at(links);
   for (const RouteFlow &f : flows) {
     const uint32_t length = walk.table().distance(f.from, f.to);
     uint32_t done = 0;
     walk.forEach(f.from, f.to, routeOrder, [&](size_t link) {
-      load[link] += f.count;
-      before[link] = std::min(before[link], done);
-      after[link] = std::min(after[link], length - done - 1);
+      Crossing &c = at[link];
+      c.load += f.count;
+      c.before = std::min(c.before, done);
+      c.after = std::min(c.after, length - done - 1);
       ++done;
       return true;
     });
   }
   uint64_t bound = 0;
-  for (size_t l = 0; l < links; ++l)
-    if (load[l])
-      bound = std::max(bound, before[l] + load[l] + after[l]);
+  for (const Crossing &c : at)
+    if (c.load)
+      bound = std::max(bound, c.before + c.load + c.after);
   return int64_t(bound);
 }
 
@@ -474,15 +484,24 @@ mapc::rt::networkGeneralLowerBound(const NetworkShape &shape,
     // destination copies.
     if (replicated || fanOut)
       continue;
-    for (size_t i = 0; i < dims; ++i) {
-      unsigned x = paths.coord(from, unsigned(i));
-      unsigned y = paths.coord(node, unsigned(i));
-      if (x == y)
-        continue; // crosses no cut of this dim (+1 and -1 at one place)
+    // Only the dims the element crosses count (+1 and -1 at one place
+    // otherwise): on a cube the differing bits.
+    auto cross = [&](size_t i, unsigned x, unsigned y) {
       auto &d = x < y ? up[i] : down[i];
       ++d[std::min(x, y)];
       --d[std::max(x, y)];
+    };
+    if (shape.cube) {
+      for (uint32_t diff = from ^ node; diff; diff &= diff - 1) {
+        const unsigned i = unsigned(__builtin_ctz(diff));
+        cross(i, (from >> i) & 1, (node >> i) & 1);
+      }
+      continue;
     }
+    const uint32_t *x = paths.coordsOf(from), *y = paths.coordsOf(node);
+    for (size_t i = 0; i < dims; ++i)
+      if (x[i] != y[i])
+        cross(i, x[i], y[i]);
   }
   // Without replication in the destination every cell needs its own
   // element, counted above; with it, each (node, element) pair once.

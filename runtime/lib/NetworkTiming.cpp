@@ -17,7 +17,8 @@ LinkCalendar::LinkCalendar(size_t links, uint64_t cycleHint, size_t maxWords,
                            bool listTaken)
     : links(links), maxWords(maxWords), listTaken(listTaken),
       words(std::max<size_t>(1, size_t((cycleHint + 64) / 64))),
-      bits(links * words, 0), firstFree(links, 1),
+      bits(links * words, 0), fullWords((words + 63) / 64),
+      full(links * fullWords, 0), firstFree(links, 1),
       dirty(listTaken ? links : 0, 0) {}
 
 bool LinkCalendar::grow(size_t minWords) {
@@ -29,6 +30,13 @@ bool LinkCalendar::grow(size_t minWords) {
     std::copy_n(&bits[l * words], words, &wider[l * grown]);
   bits.swap(wider);
   words = grown;
+  // The summaries, rebuilt for the wider rows (growing is rare).
+  fullWords = (words + 63) / 64;
+  full.assign(links * fullWords, 0);
+  for (size_t l = 0; l < links; ++l)
+    for (size_t w = 0; w < words; ++w)
+      if (bits[l * words + w] == ~uint64_t(0))
+        full[l * fullWords + w / 64] |= uint64_t(1) << (w % 64);
   return true;
 }
 
@@ -45,7 +53,24 @@ uint32_t LinkCalendar::firstFreeFrom(size_t link, uint64_t c, bool mayGrow) {
     uint64_t taken = bits[link * words + w] | ((uint64_t(1) << (c & 63)) - 1);
     if (~taken)
       return uint32_t((uint64_t(w) << 6) + unsigned(__builtin_ctzll(~taken)));
-    c = uint64_t(w + 1) << 6;
+    // On to the first word after w that is not full, by the summaries (a
+    // word past the bitmap counts as not full).
+    size_t next = w + 1;
+    for (;;) {
+      const size_t s = next >> 6;
+      if (s >= fullWords) {
+        next = std::max(next, words);
+        break;
+      }
+      const uint64_t open =
+          ~full[link * fullWords + s] & (~uint64_t(0) << (next & 63));
+      if (open) {
+        next = (s << 6) + unsigned(__builtin_ctzll(open));
+        break;
+      }
+      next = (s + 1) << 6;
+    }
+    c = uint64_t(next) << 6;
   }
 }
 
@@ -58,6 +83,7 @@ void LinkCalendar::clear() {
   assert(listTaken && "a calendar that lists no links cannot be cleared");
   for (uint32_t l : touched) {
     std::fill_n(&bits[size_t(l) * words], words, 0);
+    std::fill_n(&full[size_t(l) * fullWords], fullWords, 0);
     firstFree[l] = 1;
     dirty[l] = 0;
   }

@@ -35,7 +35,9 @@ namespace mapc::rt {
 
 /// The cycles each directed link is taken in, from cycle 1: a bitmap per
 /// link, grown as needed, and per link the first cycle not taken (every
-/// earlier one is), so a queue of elements on a busy link costs no scan.
+/// earlier one is), so a queue of elements on a busy link costs no scan;
+/// a bit per full word of 64 cycles lets a scan past a busy stretch skip
+/// 4096 cycles a step.
 class LinkCalendar {
 public:
   /// `maxWords` caps the bitmaps (links x words of 64 cycles). Without
@@ -56,7 +58,10 @@ public:
       if (c == 0)
         return 0;
     }
-    bits[link * words + (c >> 6)] |= uint64_t(1) << (c & 63);
+    uint64_t &word = bits[link * words + (c >> 6)];
+    word |= uint64_t(1) << (c & 63);
+    if (word == ~uint64_t(0)) // a full word: scans skip it by its summary
+      full[link * fullWords + (c >> 12)] |= uint64_t(1) << ((c >> 6) & 63);
     if (listTaken && !dirty[link])
       markDirty(link);
     if (c == firstFree[link]) { // every cycle up to c is taken now
@@ -85,6 +90,8 @@ private:
   bool listTaken;
   size_t words;                    ///< of 64 cycles per link
   std::vector<uint64_t> bits;      ///< links x words
+  size_t fullWords;                ///< words / 64, rounded up
+  std::vector<uint64_t> full;      ///< links x fullWords: a bit per full word
   std::vector<uint32_t> firstFree; ///< per link
   std::vector<uint8_t> dirty;      ///< per link: taken since the last clear
   std::vector<uint32_t> touched;   ///< the dirty links
