@@ -275,9 +275,9 @@ int64_t mapc::rt::timeRoute(const NetworkShape &shape,
   // dimension order makes the distance; a counting sort keeps the index
   // order within a rank.
   const RouteLinks links(shape);
+  const unsigned diameter = shape.diameter();
   std::vector<uint32_t> order;
   if (routeOrder & kRouteFarthestFirst) {
-    const unsigned diameter = shape.diameter();
     std::vector<uint32_t> start(diameter + 2, 0), rank(moves.size());
     for (size_t i = 0; i < moves.size(); ++i) {
       rank[i] = diameter - links.table().distance(moves[i].from, moves[i].to);
@@ -289,19 +289,27 @@ int64_t mapc::rt::timeRoute(const NetworkShape &shape,
     for (size_t i = 0; i < moves.size(); ++i)
       order[start[rank[i]]++] = uint32_t(i);
   }
-  // No clear() here: the calendar need not list the links it dirties.
-  LinkCalendar calendar(size_t(shape.nodeCount()) * linksPerNode(shape),
-                        shape.diameter(), size_t(1) << 24,
-                        /*listTaken=*/false);
+  // No clear() here: the calendar need not list the links it dirties. Its
+  // bitmaps start as deep as a link's load would be if every element went
+  // the longest way (at most twice the routes' times here), so that they
+  // seldom grow: each growth copies them.
+  const size_t linkCount = size_t(shape.nodeCount()) * linksPerNode(shape);
+  LinkCalendar calendar(linkCount,
+                        diameter + moves.size() * diameter /
+                                       std::max<size_t>(1, linkCount),
+                        size_t(1) << 24, /*listTaken=*/false);
   uint32_t end = 0;
   for (size_t k = 0; k < moves.size(); ++k) {
     const RouteMove &m = moves[order.empty() ? k : order[k]];
     // The keys are ranked above: the hops need no priority.
     uint32_t cycle = 0;
-    if (!links.forEach(m.from, m.to, routeOrder, [&](size_t link) {
-          cycle = calendar.takeAfter(link, cycle);
-          return cycle != 0;
-        }))
+    // Inlined: the hop loop's one call.
+    if (!links.forEach(
+            m.from, m.to,
+            routeOrder, [&](size_t link) __attribute__((always_inline)) {
+              cycle = calendar.takeAfter(link, cycle);
+              return cycle != 0;
+            }))
       return -1; // past the bitmaps' cap
     end = std::max(end, cycle);
     // Elements finish once and for all in key order: the route takes at

@@ -16,41 +16,34 @@ namespace mapc::rt {
 LinkCalendar::LinkCalendar(size_t links, uint64_t cycleHint, size_t maxWords,
                            bool listTaken)
     : links(links), maxWords(maxWords), listTaken(listTaken),
-      words(std::max<size_t>(1, size_t((cycleHint + 64) / 64))),
+      words(
+          std::max<size_t>(1, std::min(size_t((cycleHint + 64) / 64),
+                                       maxWords / std::max<size_t>(1, links)))),
       bits(links * words, 0), fullWords((words + 63) / 64),
-      full(links * fullWords, 0), firstFree(links, 1),
+      full(links * fullWords, 0), takenBelow(links, 1),
       dirty(listTaken ? links : 0, 0) {}
 
 bool LinkCalendar::grow(size_t minWords) {
   size_t grown = std::max(minWords, 2 * words);
   if (links * grown > maxWords)
     return false;
-  std::vector<uint64_t> wider(links * grown, 0);
-  for (size_t l = 0; l < links; ++l)
-    std::copy_n(&bits[l * words], words, &wider[l * grown]);
-  bits.swap(wider);
+  // Word-major: the new words (and summaries) are appended, empty.
+  bits.resize(links * grown, 0);
   words = grown;
-  // The summaries, rebuilt for the wider rows (growing is rare).
   fullWords = (words + 63) / 64;
-  full.assign(links * fullWords, 0);
-  for (size_t l = 0; l < links; ++l)
-    for (size_t w = 0; w < words; ++w)
-      if (bits[l * words + w] == ~uint64_t(0))
-        full[l * fullWords + w / 64] |= uint64_t(1) << (w % 64);
+  full.resize(links * fullWords, 0);
   return true;
 }
 
-uint32_t LinkCalendar::firstFreeFrom(size_t link, uint64_t c, bool mayGrow) {
+uint32_t LinkCalendar::scanFrom(size_t link, uint64_t c) {
   for (;;) {
     size_t w = size_t(c >> 6);
     if (w >= words) {
-      if (!mayGrow)
-        return uint32_t(c);
       if (!grow(w + 1))
         return 0;
     }
     // Cycles below c in this word count as taken.
-    uint64_t taken = bits[link * words + w] | ((uint64_t(1) << (c & 63)) - 1);
+    uint64_t taken = bits[w * links + link] | ((uint64_t(1) << (c & 63)) - 1);
     if (~taken)
       return uint32_t((uint64_t(w) << 6) + unsigned(__builtin_ctzll(~taken)));
     // On to the first word after w that is not full, by the summaries (a
@@ -63,7 +56,7 @@ uint32_t LinkCalendar::firstFreeFrom(size_t link, uint64_t c, bool mayGrow) {
         break;
       }
       const uint64_t open =
-          ~full[link * fullWords + s] & (~uint64_t(0) << (next & 63));
+          ~full[s * links + link] & (~uint64_t(0) << (next & 63));
       if (open) {
         next = (s << 6) + unsigned(__builtin_ctzll(open));
         break;
@@ -82,9 +75,11 @@ void LinkCalendar::markDirty(size_t link) {
 void LinkCalendar::clear() {
   assert(listTaken && "a calendar that lists no links cannot be cleared");
   for (uint32_t l : touched) {
-    std::fill_n(&bits[size_t(l) * words], words, 0);
-    std::fill_n(&full[size_t(l) * fullWords], fullWords, 0);
-    firstFree[l] = 1;
+    for (size_t w = 0; w < words; ++w)
+      bits[w * links + l] = 0;
+    for (size_t f = 0; f < fullWords; ++f)
+      full[f * links + l] = 0;
+    takenBelow[l] = 1;
     dirty[l] = 0;
   }
   touched.clear();

@@ -34,10 +34,10 @@
 namespace mapc::rt {
 
 /// The cycles each directed link is taken in, from cycle 1: a bitmap per
-/// link, grown as needed, and per link the first cycle not taken (every
-/// earlier one is), so a queue of elements on a busy link costs no scan;
-/// a bit per full word of 64 cycles lets a scan past a busy stretch skip
-/// 4096 cycles a step.
+/// link, grown as needed, a bit per full word of 64 cycles and per link a
+/// cycle below which all are taken, so that the first free cycle after an
+/// element's arrival is found in its word or, past a busy stretch, from
+/// the first cycle that can be free, 4096 cycles a step.
 class LinkCalendar {
 public:
   /// `maxWords` caps the bitmaps (links x words of 64 cycles). Without
@@ -50,51 +50,57 @@ public:
   /// returns it; 0 when the bitmaps would pass their cap.
   /// Inlined into the walks: the hop loop's one call.
   [[gnu::always_inline]] uint32_t takeAfter(size_t link, uint32_t ready) {
-    uint32_t c = std::max(ready + 1, firstFree[link]);
-    const size_t w = c >> 6;
-    // Most takes find their cycle free: one test, no scan.
-    if (w >= words || (bits[link * words + w] >> (c & 63)) & 1) {
-      c = firstFreeFrom(link, c);
+    uint32_t &below = takenBelow[link];
+    const uint32_t from = std::max(ready + 1, below);
+    const size_t w = from >> 6;
+    uint32_t c;
+    // Mostly a cycle at or after `from` in its word is free: one load, one
+    // store, no scan.
+    const uint64_t open =
+        w < words
+            ? ~(bits[w * links + link] | ((uint64_t(1) << (from & 63)) - 1))
+            : 0;
+    if (open) {
+      c = uint32_t((w << 6) + unsigned(__builtin_ctzll(open)));
+    } else {
+      c = scanFrom(link, from);
       if (c == 0)
         return 0;
     }
-    uint64_t &word = bits[link * words + (c >> 6)];
+    uint64_t &word = bits[(c >> 6) * links + link];
     word |= uint64_t(1) << (c & 63);
     if (word == ~uint64_t(0)) // a full word: scans skip it by its summary
-      full[link * fullWords + (c >> 12)] |= uint64_t(1) << ((c >> 6) & 63);
+      full[(c >> 12) * links + link] |= uint64_t(1) << ((c >> 6) & 63);
     if (listTaken && !dirty[link])
       markDirty(link);
-    if (c == firstFree[link]) { // every cycle up to c is taken now
-      // Mostly the next cycle is free (or past the bitmap): no scan.
-      const uint32_t next = c + 1;
-      const size_t nw = next >> 6;
-      firstFree[link] =
-          nw >= words || !((bits[link * words + nw] >> (next & 63)) & 1)
-              ? next
-              : firstFreeFrom(link, next, false);
-    }
+    // Every cycle from `below` to c was taken already: now c is too.
+    if (from == below)
+      below = c + 1;
     return c;
   }
   /// Frees every cycle taken since the last clear (keeps the memory).
   void clear();
 
 private:
-  /// The first cycle >= c not taken on `link` (growing the bitmaps when
-  /// `grow` is set; else the end of the bitmap counts as free); 0 past the
-  /// cap.
-  uint32_t firstFreeFrom(size_t link, uint64_t c, bool mayGrow = true);
+  /// The first cycle >= c not taken on `link`, growing the bitmaps as
+  /// needed; 0 past the cap.
+  uint32_t scanFrom(size_t link, uint64_t c);
   void markDirty(size_t link);
   bool grow(size_t minWords);
 
   size_t links, maxWords;
   bool listTaken;
-  size_t words;                    ///< of 64 cycles per link
-  std::vector<uint64_t> bits;      ///< links x words
-  size_t fullWords;                ///< words / 64, rounded up
-  std::vector<uint64_t> full;      ///< links x fullWords: a bit per full word
-  std::vector<uint32_t> firstFree; ///< per link
-  std::vector<uint8_t> dirty;      ///< per link: taken since the last clear
-  std::vector<uint32_t> touched;   ///< the dirty links
+  size_t words; ///< of 64 cycles per link
+  /// words x links, word-major: hops of a path in about the same cycles on
+  /// neighbouring links often share a cache line, and growing appends.
+  std::vector<uint64_t> bits;
+  size_t fullWords;           ///< words / 64, rounded up
+  std::vector<uint64_t> full; ///< fullWords x links: a bit per full word
+  /// Per link: every cycle below it is taken (where a take starts, so that
+  /// a queue of elements waiting from early on costs no scan).
+  std::vector<uint32_t> takenBelow;
+  std::vector<uint8_t> dirty;    ///< per link: taken since the last clear
+  std::vector<uint32_t> touched; ///< the dirty links
 };
 
 /// The cycles of `transfers` (paths checked by NetworkMachine::run), with
