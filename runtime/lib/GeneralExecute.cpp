@@ -13,6 +13,7 @@
 #include "ExchangePrice.h"
 #include "ExchangeRounds.h"
 #include "mapc/runtime/DigitExchange.h"
+#include "mapc/runtime/FastDivide.h"
 #include "mapc/runtime/Resignify.h"
 #include "mapc/runtime/TileWalk.h"
 
@@ -559,12 +560,14 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
   std::vector<int64_t> target(size_t(fromSlots), -1);
   SlotSends sends;
   sends.start.assign(size_t(fromSlots) + 1, 0);
+  // Source cells split into PE and slot without a divide instruction.
+  const Divider32 bySlots{uint64_t(fromSlots)};
   for (int64_t q = 0; q < toPes; ++q)
     for (int64_t t = 0; t < toSlots; ++t) {
       uint32_t a = sources[size_t(q * toSlots + t)];
       if (a == kNoSource)
         continue;
-      int64_t s = int64_t(a) % fromSlots;
+      int64_t s = bySlots.remainder(a);
       if (target[size_t(s)] >= 0 && target[size_t(s)] != t) {
         if (why)
           *why = "a source slot feeds two destination slots";
@@ -581,9 +584,11 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
     for (int64_t q = 0; q < toPes; ++q)
       for (int64_t t = 0; t < toSlots; ++t) {
         uint32_t a = sources[size_t(q * toSlots + t)];
-        if (a != kNoSource)
-          sends.pairs[fill[size_t(int64_t(a) % fromSlots)]++] = {
-              uint32_t(int64_t(a) / fromSlots), uint32_t(q)};
+        if (a != kNoSource) {
+          const uint32_t p = bySlots.quotient(a);
+          sends.pairs[fill[size_t(a - p * uint32_t(fromSlots))]++] = {
+              p, uint32_t(q)};
+        }
       }
   }
   if (inPlace)
