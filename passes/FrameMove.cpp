@@ -61,9 +61,18 @@ std::vector<uint32_t> mapc::frameSources(const rt::TileMap &from,
       if (to.kdims[l].tk > 1)
         cellsOfTo.add(to.kdims[l].tk, wf.slot[l] + wf.pe[l] * fromSlots);
   std::vector<uint32_t> src(size_t(to.deviceSize()), 0);
+  // The lowest digit is a plain loop; the odometer turns the others.
+  int64_t lowBase = 1, lowWeight = 0;
+  if (!cellsOfTo.base.empty()) {
+    lowBase = cellsOfTo.base[0];
+    lowWeight = cellsOfTo.weight[0];
+    cellsOfTo.base[0] = 1; // always 0 in the odometer
+  }
   int64_t at = 0;
-  for (uint32_t &s : src) {
-    s = uint32_t(at);
+  for (size_t c = 0; c < src.size();) {
+    for (int64_t v = 0, a = at; v < lowBase && c < src.size();
+         ++v, a += lowWeight)
+      src[c++] = uint32_t(a);
     cellsOfTo.step(at);
   }
   return src;
