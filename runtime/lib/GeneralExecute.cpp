@@ -165,6 +165,24 @@ void mapc::rt::stepRegions(const GeneralPlan &plan, size_t i,
 
 namespace {
 
+/// A slotwise send of the pricing machine: its width and (sender,
+/// receiver) pairs, which alone decide its router ticks.
+struct SendKey {
+  unsigned bytes;
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  bool operator==(const SendKey &o) const {
+    return bytes == o.bytes && pairs == o.pairs;
+  }
+};
+struct SendKeyHash {
+  size_t operator()(const SendKey &k) const {
+    uint64_t h = 0xcbf29ce484222325ull ^ k.bytes; // FNV-1a over the words
+    for (const auto &[p, q] : k.pairs)
+      h = (h ^ (uint64_t(p) << 32 | q)) * 0x100000001b3ull;
+    return size_t(h);
+  }
+};
+
 /// One step in progress: the transfers grouped by PE, and the widths.
 class GeneralStepRunner {
 public:
@@ -602,10 +620,11 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
   Plural dest(pes, 0);
   std::vector<uint32_t> copies(pes, 0);
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> byRound;
-  // Pricing only: the last send priced.
-  std::vector<std::pair<uint32_t, uint32_t>> lastPairs;
-  unsigned lastBytes = 0;
-  int64_t lastTicks = 0;
+  // Pricing only: every send priced so far (its width and pairs), as the
+  // slots of a digit permutation repeat a few lists of pairs, not always
+  // one after another; the last one looked up.
+  std::unordered_map<SendKey, int64_t, SendKeyHash> sendTicks;
+  const std::pair<const SendKey, int64_t> *last = nullptr;
   for (int64_t s = 0; s < fromSlots;) {
     const SlotSends::List list = sends.of(s);
     if (list.empty()) {
@@ -647,20 +666,24 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
         ledger.memory += m.cost().load[wb];
         for (size_t r = 0; r < byRound.size(); ++r) {
           if (!byRound[r].empty()) {
-            if (bytes != lastBytes || byRound[r] != lastPairs) {
-              for (const auto &[p, q] : byRound[r]) {
-                active[p] = 1;
-                dest[p] = q;
+            if (!last || bytes != last->first.bytes ||
+                byRound[r] != last->first.pairs) {
+              auto [it, fresh] =
+                  sendTicks.try_emplace(SendKey{bytes, byRound[r]}, 0);
+              if (fresh) {
+                for (const auto &[p, q] : byRound[r]) {
+                  active[p] = 1;
+                  dest[p] = q;
+                }
+                it->second = std::min(m.routerCost(bytes, dest, active, true),
+                                      m.routerCost(bytes, dest, active, false));
+                for (const auto &pq : byRound[r])
+                  active[pq.first] = 0;
               }
-              lastTicks = std::min(m.routerCost(bytes, dest, active, true),
-                                   m.routerCost(bytes, dest, active, false));
-              for (const auto &pq : byRound[r])
-                active[pq.first] = 0;
-              lastBytes = bytes;
-              lastPairs = byRound[r];
+              last = &*it;
             }
-            ledger.router += lastTicks;
-            ledger.routerSends += lastTicks > 0;
+            ledger.router += last->second;
+            ledger.routerSends += last->second > 0;
           }
           if (!byRound[r].empty() || (r == 0 && staying))
             ledger.memory += m.cost().store(wb);
