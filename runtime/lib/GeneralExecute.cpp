@@ -97,14 +97,16 @@ MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
   std::vector<int64_t> feeds(size_t(fromSlots), -1);
   std::vector<int64_t> perSource(size_t(std::max<int64_t>(1, pesOf(from))), 0);
   s.leaving.assign(perSource.size(), 0);
-  // Destination cells PE by PE, slot by slot: one division per held cell.
+  // Destination cells PE by PE, slot by slot: one division per held cell,
+  // by a multiplication (FastDivide.h).
+  const Divider32 bySlots{uint64_t(fromSlots)};
   const int64_t cells = int64_t(sources.size());
   for (int64_t bp = 0, b = 0; b < cells; ++bp)
     for (int64_t bs = 0; bs < toSlots && b < cells; ++bs, ++b) {
       if (sources[size_t(b)] == kNoSource)
         continue;
       const int64_t a = sources[size_t(b)];
-      const int64_t ap = a / fromSlots, as = a - ap * fromSlots;
+      const int64_t ap = bySlots.quotient(uint32_t(a)), as = a - ap * fromSlots;
       ++s.held;
       if (size_t(ap) < perSource.size()) {
         s.busiestSource = std::max(s.busiestSource, ++perSource[size_t(ap)]);
@@ -413,24 +415,29 @@ bool GeneralStepRunner::moveLocal(bool onlyLocal, std::string *why) {
   const int64_t toPes = pesOf(to);
   std::vector<int64_t> readSlot(size_t(toSlots), -1);
   bool uniform = true;
+  const Divider32 bySlots{uint64_t(fromSlots)};
   // A cell whose element comes from another PE, when onlyLocal.
   auto remote = [&](int64_t q, int64_t t) {
     uint32_t a = sources[size_t(q * toSlots + t)];
-    return a != kNoSource && int64_t(a) / fromSlots != q;
+    return a != kNoSource && int64_t(bySlots.quotient(a)) != q;
   };
   for (int64_t q = 0; q < toPes; ++q)
     for (int64_t t = 0; t < toSlots; ++t) {
       uint32_t a = sources[size_t(q * toSlots + t)];
-      if (a == kNoSource || (onlyLocal && remote(q, t)))
+      if (a == kNoSource)
         continue;
-      if (int64_t(a) / fromSlots != q) {
+      const int64_t ap = bySlots.quotient(a);
+      if (ap != q) {
+        if (onlyLocal)
+          continue;
         if (why)
           *why = "an element changes PE in a local step";
         return false;
       }
+      const int64_t as = int64_t(a) - ap * fromSlots;
       int64_t &r = readSlot[size_t(t)];
-      uniform &= r < 0 || r == int64_t(a) % fromSlots;
-      r = int64_t(a) % fromSlots;
+      uniform &= r < 0 || r == as;
+      r = as;
     }
   Mask active(pes, 0);
   if (inPlace) {
