@@ -1,5 +1,6 @@
 //===- DigitPlanner.cpp - 003 6.2.2's digit permutation in steps ----------===//
 #include "passes/DigitPlanner.h"
+#include "passes/FrameMove.h"
 
 #include <algorithm>
 #include <numeric>
@@ -123,50 +124,6 @@ bool everyCellHeld(const rt::TileMap &t) {
   return true;
 }
 
-/// rt::sourcesOf for two frames over the same digits in which every cell
-/// is held: each device digit keeps its value and moves to its place in
-/// `from` (a digit permutation, 003 6.2), without evaluating either map.
-std::vector<uint32_t> frameSources(const rt::TileMap &from,
-                                   const rt::TileMap &to) {
-  // Each digit's weight in the linear device address of both layouts.
-  auto weights = [](const rt::TileMap &t) {
-    std::vector<int64_t> w(t.kdims.size(), 0);
-    int64_t place = 1;
-    for (const auto &dim : t.m)
-      for (unsigned l : dim) {
-        w[l] = place;
-        place *= t.kdims[l].tk;
-      }
-    return w;
-  };
-  const std::vector<int64_t> wf = weights(from);
-  // Walk `to`'s cells in order: its device digits, least significant
-  // first, count like an odometer, and the source cell moves by each
-  // digit's weight in `from` (no division per cell).
-  std::vector<unsigned> order;
-  for (const auto &dim : to.m)
-    for (unsigned l : dim)
-      if (to.kdims[l].tk > 1)
-        order.push_back(l);
-  const int64_t cells = to.deviceSize();
-  std::vector<uint32_t> src(size_t(cells), 0);
-  std::vector<int64_t> value(order.size(), 0);
-  int64_t at = 0;
-  for (int64_t c = 0; c < cells; ++c) {
-    src[size_t(c)] = uint32_t(at);
-    for (size_t i = 0; i < order.size(); ++i) {
-      const unsigned l = order[i];
-      if (++value[i] < to.kdims[l].tk) {
-        at += wf[l];
-        break;
-      }
-      value[i] = 0;
-      at -= (to.kdims[l].tk - 1) * wf[l];
-    }
-  }
-  return src;
-}
-
 bool contains(const Digits &ds, unsigned l) {
   return std::find(ds.begin(), ds.end(), l) != ds.end();
 }
@@ -274,10 +231,21 @@ std::optional<rt::GeneralStep> Planner::step(const rt::TileMap &from,
 std::optional<rt::GeneralStep> Planner::price(const rt::TileMap &from,
                                               const rt::TileMap &to, bool first,
                                               bool digitExchangeOnly) {
-  const std::vector<uint32_t> sources = everyCellHeld(from) && everyCellHeld(to)
-                                            ? frameSources(from, to)
-                                            : rt::sourcesOf(from, to);
-  const rt::MoveShape shape = rt::analyseMove(from, to, sources);
+  // A digit permutation's shape comes from its digits (FrameMove.h); the
+  // elements each PE sends away only when an exchange is an option.
+  const bool frames = everyCellHeld(from) && everyCellHeld(to);
+  const std::vector<uint32_t> sources =
+      frames ? frameSources(from, to) : rt::sourcesOf(from, to);
+  FrameShape shape;
+  if (frames) {
+    shape = frameShape(from, to, false);
+    if (!digitExchangeOnly && !shape.local && !shape.slotUniformFrom)
+      shape.leaving = frameShape(from, to, true).leaving;
+  } else {
+    const rt::MoveShape all = rt::analyseMove(from, to, sources);
+    shape = {all.local, all.keepsSlots, all.slotUniformFrom, all.slotUniformTo,
+             all.leaving};
+  }
   const bool mayInPlace = !(first && req.copy);
   struct Option {
     GeneralStepKind kind;
@@ -324,10 +292,13 @@ std::optional<rt::GeneralStep> Planner::price(const rt::TileMap &from,
   one.copy = req.copy && first;
   // An exchange step is skipped unpriced when its bound cannot beat the
   // best option so far.
+  const bool exchangeOption =
+      !shape.local && !digitExchangeOnly && !shape.slotUniformFrom;
   const int64_t exchangeBound =
-      to.replicates() ? 0
-                      : rt::exchangeStepBound(shape.leaving, req.elemBytes,
-                                              req.shape, req.cost);
+      !exchangeOption || to.replicates()
+          ? 0
+          : rt::exchangeStepBound(shape.leaving, req.elemBytes, req.shape,
+                                  req.cost);
   for (const Option &o : options) {
     if (o.kind == GeneralStepKind::Exchange && best &&
         exchangeBound >= best->predictedTicks)

@@ -298,7 +298,16 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
           ? 0
           : rt::exchangeStepBound(shape.leaving, req.elemBytes, req.shape,
                                   req.cost);
+  // A 6.2.2 plan that ends with the copy back priced it on the same
+  // machine: the one-step candidates' copy back is that step.
   int64_t copyBack = -1;
+  for (const Candidate &c : candidates)
+    for (size_t i = 1; c.priced && i < c.steps.size(); ++i) {
+      const rt::GeneralStep &s = c.steps[i];
+      if (c.steps[i - 1].to == req.dst && s.to == req.dst &&
+          s.kind == GeneralStepKind::Local && !s.inPlace)
+        copyBack = s.predictedTicks;
+    }
   // A candidate left unpriced because its bound already loses.
   auto skipped = [&](const char *kind, const Candidate &c, int64_t bound) {
     prices += std::string(prices.empty() ? "" : ", ") + kind +

@@ -13,6 +13,7 @@
 #include "ExchangePrice.h"
 #include "ExchangeRounds.h"
 #include "mapc/runtime/DigitExchange.h"
+#include "mapc/runtime/FastDivide.h"
 #include "mapc/runtime/Resignify.h"
 #include "mapc/runtime/TileWalk.h"
 
@@ -96,14 +97,16 @@ MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
   std::vector<int64_t> feeds(size_t(fromSlots), -1);
   std::vector<int64_t> perSource(size_t(std::max<int64_t>(1, pesOf(from))), 0);
   s.leaving.assign(perSource.size(), 0);
-  // Destination cells PE by PE, slot by slot: one division per held cell.
+  // Destination cells PE by PE, slot by slot: one division per held cell,
+  // by a multiplication (FastDivide.h).
+  const Divider32 bySlots{uint64_t(fromSlots)};
   const int64_t cells = int64_t(sources.size());
   for (int64_t bp = 0, b = 0; b < cells; ++bp)
     for (int64_t bs = 0; bs < toSlots && b < cells; ++bs, ++b) {
       if (sources[size_t(b)] == kNoSource)
         continue;
       const int64_t a = sources[size_t(b)];
-      const int64_t ap = a / fromSlots, as = a - ap * fromSlots;
+      const int64_t ap = bySlots.quotient(uint32_t(a)), as = a - ap * fromSlots;
       ++s.held;
       if (size_t(ap) < perSource.size()) {
         s.busiestSource = std::max(s.busiestSource, ++perSource[size_t(ap)]);
@@ -163,6 +166,24 @@ void mapc::rt::stepRegions(const GeneralPlan &plan, size_t i,
 }
 
 namespace {
+
+/// A slotwise send of the pricing machine: its width and (sender,
+/// receiver) pairs, which alone decide its router ticks.
+struct SendKey {
+  unsigned bytes;
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  bool operator==(const SendKey &o) const {
+    return bytes == o.bytes && pairs == o.pairs;
+  }
+};
+struct SendKeyHash {
+  size_t operator()(const SendKey &k) const {
+    uint64_t h = 0xcbf29ce484222325ull ^ k.bytes; // FNV-1a over the words
+    for (const auto &[p, q] : k.pairs)
+      h = (h ^ (uint64_t(p) << 32 | q)) * 0x100000001b3ull;
+    return size_t(h);
+  }
+};
 
 /// One step in progress: the transfers grouped by PE, and the widths.
 class GeneralStepRunner {
@@ -394,24 +415,29 @@ bool GeneralStepRunner::moveLocal(bool onlyLocal, std::string *why) {
   const int64_t toPes = pesOf(to);
   std::vector<int64_t> readSlot(size_t(toSlots), -1);
   bool uniform = true;
+  const Divider32 bySlots{uint64_t(fromSlots)};
   // A cell whose element comes from another PE, when onlyLocal.
   auto remote = [&](int64_t q, int64_t t) {
     uint32_t a = sources[size_t(q * toSlots + t)];
-    return a != kNoSource && int64_t(a) / fromSlots != q;
+    return a != kNoSource && int64_t(bySlots.quotient(a)) != q;
   };
   for (int64_t q = 0; q < toPes; ++q)
     for (int64_t t = 0; t < toSlots; ++t) {
       uint32_t a = sources[size_t(q * toSlots + t)];
-      if (a == kNoSource || (onlyLocal && remote(q, t)))
+      if (a == kNoSource)
         continue;
-      if (int64_t(a) / fromSlots != q) {
+      const int64_t ap = bySlots.quotient(a);
+      if (ap != q) {
+        if (onlyLocal)
+          continue;
         if (why)
           *why = "an element changes PE in a local step";
         return false;
       }
+      const int64_t as = int64_t(a) - ap * fromSlots;
       int64_t &r = readSlot[size_t(t)];
-      uniform &= r < 0 || r == int64_t(a) % fromSlots;
-      r = int64_t(a) % fromSlots;
+      uniform &= r < 0 || r == as;
+      r = as;
     }
   Mask active(pes, 0);
   if (inPlace) {
@@ -559,12 +585,14 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
   std::vector<int64_t> target(size_t(fromSlots), -1);
   SlotSends sends;
   sends.start.assign(size_t(fromSlots) + 1, 0);
+  // Source cells split into PE and slot without a divide instruction.
+  const Divider32 bySlots{uint64_t(fromSlots)};
   for (int64_t q = 0; q < toPes; ++q)
     for (int64_t t = 0; t < toSlots; ++t) {
       uint32_t a = sources[size_t(q * toSlots + t)];
       if (a == kNoSource)
         continue;
-      int64_t s = int64_t(a) % fromSlots;
+      int64_t s = bySlots.remainder(a);
       if (target[size_t(s)] >= 0 && target[size_t(s)] != t) {
         if (why)
           *why = "a source slot feeds two destination slots";
@@ -581,9 +609,11 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
     for (int64_t q = 0; q < toPes; ++q)
       for (int64_t t = 0; t < toSlots; ++t) {
         uint32_t a = sources[size_t(q * toSlots + t)];
-        if (a != kNoSource)
-          sends.pairs[fill[size_t(int64_t(a) % fromSlots)]++] = {
-              uint32_t(int64_t(a) / fromSlots), uint32_t(q)};
+        if (a != kNoSource) {
+          const uint32_t p = bySlots.quotient(a);
+          sends.pairs[fill[size_t(a - p * uint32_t(fromSlots))]++] = {
+              p, uint32_t(q)};
+        }
       }
   }
   if (inPlace)
@@ -597,10 +627,11 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
   Plural dest(pes, 0);
   std::vector<uint32_t> copies(pes, 0);
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> byRound;
-  // Pricing only: the last send priced.
-  std::vector<std::pair<uint32_t, uint32_t>> lastPairs;
-  unsigned lastBytes = 0;
-  int64_t lastTicks = 0;
+  // Pricing only: every send priced so far (its width and pairs), as the
+  // slots of a digit permutation repeat a few lists of pairs, not always
+  // one after another; the last one looked up.
+  std::unordered_map<SendKey, int64_t, SendKeyHash> sendTicks;
+  const std::pair<const SendKey, int64_t> *last = nullptr;
   for (int64_t s = 0; s < fromSlots;) {
     const SlotSends::List list = sends.of(s);
     if (list.empty()) {
@@ -642,20 +673,24 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
         ledger.memory += m.cost().load[wb];
         for (size_t r = 0; r < byRound.size(); ++r) {
           if (!byRound[r].empty()) {
-            if (bytes != lastBytes || byRound[r] != lastPairs) {
-              for (const auto &[p, q] : byRound[r]) {
-                active[p] = 1;
-                dest[p] = q;
+            if (!last || bytes != last->first.bytes ||
+                byRound[r] != last->first.pairs) {
+              auto [it, fresh] =
+                  sendTicks.try_emplace(SendKey{bytes, byRound[r]}, 0);
+              if (fresh) {
+                for (const auto &[p, q] : byRound[r]) {
+                  active[p] = 1;
+                  dest[p] = q;
+                }
+                it->second = std::min(m.routerCost(bytes, dest, active, true),
+                                      m.routerCost(bytes, dest, active, false));
+                for (const auto &pq : byRound[r])
+                  active[pq.first] = 0;
               }
-              lastTicks = std::min(m.routerCost(bytes, dest, active, true),
-                                   m.routerCost(bytes, dest, active, false));
-              for (const auto &pq : byRound[r])
-                active[pq.first] = 0;
-              lastBytes = bytes;
-              lastPairs = byRound[r];
+              last = &*it;
             }
-            ledger.router += lastTicks;
-            ledger.routerSends += lastTicks > 0;
+            ledger.router += last->second;
+            ledger.routerSends += last->second > 0;
           }
           if (!byRound[r].empty() || (r == 0 && staying))
             ledger.memory += m.cost().store(wb);

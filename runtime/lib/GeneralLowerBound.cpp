@@ -26,7 +26,6 @@
 
 #include <algorithm>
 #include <set>
-#include <unordered_set>
 
 using namespace mapc::rt;
 
@@ -82,7 +81,11 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
   const bool replicating = dst.replicates();
   // Only a replicated destination reads a source cell for several cells.
   std::vector<uint8_t> read(replicating ? size_t(src.deviceSize()) : 0, 0);
-  std::unordered_set<uint64_t> deliveredTo; // (source cell, PE) pairs sent
+  // The last PE each source cell was sent to: the cells are walked PE by
+  // PE, so a (source cell, PE) pair already sent was sent within this PE's
+  // cells, and no other PE came between.
+  std::vector<uint32_t> lastSentTo(replicating ? size_t(src.deviceSize()) : 0,
+                                   UINT32_MAX);
   // Clusters come from a pricing-only machine: the same blocks as --run's.
   MasPar grid =
       MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
@@ -118,9 +121,11 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
     if (ap == bp)
       continue;
     // An element bound for several cells of one PE need travel only once.
-    if (replicating &&
-        !deliveredTo.insert(uint64_t(a) << 21 | uint64_t(bp)).second)
-      continue;
+    if (replicating) {
+      if (lastSentTo[size_t(a)] == uint32_t(bp))
+        continue;
+      lastSentTo[size_t(a)] = uint32_t(bp);
+    }
     // Every send goes through the cluster's connection, even to a PE of
     // the same cluster (MasPar.h's router model).
     const unsigned ca = grid.clusterOfPe(unsigned(ap));

@@ -1,0 +1,124 @@
+//===- FrameMove.cpp - a digit permutation read off its digits ------------===//
+#include "passes/FrameMove.h"
+
+#include <algorithm>
+
+using namespace mapc;
+
+namespace {
+
+/// Each digit's weight in a frame's slot number and in its PE number (003
+/// 3.2.2's skmap per digit): one of the two is 0.
+struct Weights {
+  std::vector<int64_t> slot, pe;
+  explicit Weights(const rt::TileMap &t)
+      : slot(t.kdims.size(), 0), pe(t.kdims.size(), 0) {
+    for (size_t dim = 0; dim < 2; ++dim) {
+      int64_t place = 1;
+      for (unsigned l : t.m[dim]) {
+        (dim == 0 ? slot : pe)[l] = place;
+        place *= t.kdims[l].tk;
+      }
+    }
+  }
+};
+
+/// An odometer over some digits, least significant first: `step` moves
+/// to the next value and returns what `weight` adds to a sum of
+/// digit x weight, false after the last.
+struct Odometer {
+  std::vector<int64_t> base, weight, value;
+  void add(int64_t b, int64_t w) {
+    base.push_back(b);
+    weight.push_back(w);
+    value.push_back(0);
+  }
+  bool step(int64_t &sum) {
+    for (size_t i = 0; i < base.size(); ++i) {
+      if (++value[i] < base[i]) {
+        sum += weight[i];
+        return true;
+      }
+      value[i] = 0;
+      sum -= (base[i] - 1) * weight[i];
+    }
+    return false;
+  }
+};
+
+} // namespace
+
+std::vector<uint32_t> mapc::frameSources(const rt::TileMap &from,
+                                         const rt::TileMap &to) {
+  // Walk `to`'s cells in order: its device digits, least significant
+  // first, count like an odometer, and the source cell moves by each
+  // digit's weight in `from`'s linear address.
+  const Weights wf(from);
+  const int64_t fromSlots = rt::slotsOf(from);
+  Odometer cellsOfTo;
+  for (const auto &dim : to.m)
+    for (unsigned l : dim)
+      if (to.kdims[l].tk > 1)
+        cellsOfTo.add(to.kdims[l].tk, wf.slot[l] + wf.pe[l] * fromSlots);
+  std::vector<uint32_t> src(size_t(to.deviceSize()), 0);
+  // The lowest digit is a plain loop; the odometer turns the others.
+  int64_t lowBase = 1, lowWeight = 0;
+  if (!cellsOfTo.base.empty()) {
+    lowBase = cellsOfTo.base[0];
+    lowWeight = cellsOfTo.weight[0];
+    cellsOfTo.base[0] = 1; // always 0 in the odometer
+  }
+  int64_t at = 0;
+  for (size_t c = 0; c < src.size();) {
+    for (int64_t v = 0, a = at; v < lowBase && c < src.size();
+         ++v, a += lowWeight)
+      src[c++] = uint32_t(a);
+    cellsOfTo.step(at);
+  }
+  return src;
+}
+
+FrameShape mapc::frameShape(const rt::TileMap &from, const rt::TileMap &to,
+                            bool withLeaving) {
+  const Weights wf(from), wt(to);
+  FrameShape s;
+  for (size_t l = 0; l < from.kdims.size(); ++l) {
+    if (from.kdims[l].tk < 2)
+      continue; // always 0: no weight matters
+    s.local &= wf.pe[l] == wt.pe[l];
+    s.keepsSlots &= wf.slot[l] == wt.slot[l];
+    s.slotUniformFrom &= wt.slot[l] == 0 || wf.slot[l] != 0;
+    s.slotUniformTo &= wf.slot[l] == 0 || wt.slot[l] != 0;
+  }
+  if (!withLeaving)
+    return s;
+  // PE by PE of the source (its digits as an odometer, tracking the part
+  // of the destination PE they give), the source memory digits bound for
+  // the PEs as another: a value whose destination PE is the source's
+  // stays, for every value of the memory digits that stay in memory
+  // (`perValue` of them).
+  Odometer sourcePe, toPes;
+  for (unsigned l : from.m[1])
+    if (from.kdims[l].tk > 1)
+      sourcePe.add(from.kdims[l].tk, wt.pe[l]);
+  int64_t perValue = 1;
+  for (size_t l = 0; l < from.kdims.size(); ++l)
+    if (from.kdims[l].tk > 1 && wf.pe[l] == 0) {
+      if (wt.pe[l] != 0)
+        toPes.add(from.kdims[l].tk, wt.pe[l]);
+      else
+        perValue *= from.kdims[l].tk;
+    }
+  const int64_t fromPes = rt::pesOf(from), fromSlots = rt::slotsOf(from);
+  s.leaving.assign(size_t(std::max<int64_t>(1, fromPes)), 0);
+  int64_t part = 0;
+  for (int64_t p = 0; p < fromPes; ++p) {
+    int64_t stays = 0, dest = part;
+    do
+      stays += dest == p;
+    while (toPes.step(dest));
+    s.leaving[size_t(p)] = fromSlots - stays * perValue;
+    sourcePe.step(part);
+  }
+  return s;
+}

@@ -1,0 +1,55 @@
+//===- FrameMove.h - a digit permutation read off its digits --------------===//
+//
+// 003 6.2.2's candidates (DigitPlanner.cpp) price a dozen moves between
+// digit frames (one memory and one PE device dim, each as long as the
+// product of its digits) over the same data digits, every cell held. Such
+// a move is a digit permutation (003 6.2): each digit keeps its value and
+// changes place, so a source cell's slot and PE are sums of one weight per
+// digit, and what the planner asks of the move follows from the weights:
+//
+// - no element changes PE iff every digit has the same PE weight on both
+//   sides (the PE numbers are linear in the digit values, each free to be
+//   0 or 1; likewise slots for "every element keeps its slot");
+// - each source slot feeds one destination slot iff every memory digit of
+//   the destination is a memory digit of the source (its value is then
+//   read off the source slot; else two cells of one source slot differing
+//   only in that digit land in different slots); and the other way round;
+// - the elements PE p sends away: those whose destination PE is not p. The
+//   destination PE depends on p's digits and the source memory digits that
+//   go to the PEs, not on those that stay in memory, so each value of the
+//   former stands for the product of the latter's bases.
+//
+// The table of sources is walked as an odometer of the destination's digits
+// (no division per cell).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAPC_PASSES_FRAMEMOVE_H
+#define MAPC_PASSES_FRAMEMOVE_H
+
+#include "mapc/runtime/General.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mapc {
+
+/// rt::sourcesOf(from, to) for two digit frames (device [memory, PEs],
+/// plain dims as long as their digits' product) over the same k-Tile dims,
+/// in which every cell holds one element.
+std::vector<uint32_t> frameSources(const rt::TileMap &from,
+                                   const rt::TileMap &to);
+
+/// What 003 6.2.2's planner reads of the move's rt::MoveShape, from the
+/// digits alone (frames as for frameSources): its fields as analyseMove
+/// gives them; `leaving` only if `withLeaving`, else empty.
+struct FrameShape {
+  bool local = true, keepsSlots = true;
+  bool slotUniformFrom = true, slotUniformTo = true;
+  std::vector<int64_t> leaving;
+};
+FrameShape frameShape(const rt::TileMap &from, const rt::TileMap &to,
+                      bool withLeaving);
+
+} // namespace mapc
+
+#endif // MAPC_PASSES_FRAMEMOVE_H

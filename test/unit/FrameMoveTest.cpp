@@ -1,0 +1,83 @@
+//===- FrameMoveTest.cpp - a digit permutation's table and shape in one walk
+//
+// frameSources and frameShape (passes/FrameMove.h) against rt::sourcesOf
+// and rt::analyseMove on random digit permutations between digit frames:
+// the same table, and the same flags and elements leaving each PE.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/FrameMove.h"
+#include "DigitTile.h"
+#include "mapc/runtime/General.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <random>
+
+using namespace mapc;
+using mapc::test::digitTile;
+
+namespace {
+
+/// Digits 0 .. n - 1 shuffled and cut in two non-empty device dims.
+void randomPlaces(std::mt19937_64 &rng, unsigned n, std::vector<unsigned> &mem,
+                  std::vector<unsigned> &pe) {
+  std::vector<unsigned> all(n);
+  for (unsigned l = 0; l < n; ++l)
+    all[l] = l;
+  std::shuffle(all.begin(), all.end(), rng);
+  const unsigned cut = 1 + unsigned(rng() % (n - 1));
+  mem.assign(all.begin(), all.begin() + cut);
+  pe.assign(all.begin() + cut, all.end());
+}
+
+TEST(FrameMove, EqualsTheTableAndItsAnalysis) {
+  std::mt19937_64 rng(11);
+  int moves = 0, local = 0, uniform = 0, identity = 0, leaves = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const unsigned n = 2 + unsigned(rng() % 4);
+    std::vector<int64_t> bases(n);
+    for (int64_t &b : bases)
+      b = 1 + int64_t(rng() % 6); // base 1 too: a digit that never counts
+    std::vector<unsigned> m1, p1, m2, p2;
+    randomPlaces(rng, n, m1, p1);
+    if (rng() % 5 == 0) {
+      m2 = m1; // the same cut: a memory or processor permutation
+      p2 = p1;
+      std::shuffle(m2.begin(), m2.end(), rng);
+      std::shuffle(p2.begin(), p2.end(), rng);
+    } else {
+      randomPlaces(rng, n, m2, p2);
+    }
+    const rt::TileMap from = digitTile(bases, m1, p1),
+                      to = digitTile(bases, m2, p2);
+    const std::vector<uint32_t> sources = rt::sourcesOf(from, to);
+    ASSERT_EQ(frameSources(from, to), sources) << "trial " << trial;
+    const rt::MoveShape slow = rt::analyseMove(from, to, sources);
+    const FrameShape s = frameShape(from, to, true);
+    EXPECT_EQ(s.local, slow.local) << "trial " << trial;
+    EXPECT_EQ(s.keepsSlots, slow.keepsSlots) << "trial " << trial;
+    EXPECT_EQ(s.slotUniformFrom, slow.slotUniformFrom) << "trial " << trial;
+    EXPECT_EQ(s.slotUniformTo, slow.slotUniformTo) << "trial " << trial;
+    EXPECT_EQ(s.leaving, slow.leaving) << "trial " << trial;
+    const FrameShape flags = frameShape(from, to, false);
+    EXPECT_TRUE(flags.leaving.empty());
+    EXPECT_EQ(flags.local, s.local);
+    EXPECT_EQ(flags.keepsSlots, s.keepsSlots);
+    EXPECT_EQ(flags.slotUniformFrom, s.slotUniformFrom);
+    EXPECT_EQ(flags.slotUniformTo, s.slotUniformTo);
+    ++moves;
+    local += slow.local;
+    leaves += !slow.local && !slow.slotUniformFrom;
+    uniform += slow.slotUniformFrom && slow.slotUniformTo;
+    identity += slow.identity;
+  }
+  // The random moves reach every kind of shape.
+  EXPECT_EQ(moves, 3000);
+  EXPECT_GT(local, 100);
+  EXPECT_GT(uniform, 300);
+  EXPECT_GT(identity, 10);
+  EXPECT_GT(leaves, 1000); // an exchange is an option: `leaving` is read
+}
+
+} // namespace
