@@ -99,19 +99,29 @@ TEST(MpiShm, PriceIsPiecesAndBytes) {
   c.tshrun = 2e-8;
   c.tq = 1e-6;
   Prediction p = predict(Algorithm::Shm, 0, t, c);
-  double want = 80 * c.tc + 2499 * c.tshrun + 24000 * c.tsh + 2 * (c.ts + c.tq);
+  // One round of waits (the addresses) and a posted "done".
+  double want =
+      80 * c.tc + 2499 * c.tshrun + 24000 * c.tsh + c.ts + c.to + c.tq;
   EXPECT_NEAR(p.seconds, want, 1e-15);
   EXPECT_EQ(p.algorithm, Algorithm::Shm);
   EXPECT_EQ(p.name(), "shm");
   EXPECT_EQ(p.steps, 1u);
   EXPECT_EQ(p.maxMessages, 1u);
   EXPECT_EQ(p.wireBytes, 24000u);
-  // The same synchronisation as the single-copy reads: with copies and
-  // reads free, the two prices are equal.
+  // The single-copy reads wait for the "done"s too: with copies and reads
+  // free, shm is cheaper by a start-up and a Tq less a To.
   LinkCosts free = c;
   free.tsh = free.tshrun = free.tr = free.tseg = free.tpiece = free.tcall = 0;
-  EXPECT_NEAR(predict(Algorithm::Shm, 0, t, free).seconds,
-              predict(Algorithm::Cma, 0, t, free).seconds, 1e-15);
+  EXPECT_NEAR(predict(Algorithm::Cma, 0, t, free).seconds -
+                  predict(Algorithm::Shm, 0, t, free).seconds,
+              c.ts + c.tq - c.to, 1e-15);
+  // Three peers: To for each further address and for each "done".
+  TrafficMatrix three;
+  three.ranks = 4;
+  three.elementBytes = 8;
+  three.counts = {0, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0};
+  EXPECT_NEAR(predict(Algorithm::Shm, 0, three, free).seconds,
+              c.ts + 5 * c.to + c.tq, 1e-15);
   // Offered to predictAll only when asked, and then picked when cheapest.
   for (const Prediction &q : predictAll(t, c, true))
     EXPECT_NE(q.algorithm, Algorithm::Shm);
@@ -121,10 +131,10 @@ TEST(MpiShm, PriceIsPiecesAndBytes) {
     offered |= q.algorithm == Algorithm::Shm;
   EXPECT_TRUE(offered);
   // A tie with cma goes to cma (listed first).
-  EXPECT_EQ(all.front().algorithm, Algorithm::Cma);
-  LinkCosts cheap = free;
-  cheap.tr = 1e-10;
-  EXPECT_EQ(predictAll(t, cheap, true, true).front().algorithm, Algorithm::Shm);
+  LinkCosts tie = free;
+  tie.ts = tie.to = tie.tq = 0;
+  EXPECT_EQ(predictAll(t, tie, true, true).front().algorithm, Algorithm::Cma);
+  EXPECT_EQ(predictAll(t, free, true, true).front().algorithm, Algorithm::Shm);
 }
 
 TEST(MpiShm, ChooseHonoursTheTransport) {
@@ -141,6 +151,7 @@ TEST(MpiShm, ChooseHonoursTheTransport) {
   cheap.tsh = 1e-13;
   cheap.tshrun = 0;
   cheap.ts = 1e-9;
+  cheap.to = 1e-9;
   o.transport = Transport::Auto;
   EXPECT_NE(chooseAlgorithm(t, cheap, o, true, false).algorithm,
             Algorithm::Shm);

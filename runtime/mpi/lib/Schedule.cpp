@@ -308,13 +308,17 @@ static Prediction predictCma(const TrafficMatrix &t, const LinkCosts &c) {
   return p;
 }
 
-/// The shared-memory transport: as the single-copy reads, with their
-/// synchronisation (two start-ups, To per further peer, two Tq), but each
+/// The shared-memory transport: the single-copy reads' protocol, but each
 /// origin's elements copied with memcpy out of its window: Tsh per byte and
-/// Tshrun per further piece. A piece ends where a source run or a
-/// destination run ends; the larger of the two run counts is the pieces'
-/// count when the ends coincide (a transpose: one source run, a piece per
-/// destination run), and at most their sum otherwise.
+/// Tshrun per further piece. Of the synchronisation only the addresses'
+/// round is waited for (a start-up, To per further peer, a Tq); the
+/// "done"s cost To each to post, their wait overlapped by the copies of
+/// the ranks that send them, which finish with this one's (4 ranks on 2
+/// cores at 4 KiB per rank: shm took 8.4 us, as one round predicts, where
+/// two rounds predict 16 us; docs/mpi.md "The model"). A piece ends where a
+/// source run or a destination run ends; the larger of the two run counts
+/// is the pieces' count when the ends coincide (a transpose: one source
+/// run, a piece per destination run), and at most their sum otherwise.
 static Prediction predictShm(const TrafficMatrix &t, const LinkCosts &c) {
   Prediction p;
   p.algorithm = Algorithm::Shm;
@@ -333,7 +337,7 @@ static Prediction predictShm(const TrafficMatrix &t, const LinkCosts &c) {
       ++peers;
     }
     if (peers)
-      time += 2 * (c.ts + c.to * (peers - 1) + c.tq);
+      time += c.ts + c.to * (2 * peers - 1) + c.tq;
     any |= peers > 0;
     p.maxMessages = std::max(p.maxMessages, peers);
     p.seconds = std::max(p.seconds, time);
