@@ -1,12 +1,12 @@
 // Calls the functions of a --emit=cpp --target=mpi translation unit through
 // its header on buffers from mapc_mpi_alloc_shared (MPI-3 shared windows):
 // under auto with the shared-memory copies priced free, the single-copy
-// reads and the messages dear (so auto picks shm wherever there is traffic), then with --mpi-transport=shm forced,
-// then on ordinary buffers with shm forced (the reads stand in). Every
-// element is checked on every rank. Rank 0 prints, per function and case,
-// "NAME CASE: verified, ran ALGORITHM, W from windows, F read" (W and F:
-// senders' sources copied out of windows and read with process_vm_readv,
-// summed over the ranks) or a mismatch.
+// reads and the messages dear (so auto picks shm wherever there is traffic),
+// then with --mpi-transport=shm forced, then on ordinary buffers with shm
+// forced (the reads stand in). Every element is checked on every rank. Rank 0
+// prints, per function and case, "NAME CASE: verified, ran ALGORITHM, W from
+// windows, F read" (W and F: senders' sources copied out of windows and read
+// with process_vm_readv, summed over the ranks) or a mismatch.
 #include "program.h"
 
 #include <cstdio>
