@@ -17,7 +17,9 @@ const char *kTableEntry = "struct MapcMpiRemap {\n"
 
 const char *kFunctionContract =
     "/// src: this rank's cells of the source layout, dst: of the\n"
-    "/// destination; collective over comm. 0 on success.\n";
+    "/// destination; collective over comm. 0 on success. Buffers from\n"
+    "/// mapc_mpi_alloc_shared(bytes, comm) let ranks of one node copy out of\n"
+    "/// each other's (the shm transport, chosen on the first call).\n";
 
 const char *kPlanDoc = "/// Its plan (the algorithm chosen and its price) "
                        "once a call has made\n"
@@ -59,7 +61,8 @@ void mapc::emitMpiSource(const std::vector<MpiEmitted> &remaps,
      << "    cache.plan.reset();\n"
      << "    mapc::rt::RemapSpec s = spec();\n"
      << "    auto r = mapc::mpi::MpiRemap::plan(\n"
-     << "        s, comm, optionsWanted, mapc::mpi::measureLinkCosts(comm));\n"
+     << "        s, comm, optionsWanted, mapc::mpi::measureLinkCosts(comm), "
+        "src);\n"
      << "    if (auto *why = std::get_if<std::string>(&r)) {\n"
      << "      std::fprintf(stderr, \"%s: %s\\n\", s.label.c_str(), "
         "why->c_str());\n"

@@ -12,10 +12,15 @@
 //   * the remap under every algorithm of 004 (Schedule.h) and alltoallv,
 //     and under the single-copy transport (cma, Cma.h) when the ranks can
 //     read each other's memory,
+//   * the remap under the shared-memory transport (shm, Shm.h) when the
+//     ranks share a node: its source and destination in MPI-3 shared
+//     windows (every other column, the baseline included, keeps its
+//     ordinary buffers),
 //
 // each the best of several runs (the slowest rank's time each run), and
-// marks with '*' the one the model picks (a plan with default options)
-// from the costs measured at start-up. Columns: seconds; the last two are
+// marks with '*' the one the model picks (a plan with default options and
+// the source in a shared window, so that shm is a candidate) from the
+// costs measured at start-up. Columns: seconds; the last two are
 // the pick against the fastest and against MPI_Alltoall (the issue's
 // goals: within 1.1x and 1.2x). A second table says where the time of
 // pairwise and cma goes (MpiRemap::lastTimes: pack, local copy, exchange,
@@ -165,6 +170,23 @@ private:
   std::unique_ptr<unsigned char, Free> aligned;
 };
 
+/// A zeroed part of a shared window (collective), or nothing.
+class WindowBuffer {
+public:
+  WindowBuffer(size_t bytes, MPI_Comm comm, bool shared) {
+    if (shared &&
+        !(at = static_cast<unsigned char *>(allocShared(bytes, comm))))
+      bench::die(kDriver, "MPI_Win_allocate_shared failed");
+  }
+  ~WindowBuffer() { freeShared(at); }
+  WindowBuffer(const WindowBuffer &) = delete;
+  WindowBuffer &operator=(const WindowBuffer &) = delete;
+  unsigned char *data() { return at; }
+
+private:
+  unsigned char *at = nullptr;
+};
+
 /// One row of the phase table.
 struct Phases {
   std::string size, variant;
@@ -227,6 +249,9 @@ int main(int argc, char **argv) {
   const CmaInfo &cma = cmaInfo(comm);
   if (cma.usable)
     variants.push_back({Algorithm::Auto, 0, "cma", Transport::Cma});
+  bool shm = ranks > 1 && cma.oneNode;
+  if (shm)
+    variants.push_back({Algorithm::Auto, 0, "shm", Transport::Shm});
   if (!only.empty()) {
     std::vector<Variant> kept;
     for (const std::string &name : only) {
@@ -262,6 +287,10 @@ int main(int argc, char **argv) {
                   costs.tcall);
     else
       std::printf("# cma: not usable: %s\n", cma.why.c_str());
+    if (shm)
+      std::printf("# shm: tsh=%.3g s/byte (%.2f GB/s), tshrun=%.3g s/piece; "
+                  "its buffers in shared windows\n",
+                  costs.tsh, 1e-9 / costs.tsh, costs.tshrun);
     std::printf("%-9s %10s", "per rank", "alltoall");
     for (const Variant &v : variants)
       std::printf(" %11s", v.name.c_str());
@@ -277,6 +306,11 @@ int main(int argc, char **argv) {
     Buffer src(size_t(sd.cells(rank)) * 8, anywhere),
         dst(size_t(dd.cells(rank)) * 8, anywhere);
     storeLocalPattern(spec.source, sd, rank, 8, 1, src.data());
+    // The shm column's buffers (page-aligned parts of shared windows).
+    WindowBuffer srcShm(shm ? src.size() : 0, comm, shm),
+        dstShm(shm ? dst.size() : 0, comm, shm);
+    if (shm)
+      std::memcpy(srcShm.data(), src.data(), src.size());
     double budget = 0.3 / rounds;
 
     // The baseline: the same bytes per rank in R pre-packed blocks.
@@ -291,7 +325,8 @@ int main(int argc, char **argv) {
 
     std::string pick;
     {
-      auto planned = MpiRemap::plan(spec, comm, MpiOptions{}, costs);
+      auto planned = MpiRemap::plan(spec, comm, MpiOptions{}, costs,
+                                    shm ? srcShm.data() : nullptr);
       if (auto *why = std::get_if<std::string>(&planned))
         bench::die(kDriver, "auto: " + *why);
       pick = std::get<MpiRemap>(planned).chosen().name();
@@ -302,24 +337,30 @@ int main(int argc, char **argv) {
       pick = "bruck2";
     // Every variant planned and checked once, then timed in rounds.
     std::vector<MpiRemap> remaps;
+    std::vector<std::pair<unsigned char *, unsigned char *>> buffers;
     for (const Variant &v : variants) {
       MpiOptions o;
       o.algorithm = v.a;
       o.radix = v.radix;
       o.transport = v.transport;
-      auto planned = MpiRemap::plan(spec, comm, o, costs);
+      bool windows = v.transport == Transport::Shm;
+      unsigned char *in = windows ? srcShm.data() : src.data(),
+                    *out = windows ? dstShm.data() : dst.data();
+      auto planned = MpiRemap::plan(spec, comm, o, costs, in);
       if (auto *why = std::get_if<std::string>(&planned))
         bench::die(kDriver, v.name + ": " + *why);
       MpiRemap &remap = std::get<MpiRemap>(planned);
-      std::fill(dst.begin(), dst.end(), 0);
-      remap.execute(src.data(), dst.data());
-      uint64_t bad =
-                   countLocalMismatches(spec.dest, dd, rank, 8, 1, dst.data()),
+      std::memset(out, 0, dst.size());
+      remap.execute(in, out);
+      uint64_t bad = countLocalMismatches(spec.dest, dd, rank, 8, 1, out),
                allBad = 0;
       MPI_Allreduce(&bad, &allBad, 1, MPI_UINT64_T, MPI_SUM, comm);
       if (allBad)
         bench::die(kDriver, v.name + " left elements in the wrong place");
+      if (windows && remap.lastTimes().shmFallbacks)
+        bench::die(kDriver, "shm read a source with process_vm_readv");
       remaps.push_back(std::move(remap));
+      buffers.push_back({in, out});
     }
     size_t pickAt = variants.size();
     for (size_t k = 0; k < variants.size(); ++k)
@@ -333,8 +374,9 @@ int main(int argc, char **argv) {
       double best = 1e30;
       for (size_t k = 0; k < variants.size(); ++k) {
         MpiRemap &remap = remaps[k];
-        timed[k + 1].push_back(bestOf(
-            comm, budget, [&] { remap.execute(src.data(), dst.data()); }));
+        unsigned char *in = buffers[k].first, *out = buffers[k].second;
+        timed[k + 1].push_back(
+            bestOf(comm, budget, [&] { remap.execute(in, out); }));
         // alltoallv is the baseline, not one of 004's algorithms.
         if (variants[k].a != Algorithm::Alltoallv)
           best = std::min(best, timed[k + 1].back().seconds);
@@ -364,15 +406,16 @@ int main(int argc, char **argv) {
     for (size_t k = 0; k < variants.size(); ++k) {
       const Variant &v = variants[k];
       MpiRemap &remap = remaps[k];
-      if (v.name == "pairwise" || v.name == "cma") {
+      if (v.name == "pairwise" || v.name == "cma" || v.name == "shm") {
         // The phases of the fastest of a few runs (this rank's total), in
         // wall and CPU time (not while timed above: the CPU clock costs).
         remap.setCpuTimes(true);
         ExecuteTimes best;
         double bestTotal = 1e30;
-        for (int k = 0; k < 5; ++k) {
+        unsigned char *in = buffers[k].first, *out = buffers[k].second;
+        for (int run = 0; run < 5; ++run) {
           MPI_Barrier(comm);
-          remap.execute(src.data(), dst.data());
+          remap.execute(in, out);
           const ExecuteTimes &e = remap.lastTimes();
           double total = e.pack + e.local + e.exchange + e.unpack;
           if (total < bestTotal) {
@@ -430,13 +473,14 @@ int main(int argc, char **argv) {
     }
   }
   if (rank == 0) {
-    std::printf("\n# where the time goes: per phase the slowest rank, "
-                "seconds; cpu: the same phases' CPU time (the exchange's "
-                "reads apart for cma; pack: pack and unpack)\n%-9s %-9s %10s "
-                "%10s %10s %10s %10s "
-                "%10s %10s %10s\n",
-                "per rank", "variant", "pack", "local", "exchange", "unpack",
-                "cpu:local", "cpu:exch", "cpu:read", "cpu:pack");
+    std::printf(
+        "\n# where the time goes: per phase the slowest rank, "
+        "seconds; cpu: the same phases' CPU time (the exchange's "
+        "reads apart for cma and shm; pack: pack and unpack)\n%-9s %-9s %10s "
+        "%10s %10s %10s %10s "
+        "%10s %10s %10s\n",
+        "per rank", "variant", "pack", "local", "exchange", "unpack",
+        "cpu:local", "cpu:exch", "cpu:read", "cpu:pack");
     for (const Phases &p : phases)
       std::printf("%-9s %-9s %10.3g %10.3g %10.3g %10.3g %10.3g %10.3g "
                   "%10.3g %10.3g\n",

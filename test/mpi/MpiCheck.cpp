@@ -8,10 +8,14 @@
 // gbutterfly, butterfly and Bruck with radix 3 to R), or with --all under
 // every one of them. --transport=messages keeps the single-copy transport
 // out of auto's choice; --transport=cma runs every statement once under it
-// (Cma.h). --in-place passes one buffer as both source and destination
+// (Cma.h); --transport=shm too, with the buffers in MPI-3 shared windows
+// (Shm.h). --in-place passes one buffer as both source and destination
 // (sized for the larger layout). Rank 0 prints one line per failure and
 //
 //   P programs, S statements, E executions verified on R ranks, F failures
+//
+// and, under shm, how many senders' sources were copied out of windows and
+// how many read with process_vm_readv instead (in place: the copy aside).
 //
 // and every rank exits non-zero when anything failed anywhere. One launch
 // covers thousands of remaps, where one mapc launch per program would spend
@@ -55,6 +59,33 @@ std::vector<Variant> variantsFor(int ranks) {
   return v;
 }
 
+/// A buffer in a shared window that grows (collectively) as needed: one
+/// window per statement would spend the test's time creating windows.
+class SharedPool {
+public:
+  unsigned char *get(size_t bytes) {
+    int grow = !at || bytes > capacity, anyGrow = 0;
+    MPI_Allreduce(&grow, &anyGrow, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (anyGrow) {
+      freeShared(at);
+      capacity = std::max(bytes, 2 * capacity);
+      at = static_cast<unsigned char *>(allocShared(capacity, MPI_COMM_WORLD));
+      if (!at)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return at;
+  }
+  /// Collective; before MPI_Finalize.
+  void release() {
+    freeShared(at);
+    at = nullptr;
+  }
+
+private:
+  unsigned char *at = nullptr;
+  size_t capacity = 0;
+};
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -86,8 +117,11 @@ int main(int argc, char **argv) {
     }
   }
   std::vector<Variant> variants = variantsFor(ranks);
-  if (transport == Transport::Cma)
+  if (transport == Transport::Cma || transport == Transport::Shm)
     variants = {{Algorithm::Auto, 0}};
+  bool shared = transport == Transport::Shm;
+  SharedPool srcPool, dstPool;
+  uint64_t shmCopies = 0, shmFallbacks = 0;
   for (int i = first; i < argc; ++i) {
     auto file = llvm::MemoryBuffer::getFile(argv[i]);
     if (!file) {
@@ -123,7 +157,9 @@ int main(int argc, char **argv) {
         options.transport = transport;
         auto planned = MpiRemap::plan(spec, MPI_COMM_WORLD, options, costs);
         std::string name =
-            transport == Transport::Cma ? "cma" : algorithmName(v.algorithm);
+            transport == Transport::Cma || transport == Transport::Shm
+                ? transportName(transport)
+                : algorithmName(v.algorithm);
         if (v.radix)
           name += "(r=" + std::to_string(v.radix) + ")";
         if (auto *why = std::get_if<std::string>(&planned)) {
@@ -144,7 +180,25 @@ int main(int argc, char **argv) {
           storeLocalPattern(spec.source, sd, rank, eb, tag, src.data());
         }
         unsigned char *in = inPlace ? dst.data() : src.data();
-        int ran = remap.execute(in, dst.data()), allRan = 0;
+        if (shared) {
+          // The same bytes, moved into the shared windows.
+          unsigned char *d = dstPool.get(dst.size());
+          std::copy(dst.begin(), dst.end(), d);
+          if (!inPlace) {
+            unsigned char *s = srcPool.get(src.size());
+            std::copy(src.begin(), src.end(), s);
+            in = s;
+          } else {
+            in = d;
+          }
+        }
+        unsigned char *out = shared ? dstPool.get(dst.size()) : dst.data();
+        int ran = remap.execute(in, out), allRan = 0;
+        if (shared) {
+          std::copy(out, out + dst.size(), dst.begin());
+          shmCopies += remap.lastTimes().shmCopies;
+          shmFallbacks += remap.lastTimes().shmFallbacks;
+        }
         uint64_t bad = countLocalMismatches(spec.dest, dd, rank, eb, tag,
                                             dst.data()),
                  allBad = 0;
@@ -170,6 +224,16 @@ int main(int argc, char **argv) {
     std::printf("%u programs, %u statements, %u executions verified on %d "
                 "ranks, %u failures\n",
                 programs, statements, verified, ranks, failures);
+  srcPool.release();
+  dstPool.release();
+  if (shared) {
+    uint64_t mine[2] = {shmCopies, shmFallbacks}, sum[2] = {0, 0};
+    MPI_Reduce(mine, sum, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+      std::printf("shm: %s senders' sources copied out of windows, %llu "
+                  "read with process_vm_readv\n",
+                  sum[0] ? "some" : "no", (unsigned long long)sum[1]);
+  }
   MPI_Finalize();
   return failures ? 1 : 0;
 }

@@ -137,11 +137,13 @@ TEST(MpiCma, PriceIsCallsRunsAndBytes) {
 }
 
 TEST(MpiCma, TransportNames) {
-  for (Transport t : {Transport::Auto, Transport::Messages, Transport::Cma})
+  for (Transport t :
+       {Transport::Auto, Transport::Messages, Transport::Cma, Transport::Shm})
     EXPECT_EQ(parseTransport(transportName(t)), t);
-  EXPECT_FALSE(parseTransport("shm"));
-  // cma is a transport, not a value of --mpi-algorithm.
+  EXPECT_FALSE(parseTransport("windows"));
+  // cma and shm are transports, not values of --mpi-algorithm.
   EXPECT_FALSE(parseAlgorithm("cma"));
+  EXPECT_FALSE(parseAlgorithm("shm"));
 }
 
 TEST(MpiCma, CostsParseAnySubsetOnce) {

@@ -34,10 +34,10 @@ cl::opt<std::string> mpiAlgorithm(
     cl::init("auto"), cl::cat(mpiOptionCategory()));
 cl::opt<std::string> mpiTransport(
     "mpi-transport",
-    cl::desc("How elements travel between ranks: auto, messages or cma "
-             "(single-copy reads with process_vm_readv, ranks on one node; "
-             "default auto: cma when every rank can read every other and "
-             "the model prices it cheapest)"),
+    cl::desc("How elements travel between ranks: auto, messages, cma "
+             "(single-copy reads with process_vm_readv, ranks on one node) "
+             "or shm (copies out of MPI-3 shared windows, ranks on one "
+             "node; default auto: the model's cheapest of those possible)"),
     cl::init("auto"), cl::cat(mpiOptionCategory()));
 cl::opt<unsigned> mpiRadix("mpi-radix",
                            cl::desc("Bruck's radix (default: the model's)"),
@@ -71,6 +71,12 @@ cl::opt<std::string> mpiCmaCosts(
              "tr=S,tseg=S,tpiece=S,tcall=S (seconds per byte read, per "
              "further source run, per further destination run, per system "
              "call; default: measured under mpirun)"),
+    cl::cat(mpiOptionCategory()));
+cl::opt<std::string> mpiShmCosts(
+    "mpi-shm-costs",
+    cl::desc("The shared-memory transport's costs, any of tsh=S,tshrun=S "
+             "(seconds per byte copied out of another rank's window, per "
+             "further piece copied; default: measured under mpirun)"),
     cl::cat(mpiOptionCategory()));
 // Test hook (test/mpi/errors.test): this rank spoils one element after the
 // checked run, so that the verdict path is exercised.
@@ -171,13 +177,15 @@ bool readOptions(int ranks, Setup &s, bool report) {
   if (!transport) {
     if (report)
       error() << "--mpi-transport=" << mpiTransport
-              << " is not a transport; use auto, messages or cma\n";
+              << " is not a transport; use auto, messages, cma or shm\n";
     return false;
   }
   s.options.transport = *transport;
-  if (*transport == Transport::Cma && *a != Algorithm::Auto) {
+  if ((*transport == Transport::Cma || *transport == Transport::Shm) &&
+      *a != Algorithm::Auto) {
     if (report)
-      error() << "--mpi-transport=cma reads every element directly and runs "
+      error() << "--mpi-transport=" << mpiTransport
+              << " reads every element directly and runs "
                  "no all-to-all algorithm; drop --mpi-algorithm="
               << mpiAlgorithm << " or use --mpi-transport=messages\n";
     return false;
@@ -218,6 +226,14 @@ bool readOptions(int ranks, Setup &s, bool report) {
       return false;
     }
   }
+  if (mpiShmCosts.getNumOccurrences()) {
+    std::string why = parseShmCosts(mpiShmCosts, s.options);
+    if (!why.empty()) {
+      if (report)
+        error() << "--mpi-shm-costs=" << mpiShmCosts << ": " << why << "\n";
+      return false;
+    }
+  }
   s.costsGiven = mpiTs.getNumOccurrences() && mpiTw.getNumOccurrences() &&
                  mpiTc.getNumOccurrences() && mpiTo.getNumOccurrences();
   return true;
@@ -231,15 +247,20 @@ void printCosts(const LinkCosts &c, const char *source, llvm::raw_ostream &os) {
      << " s/byte, tseg=" << seconds(c.tseg)
      << " s/source run, tpiece=" << seconds(c.tpiece)
      << " s/destination run, tcall=" << seconds(c.tcall) << " s/call\n";
+  os << "  shm costs: tsh=" << seconds(c.tsh)
+     << " s/byte, tshrun=" << seconds(c.tshrun) << " s/piece\n";
   if (c.tq > 0)
     os << "  oversubscribed: tq=" << seconds(c.tq)
        << " s per round of waits (more ranks than cores)\n";
 }
 
-/// Whether the single-copy transport can run: `why` says so or why not.
+/// Whether the single-copy transport can run: `why` says so or why not;
+/// the same for the shared-memory one.
 struct CmaState {
   bool usable = false;
   std::string why;
+  bool shmUsable = false;
+  std::string shmWhy;
 };
 
 /// --emit=plan's lines for one statement.
@@ -269,16 +290,17 @@ void printPlan(const rt::RemapSpec &spec, int ranks, const LinkCosts &c,
      << t.activeRanks() << " of " << ranks
      << " ranks send or receive; the busiest sends " << t.maxSendBytes()
      << " bytes\n";
-  Prediction chosen = chooseAlgorithm(t, c, options, cma.usable);
+  Prediction chosen = chooseAlgorithm(t, c, options, cma.usable, cma.shmUsable);
   os << "  choice: " << chosen.name() << " (" << chosen.steps << " steps, "
      << "predicted " << seconds(chosen.seconds) << " s"
      << (options.algorithm == Algorithm::Auto &&
-                 options.transport != Transport::Cma
+                 options.transport != Transport::Cma &&
+                 options.transport != Transport::Shm
              ? ", the model's cheapest"
              : ", as asked")
      << ")\n";
   auto print = [&](const Prediction &p, const std::string &note) {
-    bool reads = p.algorithm == Algorithm::Cma;
+    bool reads = p.algorithm == Algorithm::Cma || p.algorithm == Algorithm::Shm;
     os << "  model " << p.name() << ": " << seconds(p.seconds) << " s, "
        << p.steps << " steps, " << p.maxMessages
        << (reads ? " ranks read per rank at most, "
@@ -287,12 +309,15 @@ void printPlan(const rt::RemapSpec &spec, int ranks, const LinkCosts &c,
        << "\n";
   };
   bool withCma = cma.usable && options.transport != Transport::Messages;
-  for (const Prediction &p : predictAll(t, c, withCma))
+  bool withShm = cma.shmUsable && options.transport != Transport::Messages;
+  for (const Prediction &p : predictAll(t, c, withCma, withShm))
     print(p, p.algorithm == Algorithm::Alltoallv
                  ? " (no model: priced as mpich)"
                  : "");
   if (!withCma)
     print(predict(Algorithm::Cma, 0, t, c), " (" + cma.why + ")");
+  if (!withShm)
+    print(predict(Algorithm::Shm, 0, t, c), " (" + cma.shmWhy + ")");
   if (ranks > 1) {
     // 004's closed forms for the same bytes in uniform blocks (N in 8-byte
     // words of the whole array, Tw per word).
@@ -323,11 +348,31 @@ template <typename F> double bestOf(MPI_Comm comm, int runs, F &&f) {
   return best;
 }
 
+/// A rank's zeroed buffer: in a shared window (collective) or on the heap.
+class LocalBuffer {
+public:
+  LocalBuffer(size_t bytes, MPI_Comm comm, bool shared) {
+    if (shared)
+      window = static_cast<unsigned char *>(allocShared(bytes, comm));
+    if (!window)
+      heap.assign(std::max<size_t>(bytes, 1), 0);
+  }
+  ~LocalBuffer() { freeShared(window); }
+  LocalBuffer(const LocalBuffer &) = delete;
+  LocalBuffer &operator=(const LocalBuffer &) = delete;
+  unsigned char *data() { return window ? window : heap.data(); }
+  unsigned char &operator[](size_t k) { return data()[k]; }
+
+private:
+  unsigned char *window = nullptr;
+  std::vector<unsigned char> heap;
+};
+
 /// Runs, verifies and times one statement; rank 0 reports. Returns whether
 /// every rank verified every element.
 bool runStatement(const rt::RemapSpec &spec, uint64_t tag, MPI_Comm comm,
                   int rank, int ranks, const MpiOptions &options,
-                  const LinkCosts &costs, llvm::raw_ostream *os) {
+                  const LinkCosts &costs, bool shared, llvm::raw_ostream *os) {
   auto failed = [&](const std::string &why) {
     if (os)
       *os << spec.label << ": MISMATCH, the plan failed: " << why << "\n";
@@ -343,13 +388,15 @@ bool runStatement(const rt::RemapSpec &spec, uint64_t tag, MPI_Comm comm,
   if (!allFit)
     return failed("a rank would hold more than 256 MiB of one layout; use "
                   "more ranks");
-  auto planned = MpiRemap::plan(spec, comm, options, costs);
+  // On one node the arrays live in MPI-3 shared windows, so that the shm
+  // transport can copy out of them (the baseline keeps ordinary buffers).
+  LocalBuffer src(size_t(sd.cells(rank)) * eb, comm, shared),
+      dst(size_t(dd.cells(rank)) * eb, comm, shared);
+  storeLocalPattern(spec.source, sd, rank, unsigned(eb), tag, src.data());
+  auto planned = MpiRemap::plan(spec, comm, options, costs, src.data());
   if (auto *why = std::get_if<std::string>(&planned))
     return failed(*why);
   MpiRemap &remap = std::get<MpiRemap>(planned);
-  std::vector<unsigned char> src(size_t(remap.sourceCells()) * eb),
-      dst(size_t(remap.destCells()) * eb, 0);
-  storeLocalPattern(spec.source, sd, rank, unsigned(eb), tag, src.data());
   int ran = remap.execute(src.data(), dst.data()), allRan = 0;
   if (rank == corruptRank)
     for (int64_t k = 0; k < remap.destCells(); ++k)
@@ -435,6 +482,7 @@ int runUnderMpi(const Program &program, MpiMode mode, const MpiDriver &driver) {
   llvm::raw_ostream *os = rank == 0 ? &out->os() : nullptr;
 
   bool good = true;
+  bool shared = ranks > 1 && cmaInfo(comm).oneNode;
   try {
     if (mode == MpiMode::Plan) {
       CmaState cma;
@@ -442,8 +490,15 @@ int runUnderMpi(const Program &program, MpiMode mode, const MpiDriver &driver) {
         const CmaInfo &info = cmaInfo(comm);
         cma.usable = info.usable;
         cma.why = info.usable ? "" : "not usable: " + info.why;
+        // --run puts the arrays in shared windows when the ranks share a
+        // node.
+        cma.shmUsable = info.oneNode && ranks > 1;
+        cma.shmWhy = ranks == 1 ? "not usable: one rank"
+                                : "not usable: the ranks are on more than "
+                                  "one node";
       } else {
         cma.why = "not considered: --mpi-transport=messages";
+        cma.shmWhy = cma.why;
       }
       if (os)
         printCosts(costs, setup.costsGiven ? "given" : "measured", *os);
@@ -458,7 +513,7 @@ int runUnderMpi(const Program &program, MpiMode mode, const MpiDriver &driver) {
           if (program.arrays[i].name == st.array)
             tag = i + 1;
         good &= runStatement(remapSpecOf(program, st), tag, comm, rank, ranks,
-                             setup.options, costs, os);
+                             setup.options, costs, shared, os);
         if (os)
           os->flush();
       }
@@ -514,6 +569,8 @@ int mapc::runMpiTarget(const Program &program, MpiMode mode,
   cma.why = setup.options.transport == Transport::Messages
                 ? "not considered: --mpi-transport=messages"
                 : "chosen under mpirun when the ranks share a node";
+  cma.shmUsable = setup.options.transport == Transport::Shm;
+  cma.shmWhy = cma.why;
   for (const Statement &st : program.statements)
     printPlan(remapSpecOf(program, st), ranks, costs, setup.options, cma,
               out->os());

@@ -79,6 +79,7 @@ const CmaInfo &mapc::mpi::cmaInfo(MPI_Comm comm) {
   int nodeSize = 0;
   MPI_Comm_size(node, &nodeSize);
   MPI_Comm_free(&node);
+  info->oneNode = nodeSize == size;
   if (nodeSize != size) {
     ok = false;
     why = "the ranks are on more than one node";

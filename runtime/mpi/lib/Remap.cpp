@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -211,6 +212,9 @@ struct MpiRemap::Impl {
   /// its source cells and this rank's destination cells), the ranks that
   /// read from this one and those it reads from, their process ids.
   bool cma = false;
+  /// The shm transport (the same reads, copied out of shared windows), and
+  /// whether process_vm_readv can stand in for a source in no window.
+  bool shm = false, cmaUsable = false;
   std::vector<CmaReads> cmaReads;
   std::vector<int> cmaReaders, cmaOrigins;
   std::vector<int64_t> pids;
@@ -288,14 +292,16 @@ TrafficMatrix mapc::mpi::trafficOf(const rt::RemapSpec &spec, int ranks) {
 
 Prediction mapc::mpi::chooseAlgorithm(const TrafficMatrix &t,
                                       const LinkCosts &c,
-                                      const MpiOptions &options,
-                                      bool cmaUsable) {
+                                      const MpiOptions &options, bool cmaUsable,
+                                      bool shmUsable) {
   if (options.transport == Transport::Cma)
     return predict(Algorithm::Cma, 0, t, c);
+  if (options.transport == Transport::Shm)
+    return predict(Algorithm::Shm, 0, t, c);
+  bool any = options.transport == Transport::Auto;
   switch (options.algorithm) {
   case Algorithm::Auto:
-    return predictAll(t, c, cmaUsable && options.transport == Transport::Auto)
-        .front();
+    return predictAll(t, c, cmaUsable && any, shmUsable && any).front();
   case Algorithm::Bruck: {
     if (options.radix)
       return predict(Algorithm::Bruck, options.radix, t, c);
@@ -445,44 +451,67 @@ LinkCosts mapc::mpi::measureLinkCosts(MPI_Comm comm) {
     c.tcall = cma[2];
     c.tpiece = cma[4];
   }
+  // The shared-memory copies, when the ranks share a node (the same on
+  // every rank: each try is the slowest rank's).
+  measureShmCosts(comm, c);
   c.tc = std::max(1e-13, values[2]);
   c.tq = measureOversubscription(comm);
   return c;
 }
 
-std::string mapc::mpi::parseCmaCosts(const std::string &text,
-                                     MpiOptions &options) {
-  MpiOptions o = options;
-  std::optional<double> *fields[] = {&o.tr, &o.tseg, &o.tpiece, &o.tcall};
-  const char *names[] = {"tr", "tseg", "tpiece", "tcall"};
-  bool seen[4] = {false, false, false, false};
+/// Parses `name=S` items separated by commas into `fields` (each once,
+/// seconds of 0 or more); `hint` lists the names for the error.
+static std::string parseCosts(
+    const std::string &text,
+    const std::vector<std::pair<const char *, std::optional<double> *>> &fields,
+    const char *hint) {
+  size_t n = fields.size();
+  std::vector<bool> seen(n, false);
+  std::vector<double> values(n, 0);
   size_t at = 0;
   do {
     size_t end = std::min(text.find(',', at), text.size());
     std::string item = text.substr(at, end - at);
     size_t eq = item.find('=');
     std::string key = item.substr(0, eq);
-    int k = 0;
-    while (k < 4 && key != names[k])
+    size_t k = 0;
+    while (k < n && key != fields[k].first)
       ++k;
-    if (eq == std::string::npos || k == 4)
-      return "'" + item +
-             "' is not a cost; write tr=S, tseg=S, tpiece=S or tcall=S, "
-             "separated by commas";
+    if (eq == std::string::npos || k == n)
+      return "'" + item + "' is not a cost; write " + hint +
+             ", separated by commas";
     if (seen[k])
-      return std::string(names[k]) + " is given twice";
+      return std::string(fields[k].first) + " is given twice";
     seen[k] = true;
     std::string number = item.substr(eq + 1);
     char *stop = nullptr;
     double v = number.empty() ? -1 : std::strtod(number.c_str(), &stop);
     if (number.empty() || *stop != '\0' || !(v >= 0) || !std::isfinite(v))
-      return std::string(names[k]) + " must be a time of 0 seconds or " +
-             "more, not '" + number + "'";
-    *fields[k] = v;
+      return std::string(fields[k].first) + " must be a time of 0 seconds " +
+             "or more, not '" + number + "'";
+    values[k] = v;
     at = end + 1;
   } while (at <= text.size());
-  options = o;
+  for (size_t k = 0; k < n; ++k)
+    if (seen[k])
+      *fields[k].second = values[k];
   return "";
+}
+
+std::string mapc::mpi::parseCmaCosts(const std::string &text,
+                                     MpiOptions &options) {
+  return parseCosts(text,
+                    {{"tr", &options.tr},
+                     {"tseg", &options.tseg},
+                     {"tpiece", &options.tpiece},
+                     {"tcall", &options.tcall}},
+                    "tr=S, tseg=S, tpiece=S or tcall=S");
+}
+
+std::string mapc::mpi::parseShmCosts(const std::string &text,
+                                     MpiOptions &options) {
+  return parseCosts(text, {{"tsh", &options.tsh}, {"tshrun", &options.tshrun}},
+                    "tsh=S or tshrun=S");
 }
 
 LinkCosts mapc::mpi::withOverrides(LinkCosts c, const MpiOptions &o) {
@@ -499,6 +528,8 @@ LinkCosts mapc::mpi::withOverrides(LinkCosts c, const MpiOptions &o) {
   set(c.tpiece, o.tpiece);
   set(c.tcall, o.tcall);
   set(c.tq, o.tq);
+  set(c.tsh, o.tsh);
+  set(c.tshrun, o.tshrun);
   return c;
 }
 
@@ -634,6 +665,10 @@ std::string MpiRemap::Impl::layOutCma() {
 std::string MpiRemap::Impl::layOut() {
   if (chosen.algorithm == Algorithm::Cma)
     return layOutCma();
+  if (chosen.algorithm == Algorithm::Shm) {
+    shm = true;
+    return layOutCma();
+  }
   unsigned eb = spec.elementBytes;
   auto blockBytes = [&](int64_t id) {
     return uint64_t(traffic.counts[size_t(id)]) * eb;
@@ -781,7 +816,8 @@ std::string MpiRemap::Impl::layOut() {
 std::variant<MpiRemap, std::string> MpiRemap::plan(const rt::RemapSpec &spec,
                                                    MPI_Comm comm,
                                                    const MpiOptions &options,
-                                                   const LinkCosts &costs) {
+                                                   const LinkCosts &costs,
+                                                   const void *source) {
   auto impl = std::make_unique<Impl>();
   impl->spec = spec;
   impl->comm = comm;
@@ -819,15 +855,31 @@ std::variant<MpiRemap, std::string> MpiRemap::plan(const rt::RemapSpec &spec,
   bool considerCma = options.transport == Transport::Cma ||
                      (options.transport == Transport::Auto &&
                       options.algorithm == Algorithm::Auto && R > 1);
-  bool cmaUsable = false;
-  if (considerCma) {
+  bool considerShm = options.transport == Transport::Shm ||
+                     (options.transport == Transport::Auto &&
+                      options.algorithm == Algorithm::Auto && R > 1);
+  bool cmaUsable = false, shmUsable = false;
+  if (considerCma || considerShm) {
     const CmaInfo &info = cmaInfo(comm);
     cmaUsable = info.usable;
     if (options.transport == Transport::Cma && !cmaUsable)
       return "the single-copy transport (--mpi-transport=cma) cannot run "
              "here: " +
              info.why + "; use --mpi-transport=auto or messages";
+    if (options.transport == Transport::Shm && !info.oneNode)
+      return "the shared-memory transport (--mpi-transport=shm) cannot run "
+             "here: the ranks are on more than one node; use "
+             "--mpi-transport=auto or messages";
     impl->pids = info.pids;
+    impl->cmaUsable = cmaUsable;
+    // Auto prices shm only when every rank's source lies in a shared window
+    // (a rank holding no source cells is read by nobody).
+    size_t srcBytes =
+        size_t(impl->srcDist.cells(impl->rank)) * spec.elementBytes;
+    int mine = srcBytes == 0 || (source && inSharedWindow(source, srcBytes)),
+        all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+    shmUsable = info.oneNode && all && considerShm;
   }
 
   std::vector<int64_t> row(R);
@@ -840,7 +892,7 @@ std::variant<MpiRemap, std::string> MpiRemap::plan(const rt::RemapSpec &spec,
   t.counts.assign(size_t(R) * R, 0);
   MPI_Allgather(row.data(), R, MPI_INT64_T, t.counts.data(), R, MPI_INT64_T,
                 comm);
-  if (cmaUsable) {
+  if (cmaUsable || shmUsable || options.transport == Transport::Shm) {
     // Each rank knows the runs of what it receives: gathered by receiver,
     // stored by sender.
     std::vector<int64_t> mine(size_t(R) * 2), byReceiver(size_t(R) * R * 2);
@@ -859,9 +911,11 @@ std::variant<MpiRemap, std::string> MpiRemap::plan(const rt::RemapSpec &spec,
         t.destRuns[size_t(o) * R + d] = byReceiver[k + 1];
       }
   }
+  bool messagesOnly = options.transport == Transport::Messages;
   impl->predictions = predictAll(
-      t, impl->costs, cmaUsable && options.transport != Transport::Messages);
-  impl->chosen = chooseAlgorithm(t, impl->costs, options, cmaUsable);
+      t, impl->costs, cmaUsable && !messagesOnly,
+      (shmUsable || options.transport == Transport::Shm) && !messagesOnly);
+  impl->chosen = chooseAlgorithm(t, impl->costs, options, cmaUsable, shmUsable);
   try {
     error = impl->layOut();
   } catch (const std::bad_alloc &) {
@@ -1020,6 +1074,9 @@ bool MpiRemap::Impl::executeCma(const unsigned char *src, unsigned char *dst) {
   uint64_t mine = reinterpret_cast<uintptr_t>(src);
   static char token = 0;
   requests.clear();
+  // The caller's stores to the source come before the address that says it
+  // is ready (shm readers load it through their mapping, not through MPI).
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   for (int d : cmaReaders) {
     requests.emplace_back();
     rc |= MPI_Irecv(&token, 0, MPI_BYTE, d, kTagDone, comm, &requests.back());
@@ -1056,9 +1113,28 @@ bool MpiRemap::Impl::executeCma(const unsigned char *src, unsigned char *dst) {
       break;
     int o = cmaOrigins[size_t(which)];
     double c = cpuNow();
-    read &= cmaRead(pids[size_t(o)], peerAddress[size_t(o)], dst,
-                    cmaReads[size_t(o)], spec.elementBytes, nullptr);
+    // The sender's stores to its source happened before it posted the
+    // address; MPI's message orders them, the fence keeps ours after.
+    const unsigned char *view = nullptr;
+    if (shm) {
+      std::atomic_thread_fence(std::memory_order_acquire);
+      view = sharedView(pids[size_t(o)], peerAddress[size_t(o)],
+                        size_t(srcDist.cells(o)) * spec.elementBytes);
+    }
+    if (view) {
+      shmCopy(view, dst, cmaReads[size_t(o)], spec.elementBytes);
+      ++times.shmCopies;
+    } else if (!shm || cmaUsable) {
+      read &= cmaRead(pids[size_t(o)], peerAddress[size_t(o)], dst,
+                      cmaReads[size_t(o)], spec.elementBytes, nullptr);
+      times.shmFallbacks += shm;
+    } else {
+      read = false; // no window and no process_vm_readv: cannot read
+    }
     readCpu += cpuNow() - c;
+    // Our loads from the sender's window come before its "done".
+    if (view)
+      std::atomic_thread_fence(std::memory_order_seq_cst);
     requests.emplace_back();
     rc |= MPI_Isend(&token, 0, MPI_BYTE, o, kTagDone, comm, &requests.back());
   }

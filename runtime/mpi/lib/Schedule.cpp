@@ -119,6 +119,8 @@ const char *mapc::mpi::algorithmName(Algorithm a) {
     return "gbutterfly";
   case Algorithm::Cma:
     return "cma";
+  case Algorithm::Shm:
+    return "shm";
   }
   return "?";
 }
@@ -131,12 +133,15 @@ const char *mapc::mpi::transportName(Transport t) {
     return "messages";
   case Transport::Cma:
     return "cma";
+  case Transport::Shm:
+    return "shm";
   }
   return "?";
 }
 
 std::optional<Transport> mapc::mpi::parseTransport(const std::string &name) {
-  for (Transport t : {Transport::Auto, Transport::Messages, Transport::Cma})
+  for (Transport t :
+       {Transport::Auto, Transport::Messages, Transport::Cma, Transport::Shm})
     if (name == transportName(t))
       return t;
   return std::nullopt;
@@ -224,6 +229,7 @@ static std::vector<Step> unnumbered(Algorithm a, unsigned radix, int ranks,
   case Algorithm::Auto:
   case Algorithm::Alltoallv:
   case Algorithm::Cma:
+  case Algorithm::Shm:
     break;
   }
   return {};
@@ -302,10 +308,50 @@ static Prediction predictCma(const TrafficMatrix &t, const LinkCosts &c) {
   return p;
 }
 
+/// The shared-memory transport: the single-copy reads' protocol, but each
+/// origin's elements copied with memcpy out of its window: Tsh per byte and
+/// Tshrun per further piece. Of the synchronisation only the addresses'
+/// round is waited for (a start-up, To per further peer, a Tq); the
+/// "done"s cost To each to post, their wait overlapped by the copies of
+/// the ranks that send them, which finish with this one's (4 ranks on 2
+/// cores at 4 KiB per rank: shm took 8.4 us, as one round predicts, where
+/// two rounds predict 16 us; docs/mpi.md "The model"). A piece ends where a
+/// source run or a destination run ends; the larger of the two run counts
+/// is the pieces' count when the ends coincide (a transpose: one source
+/// run, a piece per destination run), and at most their sum otherwise.
+static Prediction predictShm(const TrafficMatrix &t, const LinkCosts &c) {
+  Prediction p;
+  p.algorithm = Algorithm::Shm;
+  int n = t.ranks;
+  bool any = false;
+  for (int d = 0; d < n; ++d) {
+    double time = c.tc * double(t.bytes(d, d));
+    unsigned peers = 0;
+    for (int o = 0; o < n; ++o) {
+      if (o == d || t.at(o, d) == 0)
+        continue;
+      int64_t pieces =
+          std::max<int64_t>({1, t.sourceRunsAt(o, d), t.destRunsAt(o, d)});
+      time += c.tshrun * double(pieces - 1) + c.tsh * double(t.bytes(o, d));
+      p.wireBytes += t.bytes(o, d);
+      ++peers;
+    }
+    if (peers)
+      time += c.ts + c.to * (2 * peers - 1) + c.tq;
+    any |= peers > 0;
+    p.maxMessages = std::max(p.maxMessages, peers);
+    p.seconds = std::max(p.seconds, time);
+  }
+  p.steps = any;
+  return p;
+}
+
 Prediction mapc::mpi::predict(Algorithm a, unsigned radix,
                               const TrafficMatrix &t, const LinkCosts &c) {
   if (a == Algorithm::Cma)
     return predictCma(t, c);
+  if (a == Algorithm::Shm)
+    return predictShm(t, c);
   Prediction p;
   p.algorithm = a;
   p.radix = a == Algorithm::Bruck ? radix : 0;
@@ -368,8 +414,8 @@ Prediction mapc::mpi::predict(Algorithm a, unsigned radix,
 }
 
 std::vector<Prediction> mapc::mpi::predictAll(const TrafficMatrix &t,
-                                              const LinkCosts &c,
-                                              bool withCma) {
+                                              const LinkCosts &c, bool withCma,
+                                              bool withShm) {
   std::vector<Prediction> out;
   int n = t.ranks;
   out.push_back(predict(Algorithm::Pairwise, 0, t, c));
@@ -385,10 +431,12 @@ std::vector<Prediction> mapc::mpi::predictAll(const TrafficMatrix &t,
     out.push_back(predict(Algorithm::Bruck, unsigned(n), t, c));
   if (withCma)
     out.push_back(predictCma(t, c));
+  if (withShm)
+    out.push_back(predictShm(t, c));
   // Prices equal to the picosecond tie (sums in another order differ in the
   // last bit); ties go to the order above: pairwise before mpich (004 3.3
   // finds it the faster of the two), butterfly before gbutterfly, messages
-  // before single-copy reads.
+  // before single-copy reads, those before shared-memory copies.
   auto key = [](const Prediction &p) { return std::llround(p.seconds * 1e12); };
   std::stable_sort(out.begin(), out.end(),
                    [&](const Prediction &a, const Prediction &b) {

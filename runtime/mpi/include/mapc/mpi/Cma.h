@@ -37,6 +37,8 @@ namespace mapc::mpi {
 /// Whether the ranks of a communicator can read each other's memory.
 struct CmaInfo {
   bool usable = false;
+  /// Whether every rank is on one node (the shm transport needs only this).
+  bool oneNode = false;
   /// Why not, the same text on every rank.
   std::string why;
   /// Every rank's process id.

@@ -16,7 +16,9 @@
 //           blocks for Bruck and the butterflies) and unpacks every block
 //           that arrived; or, under the single-copy transport (Cma.h),
 //           reads every element it receives straight from the sender's
-//           source buffer into its destination buffer.
+//           source buffer into its destination buffer; or, under the
+//           shared-memory transport (Shm.h), copies it from the sender's
+//           source mapped into this rank (MPI-3 shared windows).
 //
 // Semantics of execute(src, dst), per rank: src holds this rank's cells of
 // the source layout, dst its cells of the destination layout, in address
@@ -35,6 +37,7 @@
 #include "mapc/mpi/Cma.h"
 #include "mapc/mpi/Distribution.h"
 #include "mapc/mpi/Schedule.h"
+#include "mapc/mpi/Shm.h"
 #include "mapc/runtime/RemapSpec.h"
 
 #include <mpi.h>
@@ -50,13 +53,15 @@ struct MpiOptions {
   Algorithm algorithm = Algorithm::Auto;
   /// Bruck's radix; 0 lets the model choose.
   unsigned radix = 0;
-  /// Messages, single-copy reads, or (Auto) the model's cheaper when the
-  /// reads are possible and `algorithm` is Auto.
+  /// Messages, single-copy reads, copies out of shared windows, or (Auto)
+  /// the model's cheapest among those possible when `algorithm` is Auto.
   Transport transport = Transport::Auto;
   /// The model's parameters; unset ones are measured (measureLinkCosts).
   std::optional<double> ts, tw, tc, to;
   /// The single-copy transport's (LinkCosts::tr, tseg, tpiece, tcall).
   std::optional<double> tr, tseg, tpiece, tcall;
+  /// The shared-memory transport's (LinkCosts::tsh, tshrun).
+  std::optional<double> tsh, tshrun;
   /// A round of waits on an oversubscribed node (LinkCosts::tq).
   std::optional<double> tq;
 };
@@ -68,6 +73,8 @@ LinkCosts withOverrides(LinkCosts c, const MpiOptions &options);
 /// Parses `tr=S,tseg=S,tpiece=S,tcall=S` (any of them, each once, seconds
 /// of 0 or more) into `options`; returns why not, or "" when it parsed.
 std::string parseCmaCosts(const std::string &text, MpiOptions &options);
+/// Parses `tsh=S,tshrun=S` alike.
+std::string parseShmCosts(const std::string &text, MpiOptions &options);
 
 /// Where a layout's cells lie on `ranks` ranks.
 BlockDistribution distributionOf(const rt::DeviceLayout &l, int ranks);
@@ -79,15 +86,18 @@ TrafficMatrix trafficOf(const rt::RemapSpec &spec, int ranks);
 /// 004 6: a ping-pong between ranks 0 and 1 (Ts from 8-byte messages, Tw
 /// from 1 MiB ones, To from 8 messages posted at once), and a 4 MiB memcpy
 /// (Tc), broadcast from rank 0 so every rank prices alike; the single-copy
-/// reads' costs (measureCmaCosts) when usable; and, when a node runs more
+/// reads' costs (measureCmaCosts) when usable, the shared-memory copies'
+/// (measureShmCosts) when the ranks share a node; and, when a node runs more
 /// ranks than it has cores, Tq as a barrier of every rank. Collective. One
 /// rank: only Tc is measured.
 LinkCosts measureLinkCosts(MPI_Comm comm);
 
 /// The model's choice for `t` under `options` (Auto: the cheapest; the
-/// single-copy transport among the candidates when `cmaUsable`).
+/// single-copy transport among the candidates when `cmaUsable`, the
+/// shared-memory one when `shmUsable`).
 Prediction chooseAlgorithm(const TrafficMatrix &t, const LinkCosts &c,
-                           const MpiOptions &options, bool cmaUsable = false);
+                           const MpiOptions &options, bool cmaUsable = false,
+                           bool shmUsable = false);
 
 /// Where the last execute() spent its time on this rank, in seconds:
 /// gathering blocks into send buffers, copying the elements that stay, the
@@ -104,19 +114,26 @@ struct ExecuteTimes {
   /// after MpiRemap::setCpuTimes(true).
   double packCpu = 0, localCpu = 0, exchangeCpu = 0, unpackCpu = 0;
   double readCpu = 0;
+  /// Under the shm transport: how many senders' sources were copied out of
+  /// shared windows and how many were read with process_vm_readv instead.
+  unsigned shmCopies = 0, shmFallbacks = 0;
 };
 
 class MpiRemap {
 public:
   /// Plans `spec` on `comm` (collective). Fails on every rank alike, with
-  /// the reason, when one rank cannot plan.
-  static std::variant<MpiRemap, std::string> plan(const rt::RemapSpec &spec,
-                                                  MPI_Comm comm,
-                                                  const MpiOptions &options,
-                                                  const LinkCosts &costs);
+  /// the reason, when one rank cannot plan. `source`: the source buffer
+  /// execute() will be given, when known; when every rank's lies in a
+  /// buffer of allocShared() (and the ranks share a node), the
+  /// shared-memory transport is among Auto's candidates.
+  static std::variant<MpiRemap, std::string>
+  plan(const rt::RemapSpec &spec, MPI_Comm comm, const MpiOptions &options,
+       const LinkCosts &costs, const void *source = nullptr);
 
   /// See the file comment. Collective; returns false (on the ranks that
-  /// saw it) when MPI reported an error or a single-copy read failed.
+  /// saw it) when MPI reported an error or a single-copy read failed, or,
+  /// under the shm transport, when a sender's source is in no shared window
+  /// and process_vm_readv cannot stand in.
   bool execute(const void *src, void *dst);
 
   /// This rank's cells of the two layouts.

@@ -26,6 +26,9 @@
 //     process_vm_readv(2) (Linux's cross-memory attach, the single copy
 //     MPI itself uses for large contiguous messages), one iovec per run of
 //     cells that is consecutive on both sides (Cma.h).
+//   * shm: the same reads as cma, done with memcpy from the peers' source
+//     buffers when they lie in MPI-3 shared-memory windows (Shm.h): no
+//     system call and no page pinning.
 //
 // 004 prices a step as Ts + Tw * bytes (eqs. 1-18, blocks of one size).
 // predict() applies the same price to the real traffic matrix: a step costs
@@ -60,15 +63,20 @@ enum class Algorithm {
   GeneralizedButterfly,
   /// The single-copy transport (Cma.h): not one of 004's algorithms and not
   /// a value of --mpi-algorithm; --mpi-transport=cma selects it.
-  Cma
+  Cma,
+  /// The shared-memory transport (Shm.h): the same reads as Cma, copied
+  /// with plain loads and stores from the peers' MPI-3 shared windows;
+  /// --mpi-transport=shm selects it.
+  Shm
 };
 
 /// How a remap's elements travel between ranks: MPI messages under one of
-/// 004's algorithms, single-copy reads (Cma.h), or whichever the model
-/// prices cheaper when the reads are possible (auto).
-enum class Transport { Auto, Messages, Cma };
+/// 004's algorithms, single-copy reads (Cma.h), copies out of shared
+/// windows (Shm.h), or whichever the model prices cheapest among those
+/// possible (auto).
+enum class Transport { Auto, Messages, Cma, Shm };
 
-/// "auto", "messages", "cma".
+/// "auto", "messages", "cma", "shm".
 const char *transportName(Transport t);
 std::optional<Transport> parseTransport(const std::string &name);
 
@@ -129,6 +137,11 @@ struct LinkCosts {
   /// once per step with traffic, and twice for the single-copy reads (the
   /// addresses, then the "done"s); 0 when every rank has a core.
   double tq = 0;
+  /// The shared-memory transport: seconds per byte copied out of another
+  /// rank's window (every rank copying at once), and per further piece
+  /// copied (a memcpy per stretch consecutive on both sides).
+  double tsh = 1e-10;
+  double tshrun = 2e-8;
 };
 
 /// Runs one process_vm_readv call takes (Linux's IOV_MAX).
@@ -177,10 +190,11 @@ Prediction predict(Algorithm a, unsigned radix, const TrafficMatrix &t,
 constexpr int kMaxTriedRadix = 16;
 
 /// Every algorithm that runs on t.ranks ranks (Bruck with radix 2 to
-/// kMaxTriedRadix and R; with `withCma`, the single-copy transport too),
-/// cheapest first; alltoallv last (it has no model and is never chosen).
+/// kMaxTriedRadix and R; with `withCma`, the single-copy transport too;
+/// with `withShm`, the shared-memory one), cheapest first; alltoallv last
+/// (it has no model and is never chosen).
 std::vector<Prediction> predictAll(const TrafficMatrix &t, const LinkCosts &c,
-                                   bool withCma = false);
+                                   bool withCma = false, bool withShm = false);
 
 /// 004's closed forms for N 8-byte words in uniform blocks over P ranks,
 /// in the paper's words-of-8-bytes units (Tw per word).
