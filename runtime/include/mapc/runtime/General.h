@@ -26,7 +26,9 @@
 //               b - 1 rounds of exchange_dig with offsets each PE computes
 //               from its own digit, the identity memory digits below the
 //               exchanged one sent together in chunks of up to 64 bits,
-//               in place by pairing rounds k and b - k.
+//               in place by pairing rounds k and b - k; loads and stores
+//               direct, every slot digit once into registers, where they
+//               fit (DigitExchange.h).
 //   BruteForce  003 6.3.3's brute_copy: each PE sends its elements one per
 //               round with their destination slot, starting at a skewed
 //               element (6.3.8); senders that collide on a PE go in
