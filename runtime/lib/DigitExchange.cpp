@@ -48,7 +48,53 @@ template <typename Fn> void forEachPart(unsigned bytes, Fn fn) {
     }
 }
 
+/// The loads and stores of one transfer at `load` and `store` prices.
+int64_t moveTicks(const DigitExchangeTransfer &t, const int64_t *load,
+                  const int64_t *store) {
+  int64_t ticks = 0;
+  for (const DigitExchangePiece &c : t.pieces)
+    forEachPart(c.bytes, [&](unsigned, unsigned w) {
+      ticks += load[widthIndex(w)] + store[widthIndex(w)];
+    });
+  return ticks;
+}
+
 } // namespace
+
+bool mapc::rt::digitExchangeLoadsDirect(const DigitExchangeShape &s,
+                                        const DigitExchangeSequences &seqs,
+                                        unsigned elemBytes, bool inPlace,
+                                        const CostModel &cost) {
+  const int64_t b = s.base;
+  const bool peMoves = s.foldsPePermutation();
+  // Registers (003 5.6.2: 40 of 32 bits for the programmer, 8 kept for
+  // offsets, the digit and the mask): a value per slot digit of the
+  // transfer in hand (and of the next, walking a folded permutation's
+  // cycles in place), the received ones taking the places of those sent
+  // in the same round pair, and a schedule entry per round pair.
+  unsigned widest = 1;
+  for (const auto &q : seqs.rounds)
+    for (const DigitExchangeTransfer &t : q)
+      widest = std::max(widest, t.bytes);
+  const bool cycles = inPlace && s.foldsPermutation();
+  const int64_t registers = (cycles ? 2 : 1) * b * ((widest + 3) / 4) +
+                            (peMoves ? 2 * (b / 2 + 1) : 0);
+  if (registers > 32)
+    return false;
+  int64_t direct = 0, indirect = 0;
+  for (const auto &q : seqs.rounds)
+    for (const DigitExchangeTransfer &t : q) {
+      direct += b * moveTicks(t, cost.load, cost.load);
+      // A move per round: b - 1 rounds, or b with round 0 (PEs move).
+      indirect += (peMoves ? b : b - 1) *
+                  moveTicks(t, cost.loadIndirect, cost.loadIndirect);
+    }
+  if (!peMoves)
+    for (const auto &q : seqs.diagonal)
+      for (const DigitExchangeTransfer &t : q)
+        indirect += moveTicks(t, cost.loadIndirect, cost.loadIndirect);
+  return direct < indirect;
+}
 
 bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
                                  const std::vector<uint32_t> &sources,
@@ -339,6 +385,156 @@ mapc::rt::digitExchangeSequences(const DigitExchangeShape &s,
   return out;
 }
 
+namespace {
+
+/// The exchange with direct loads and stores (DigitExchange.h): per
+/// transfer every slot digit y is loaded at one address in every PE, the
+/// rounds send from these registers and receive into them, and every digit
+/// is stored back at one address. `digit` and `recvDigit` are every PE's
+/// (runDigitExchange has paid for them); the schedule entries of the rounds
+/// of a permuted exchange are loaded once and kept.
+void runDirect(MasPar &m, const DigitExchangeShape &s,
+               const DigitExchangeSequences &seqs,
+               const DigitExchangeRegions &where,
+               const std::vector<int64_t> &digit,
+               const std::vector<int64_t> &recvDigit, const Mask &active) {
+  const unsigned pes = m.peCount(), eb = where.elemBytes;
+  const int64_t b = s.base, wp = s.peWeight;
+  const bool peMoves = s.foldsPePermutation();
+  const int64_t firstRound = peMoves ? 0 : 1;
+  auto destOf = [&](int64_t p, int64_t y) {
+    return uint64_t(peMoves ? s.destPe[size_t(p * b + y)]
+                            : p + (y - digit[size_t(p)]) * wp);
+  };
+  // Per round pair: what each PE sends where, and where it keeps what
+  // comes back (the digits runDigitExchange's rounds use).
+  struct RoundPair {
+    bool half = false;
+    std::vector<int64_t> up, down, recvUp, recvDown;
+    Plural dest0, dest1;
+  };
+  std::vector<RoundPair> pairs;
+  for (int64_t k = firstRound; 2 * k <= b; ++k) {
+    RoundPair r;
+    r.half = k == 0 || 2 * k == b;
+    r.up.assign(pes, 0);
+    r.down.assign(pes, 0);
+    r.recvUp.assign(pes, 0);
+    r.recvDown.assign(pes, 0);
+    r.dest0.assign(pes, 0);
+    r.dest1.assign(pes, 0);
+    for (int64_t p = 0; p < s.pes; ++p) {
+      const int64_t x = digit[size_t(p)], y = recvDigit[size_t(p)];
+      r.up[size_t(p)] = (x + k) % b;
+      r.down[size_t(p)] = (x - k + b) % b;
+      r.recvUp[size_t(p)] = (y + k) % b;
+      r.recvDown[size_t(p)] = (y - k + b) % b;
+      r.dest0[size_t(p)] = destOf(p, r.up[size_t(p)]);
+      r.dest1[size_t(p)] = destOf(p, r.down[size_t(p)]);
+    }
+    if (peMoves)
+      m.tableLoad(8, active);
+    pairs.push_back(std::move(r));
+  }
+  std::vector<int64_t> srcFirst(size_t(s.highs()), 0),
+      dstFirst(size_t(s.highs()), 0);
+  for (int64_t h = 0; h < s.highs(); ++h) {
+    srcFirst[size_t(h)] = s.srcHigh(h);
+    dstFirst[size_t(h)] = s.dstHigh(h);
+  }
+  auto send = [&](unsigned bytes, const Plural &z, const Plural &dest,
+                  Mask &received) {
+    bool clustered = m.routerCost(bytes, dest, active, true) <
+                     m.routerCost(bytes, dest, active, false);
+    return m.routerSend(bytes, z, dest, active, clustered, received);
+  };
+  using Values = std::vector<Plural>; // one per slot digit
+  // Every slot digit of a transfer's pieces, each at one address.
+  auto loadAll = [&](const DigitExchangeTransfer &t) {
+    Values in(size_t(b), Plural(pes, 0));
+    for (int64_t y = 0; y < b; ++y)
+      for (const DigitExchangePiece &c : t.pieces)
+        forEachPart(c.bytes, [&](unsigned off, unsigned w) {
+          const uint64_t at =
+              where.readBase +
+              uint64_t(srcFirst[size_t(c.high)] + y * s.slotWeight) * eb +
+              c.first + off;
+          Plural part = m.load(w, at, active);
+          for (unsigned p = 0; p < pes; ++p)
+            in[size_t(y)][p] |= part[p] << (8 * (c.at + off));
+        });
+    return in;
+  };
+  // The rounds: each PE sends from `in`, the values it receives land in
+  // `out` at the digits runDigitExchange would store them.
+  auto exchangeAll = [&](const DigitExchangeTransfer &t, const Values &in,
+                         Values &out, std::vector<Mask> &filled) {
+    const unsigned bytes = sendWidth(t.bytes);
+    out.assign(size_t(b), Plural(pes, 0));
+    filled.assign(size_t(b), Mask(pes, 0));
+    if (!peMoves)
+      for (int64_t p = 0; p < s.pes; ++p) {
+        const size_t x = size_t(digit[size_t(p)]);
+        out[x][size_t(p)] = in[x][size_t(p)];
+        filled[x][size_t(p)] = 1;
+      }
+    Plural z(pes, 0);
+    Mask on;
+    auto keep = [&](const Plural &got, const std::vector<int64_t> &at) {
+      for (int64_t p = 0; p < s.pes; ++p)
+        if (on[size_t(p)]) {
+          out[size_t(at[size_t(p)])][size_t(p)] = got[size_t(p)];
+          filled[size_t(at[size_t(p)])][size_t(p)] = 1;
+        }
+    };
+    for (const RoundPair &r : pairs) {
+      for (int64_t p = 0; p < s.pes; ++p)
+        z[size_t(p)] = in[size_t(r.up[size_t(p)])][size_t(p)];
+      Plural got = send(bytes, z, r.dest0, on);
+      keep(got, r.half ? r.recvUp : r.recvDown);
+      if (r.half)
+        continue;
+      for (int64_t p = 0; p < s.pes; ++p)
+        z[size_t(p)] = in[size_t(r.down[size_t(p)])][size_t(p)];
+      got = send(bytes, z, r.dest1, on);
+      keep(got, r.recvUp);
+    }
+  };
+  auto storeAll = [&](const DigitExchangeTransfer &t, const Values &out,
+                      const std::vector<Mask> &filled) {
+    Plural part(pes, 0);
+    for (int64_t y = 0; y < b; ++y)
+      for (const DigitExchangePiece &c : t.pieces)
+        forEachPart(c.bytes, [&](unsigned off, unsigned w) {
+          const uint64_t at =
+              where.writeBase +
+              uint64_t(dstFirst[size_t(c.high)] + y * s.destSlotWeight) * eb +
+              c.first + off;
+          const unsigned shift = 8 * (c.at + off);
+          for (unsigned p = 0; p < pes; ++p)
+            part[p] =
+                w == 8 ? out[size_t(y)][p] >> shift
+                       : (out[size_t(y)][p] >> shift) & ((1ull << 8 * w) - 1);
+          m.store(w, at, part, filled[size_t(y)]);
+        });
+  };
+  // Along each sequence the next transfer is loaded before this one is
+  // stored (in place along a folded permutation's cycles).
+  Values out;
+  std::vector<Mask> filled;
+  for (const auto &q : seqs.rounds) {
+    Values in = loadAll(q[0]);
+    for (size_t i = 0; i < q.size(); ++i) {
+      Values next = i + 1 < q.size() ? loadAll(q[i + 1]) : Values();
+      exchangeAll(q[i], in, out, filled);
+      storeAll(q[i], out, filled);
+      in = std::move(next);
+    }
+  }
+}
+
+} // namespace
+
 void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
                                 const DigitExchangeRegions &where) {
   const unsigned pes = m.peCount();
@@ -374,6 +570,8 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
   const DigitExchangeSequences seqs =
       digitExchangeSequences(s, eb, where.inPlace);
   const std::vector<Sequence> &rounds = seqs.rounds, &diagonal = seqs.diagonal;
+  const bool direct =
+      digitExchangeLoadsDirect(s, seqs, eb, where.inPlace, m.cost());
   std::vector<int64_t> srcFirst(size_t(highs), 0), dstFirst(size_t(highs), 0);
   for (int64_t h = 0; h < highs; ++h) {
     srcFirst[size_t(h)] = s.srcHigh(h);
@@ -395,31 +593,26 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
     return m.routerSend(bytes, z, dest, active, clustered, received);
   };
   Plural dest0(pes, 0), dest1(pes, 0);
-  // The loads (and as many stores) of one transfer's pieces.
   const CostModel &cost = m.cost();
-  auto moveTicks = [&](const DigitExchangeTransfer &t) {
-    int64_t ticks = 0;
-    for (const DigitExchangePiece &c : t.pieces)
-      forEachPart(c.bytes, [&](unsigned, unsigned w) {
-        ticks += cost.loadIndirect[widthIndex(w)] +
-                 cost.storeIndirect(widthIndex(w));
-      });
-    return ticks;
-  };
   if (m.pricingOnly() && s.pes > 0) {
     // Every transfer of one round costs what any other of the same send
-    // width does: priced once per width, times their number.
+    // width does: priced once per width, times their number. Loaded
+    // directly, every transfer's pieces are loaded and stored once per slot
+    // digit, the diagonal among them.
     std::vector<int64_t> perWidth(4, 0);
     int64_t roundMoves = 0, diagonalMoves = 0;
     for (const Sequence &q : rounds)
       for (const DigitExchangeTransfer &t : q) {
         perWidth[widthIndex(sendWidth(t.bytes))] += 1;
-        roundMoves += moveTicks(t);
+        if (direct)
+          diagonalMoves += b * moveTicks(t, cost.load, cost.load);
+        else
+          roundMoves += moveTicks(t, cost.loadIndirect, cost.loadIndirect);
       }
-    if (!peMoves)
+    if (!peMoves && !direct)
       for (const Sequence &q : diagonal)
         for (const DigitExchangeTransfer &t : q)
-          diagonalMoves += moveTicks(t);
+          diagonalMoves += moveTicks(t, cost.loadIndirect, cost.loadIndirect);
     Ledger &ledger = m.ledger();
     for (int64_t k = firstRound; 2 * k <= b; ++k) {
       const bool half = k == 0 || 2 * k == b;
@@ -481,6 +674,10 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
         m.storeIndirect(w, addr, part, on);
       });
   };
+  if (direct) {
+    runDirect(m, s, seqs, where, digit, recvDigit, active);
+    return;
+  }
   // Rounds k and b - k together (function 6.1): each PE reads its slot
   // digits x + k and x - k, sends them to PEs x + k and x - k, and stores
   // what comes back in the same two places, so nothing is overwritten

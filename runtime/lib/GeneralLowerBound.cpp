@@ -2,22 +2,31 @@
 //
 // The model of General.h moves elements in transfers of up to 64 bits
 // (wider elements take several; narrower ones may share one as a chunk,
-// 003 5.6.3). No plan under it can do better than this:
+// 003 5.6.3). Only loads read memory and only stores write it (router
+// sends carry registers; a schedule-table load reads no array), and
+// general plans cross between PEs only by router sends. No plan under it
+// can do better than this (docs/cost-model.md, "The general lower bound",
+// proves each term):
 //
 //   memory  every element that changes cell (all of them for a copy) is
 //           read once by its PE (once for all its copies when the
 //           destination replicates it) and written once into every cell
-//           that takes it; a SIMD load or store serves every PE at once, so
-//           the busiest PE's count times the direct price bounds each (per
-//           byte at the cheapest width when elements can share a chunk);
+//           that takes it. A direct load or store serves every PE at one
+//           address, an indirect one each PE at its own: so the reads cost
+//           at least the busiest PE's bytes at the cheapest direct price
+//           per byte, and at least the sum over byte addresses x of
+//           min(direct, indirect n_x / P), n_x the PEs that must read x
+//           and P the PEs that read anything; the same for the writes;
 //   router  every element that changes PE (once per PE it must reach, a
 //           destination replicated in one PE's memory needing one copy
-//           there) leaves through its cluster's one
-//           connection and enters through its new cluster's (the same one
-//           when both PEs share a cluster), at least one rsend each in
-//           either router mode (003 5.6.4), at the cheapest price per byte
-//           when elements can share a chunk, and a cluster opens at least
-//           one connection per partner cluster.
+//           there) leaves through its cluster's one connection and enters
+//           through its new cluster's (the same one when both PEs share a
+//           cluster), at least one rsend each in either router mode
+//           (003 5.6.4), at the cheapest price per byte when elements can
+//           share a chunk; and every send that moves anything opens at
+//           least one connection, while a PE sends and receives at most 64
+//           bits a send: at least one ropen per 8 bytes the busiest PE
+//           sends or receives.
 //
 //===----------------------------------------------------------------------===//
 #include "mapc/runtime/General.h"
@@ -25,20 +34,71 @@
 #include "mapc/runtime/MasPar.h"
 
 #include <algorithm>
-#include <set>
 
 using namespace mapc::rt;
 
 namespace {
-/// The bound from the busiest PE's reads and writes, the busiest cluster's
-/// sends and receipts and its partner clusters (file comment).
-int64_t boundOf(const std::vector<int64_t> &reads,
-                const std::vector<int64_t> &writes,
-                const std::vector<int64_t> &leave,
-                const std::vector<int64_t> &enter,
-                const std::vector<int64_t> &sendsToCount,
-                const std::vector<int64_t> &hearsFromCount, unsigned elemBytes,
-                const CostModel &cost) {
+/// What a remap must do, per PE, per cluster and per slot (file comment).
+struct Demand {
+  std::vector<int64_t> reads, writes; ///< elements per PE
+  std::vector<int64_t> out, in;       ///< elements per PE, to or from others
+  std::vector<int64_t> leave, enter;  ///< elements per cluster
+  /// Per source (destination) slot, the PEs that must read (write) it;
+  /// empty when not known (counted without a table, or a replicated
+  /// source, which a plan may read from any of its copies).
+  std::vector<int64_t> readersAt, writersAt;
+
+  Demand(unsigned pes, size_t clusters)
+      : reads(pes, 0), writes(pes, 0), out(pes, 0), in(pes, 0),
+        leave(clusters, 0), enter(clusters, 0) {}
+};
+
+/// A price per byte, num / den.
+struct PerByte {
+  int64_t num = 0, den = 1;
+};
+/// The cheapest price per byte of `price` over the four widths.
+PerByte cheapestPerByte(const int64_t *price) {
+  PerByte best{price[0], 1};
+  for (unsigned w = 1; w < 4; ++w)
+    if (price[w] * best.den < best.num * (int64_t(1) << w))
+      best = {price[w], int64_t(1) << w};
+  return best;
+}
+
+/// The least ticks of the loads (or stores, at the same prices) that touch
+/// every byte of slot s in perSlot[s] of `pes` PEs: a direct access covers
+/// a byte address in every PE for at least `direct` a byte, an indirect
+/// one a byte in each PE for at least `indirect`. With X_D the addresses
+/// some direct access covers, the direct ones cost at least direct |X_D|
+/// and the indirect ones at least indirect times the busiest PE's bytes
+/// outside X_D, which is at least their average over the PEs: together at
+/// least the sum over addresses x of min(direct, indirect n_x / P),
+/// whatever X_D is.
+int64_t addressBound(const std::vector<int64_t> &perSlot, unsigned elemBytes,
+                     const int64_t *direct, const int64_t *indirect,
+                     int64_t pes) {
+  if (perSlot.empty() || pes == 0)
+    return 0;
+  const PerByte d = cheapestPerByte(direct), i = cheapestPerByte(indirect);
+  // Over the common denominator d.den i.den P. Each term is at most
+  // i.num n_s d.den, so the sum stays below i.num d.den times the elements.
+  int64_t sum = 0;
+  for (int64_t n : perSlot)
+    sum += std::min(d.num * i.den * pes, i.num * n * d.den);
+  return sum * int64_t(elemBytes) / (d.den * i.den * pes);
+}
+
+int64_t largest(const std::vector<int64_t> &v) {
+  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+}
+
+int64_t nonZero(const std::vector<int64_t> &v) {
+  return int64_t(v.size()) - std::count(v.begin(), v.end(), int64_t(0));
+}
+
+/// The bound of the file comment from a remap's demand.
+int64_t boundOf(const Demand &need, unsigned elemBytes, const CostModel &cost) {
   const unsigned xferBytes = std::min(elemBytes, 8u);
   const int64_t xfers = elemBytes / xferBytes;
   const unsigned w = widthIndex(xferBytes);
@@ -53,16 +113,20 @@ int64_t boundOf(const std::vector<int64_t> &reads,
                                 (int64_t(1) << wider));
     return best;
   };
-  int64_t memory =
-      cheapest(*std::max_element(reads.begin(), reads.end()), cost.load) +
-      cheapest(*std::max_element(writes.begin(), writes.end()),
-               cost.load); // stores cost what loads cost (fig. 5.2)
-  int64_t busiest = 0, opens = 0;
-  for (size_t c = 0; c < leave.size(); ++c) {
-    busiest = std::max({busiest, leave[c], enter[c]});
-    opens = std::max({opens, sendsToCount[c], hearsFromCount[c]});
-  }
-  return memory + cheapest(busiest, cost.rsend) + opens * cost.ropen;
+  // Stores cost what loads cost (fig. 5.2), direct and indirect.
+  const int64_t reads =
+      std::max(cheapest(largest(need.reads), cost.load),
+               addressBound(need.readersAt, elemBytes, cost.load,
+                            cost.loadIndirect, nonZero(need.reads)));
+  const int64_t writes =
+      std::max(cheapest(largest(need.writes), cost.load),
+               addressBound(need.writersAt, elemBytes, cost.load,
+                            cost.loadIndirect, nonZero(need.writes)));
+  const int64_t cluster = std::max(largest(need.leave), largest(need.enter));
+  const int64_t peBytes =
+      std::max(largest(need.out), largest(need.in)) * int64_t(elemBytes);
+  const int64_t sends = (peBytes + 7) / 8;
+  return reads + writes + cheapest(cluster, cost.rsend) + sends * cost.ropen;
 }
 } // namespace
 
@@ -76,31 +140,23 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
     owned = sourcesOf(src, dst);
   const std::vector<uint32_t> &sources = given ? *given : owned;
   const int64_t srcSlots = slotsOf(src), dstSlots = slotsOf(dst);
-  const unsigned pes = shape.peCount();
-  std::vector<int64_t> reads(pes, 0), writes(pes, 0);
-  const bool replicating = dst.replicates();
-  // Only a replicated destination reads a source cell for several cells.
-  std::vector<uint8_t> read(replicating ? size_t(src.deviceSize()) : 0, 0);
-  // The last PE each source cell was sent to: the cells are walked PE by
-  // PE, so a (source cell, PE) pair already sent was sent within this PE's
-  // cells, and no other PE came between.
-  std::vector<uint32_t> lastSentTo(replicating ? size_t(src.deviceSize()) : 0,
-                                   UINT32_MAX);
   // Clusters come from a pricing-only machine: the same blocks as --run's.
   MasPar grid =
       MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
-  std::vector<int64_t> leave(grid.clusterCount(), 0),
-      enter(grid.clusterCount(), 0);
-  // Partners a cluster sends to and receives from: the two ends of its
-  // connection work at once, so the larger set counts (MasPar.h). A flag
-  // per cluster pair counts them when the pairs are few (a set per
-  // element would cost more than the rest of the walk).
-  const size_t clusters = grid.clusterCount();
-  const bool flat = uint64_t(clusters) * clusters <= (uint64_t(1) << 22);
-  std::vector<uint8_t> talks(flat ? clusters * clusters : 0, 0);
-  std::vector<int64_t> sendsToCount(clusters, 0), hearsFromCount(clusters, 0);
-  std::vector<std::set<uint32_t>> sendsTo(flat ? 0 : clusters),
-      hearsFrom(flat ? 0 : clusters);
+  Demand need(shape.peCount(), grid.clusterCount());
+  if (!src.replicates())
+    need.readersAt.assign(size_t(srcSlots), 0);
+  need.writersAt.assign(size_t(dstSlots), 0);
+  const bool replicating = dst.replicates();
+  // Only a replicated destination reads a source cell for several cells,
+  // and sends it from its PE once however many PEs it reaches (they may
+  // forward it, 003 6.2.1's recursive doubling).
+  std::vector<uint8_t> read(replicating ? size_t(src.deviceSize()) : 0, 0),
+      sent(read.size(), 0);
+  // The last PE each source cell was sent to: the cells are walked PE by
+  // PE, so a (source cell, PE) pair already sent was sent within this PE's
+  // cells, and no other PE came between.
+  std::vector<uint32_t> lastSentTo(read.size(), UINT32_MAX);
   for (size_t b = 0; b < sources.size(); ++b) {
     if (sources[b] == kNoSource)
       continue;
@@ -109,15 +165,15 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
     const bool moves = ap != bp || a % srcSlots != int64_t(b) % dstSlots;
     if (!moves && !copy)
       continue;
-    // A source element that feeds several cells (a replicated
-    // destination) is read once.
-    if (!replicating) {
-      ++reads[size_t(ap)];
-    } else if (!read[size_t(a)]) {
-      read[size_t(a)] = 1;
-      ++reads[size_t(ap)];
+    if (!replicating || !read[size_t(a)]) {
+      if (replicating)
+        read[size_t(a)] = 1;
+      ++need.reads[size_t(ap)];
+      if (!need.readersAt.empty())
+        ++need.readersAt[size_t(a % srcSlots)];
     }
-    ++writes[size_t(bp)];
+    ++need.writes[size_t(bp)];
+    ++need.writersAt[size_t(int64_t(b) % dstSlots)];
     if (ap == bp)
       continue;
     // An element bound for several cells of one PE need travel only once.
@@ -126,67 +182,47 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
         continue;
       lastSentTo[size_t(a)] = uint32_t(bp);
     }
+    if (!replicating || !sent[size_t(a)]) {
+      if (replicating)
+        sent[size_t(a)] = 1;
+      ++need.out[size_t(ap)];
+    }
+    ++need.in[size_t(bp)];
     // Every send goes through the cluster's connection, even to a PE of
     // the same cluster (MasPar.h's router model).
-    const unsigned ca = grid.clusterOfPe(unsigned(ap));
-    const unsigned cb = grid.clusterOfPe(unsigned(bp));
-    ++leave[ca];
-    ++enter[cb];
-    if (flat) {
-      uint8_t &t = talks[size_t(ca) * clusters + cb];
-      if (!t) {
-        t = 1;
-        ++sendsToCount[ca];
-        ++hearsFromCount[cb];
-      }
-    } else {
-      sendsTo[ca].insert(cb);
-      hearsFrom[cb].insert(ca);
-    }
+    ++need.leave[grid.clusterOfPe(unsigned(ap))];
+    ++need.enter[grid.clusterOfPe(unsigned(bp))];
   }
-  if (!flat)
-    for (size_t c = 0; c < clusters; ++c) {
-      sendsToCount[c] = int64_t(sendsTo[c].size());
-      hearsFromCount[c] = int64_t(hearsFrom[c].size());
-    }
-  return boundOf(reads, writes, leave, enter, sendsToCount, hearsFromCount,
-                 elemBytes, cost);
+  return boundOf(need, elemBytes, cost);
 }
 
 // Without a table: every count above is a sum over the (source PE,
-// destination PE) pairs, less the elements that keep their cell.
+// destination PE) pairs, less the elements that keep their cell. The
+// counts say nothing per slot, so the per-address terms are left out.
 int64_t mapc::rt::generalLowerBound(const MoveCounts &counts,
                                     unsigned elemBytes, bool copy,
                                     const MachineShape &shape,
                                     const CostModel &cost) {
   const unsigned pes = shape.peCount();
-  std::vector<int64_t> reads(pes, 0), writes(pes, 0);
   MasPar grid =
       MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
-  const size_t clusters = grid.clusterCount();
-  std::vector<int64_t> leave(clusters, 0), enter(clusters, 0);
-  std::vector<int64_t> sendsToCount(clusters, 0), hearsFromCount(clusters, 0);
-  std::set<std::pair<unsigned, unsigned>> talks;
+  Demand need(pes, grid.clusterCount());
   for (const PePairCount &p : counts.pairs) {
-    reads[p.from] += p.count;
-    writes[p.to] += p.count;
+    need.reads[p.from] += p.count;
+    need.writes[p.to] += p.count;
     if (p.from == p.to)
       continue;
-    const unsigned ca = grid.clusterOfPe(p.from), cb = grid.clusterOfPe(p.to);
-    leave[ca] += p.count;
-    enter[cb] += p.count;
-    if (talks.insert({ca, cb}).second) {
-      ++sendsToCount[ca];
-      ++hearsFromCount[cb];
-    }
+    need.out[p.from] += p.count;
+    need.in[p.to] += p.count;
+    need.leave[grid.clusterOfPe(p.from)] += p.count;
+    need.enter[grid.clusterOfPe(p.to)] += p.count;
   }
   if (!copy)
     for (size_t p = 0; p < counts.stay.size() && p < pes; ++p) {
-      reads[p] -= counts.stay[p];
-      writes[p] -= counts.stay[p];
+      need.reads[p] -= counts.stay[p];
+      need.writes[p] -= counts.stay[p];
     }
-  return boundOf(reads, writes, leave, enter, sendsToCount, hearsFromCount,
-                 elemBytes, cost);
+  return boundOf(need, elemBytes, cost);
 }
 
 // Round r costs at least ropen + s_r(c) rsend for every cluster c sending

@@ -30,12 +30,13 @@ namespace {
 /// Runs `plan` on a width x height MasPar, checks every element of `dst`,
 /// and returns the ticks it took.
 int64_t runChecked(const rt::GeneralPlan &plan, unsigned width, unsigned height,
-                   unsigned cluster, const std::string &what) {
+                   unsigned cluster, const std::string &what,
+                   const rt::CostModel &cost = {}) {
   int64_t slots = std::max(rt::slotsOf(plan.source), rt::slotsOf(plan.dest));
   for (const rt::GeneralStep &s : plan.steps)
     slots = std::max(slots, rt::slotsOf(s.to));
   const uint64_t region = uint64_t(slots) * plan.elemBytes;
-  rt::MasPar m(width, height, 3 * region, cluster);
+  rt::MasPar m(width, height, 3 * region, cluster, cost);
   rt::Regions regions{{plan.copy ? 0 : region}, {region}, {2 * region}};
   auto memoryOf = [&](unsigned pe) { return m.memoryOf(pe); };
   auto readOf = [&](unsigned pe) -> const uint8_t * { return m.memoryOf(pe); };
@@ -160,10 +161,14 @@ TEST(DigitExchange, FindsFoldedPermutation) {
 // The step alone on 3,000 random exchanges with folded memory permutations
 // (bases 2-9, 1- to 16-byte elements, in place when the exchanged digit
 // keeps its place, out of place always): found by the finder, every element
-// checked, the prediction equal to the simulation.
+// checked, the prediction equal to the simulation; with fig. 5.2's prices
+// (direct loads where the registers hold the values) and with direct loads
+// as dear as indirect ones (function 6.1's indirect loads always).
 TEST(DigitExchange, RandomFoldedSteps) {
   std::mt19937 rng(20261126);
-  int inPlace = 0, folded = 0, pesMoved = 0;
+  int inPlace = 0, folded = 0, pesMoved = 0, direct = 0;
+  rt::CostModel flat;
+  std::copy(flat.loadIndirect, flat.loadIndirect + 4, flat.load);
   for (int run = 0; run < 3000; ++run) {
     const bool samePlace = rng() % 2;
     FoldedCase c = randomFolded(rng, samePlace);
@@ -205,19 +210,28 @@ TEST(DigitExchange, RandomFoldedSteps) {
       s.inPlace = place;
       plan.steps = {s};
       const rt::MachineShape shape{width, height, cluster};
-      const int64_t predicted =
-          rt::predictGeneralStep(plan, 0, shape, {}, &sources);
-      ASSERT_GE(predicted, 0) << "run " << run;
-      const std::string what = "run " + std::to_string(run) +
-                               (place ? " in place" : " out of place");
-      EXPECT_EQ(runChecked(plan, width, height, cluster, what), predicted)
-          << what;
+      direct += rt::digitExchangeLoadsDirect(
+          d, rt::digitExchangeSequences(d, eb, place), eb, place, {});
+      EXPECT_FALSE(rt::digitExchangeLoadsDirect(
+          d, rt::digitExchangeSequences(d, eb, place), eb, place, flat));
+      for (const rt::CostModel &cost : {rt::CostModel(), flat}) {
+        const int64_t predicted =
+            rt::predictGeneralStep(plan, 0, shape, cost, &sources);
+        ASSERT_GE(predicted, 0) << "run " << run;
+        const std::string what = "run " + std::to_string(run) +
+                                 (place ? " in place" : " out of place");
+        EXPECT_EQ(runChecked(plan, width, height, cluster, what, cost),
+                  predicted)
+            << what;
+      }
       if (HasFailure())
         return;
     }
   }
-  std::printf("folded %d of 3000, PEs permuted in %d, %d in place\n", folded,
-              pesMoved, inPlace);
+  std::printf("folded %d of 3000, PEs permuted in %d, %d in place, %d with "
+              "direct loads\n",
+              folded, pesMoved, inPlace, direct);
+  EXPECT_GT(direct, 1000);
   EXPECT_GT(folded, 1200);
   EXPECT_GT(pesMoved, 600);
   EXPECT_GT(inPlace, 1000);
@@ -287,4 +301,36 @@ TEST(DigitExchange, RandomPlansChooseFolded) {
               chosen, foldable, direct);
   EXPECT_GT(chosen, direct / 2);
   EXPECT_GT(foldable, 100);
+}
+
+// 003 6.2.1's base-5 P/M exchange shape on 5 PEs, 30 u8 a PE: the digit
+// below the exchanged memory digit (6) travels as one 6-byte chunk (loaded
+// as 4 + 2 bytes). Function 6.1 loads and stores it with per-PE offsets in
+// each of the 4 rounds: 4 x 2 x (199 + 103) = 2416 ticks of memory. Loaded
+// directly, each of the 5 slot digits is one load at one address in every
+// PE: 5 x 2 x (74 + 38) = 1120, the sends unchanged.
+TEST(DigitExchange, DirectLoadsEverySlotDigit) {
+  const KTile from = digitTile({6, 5, 5}, {0, 1}, {2});
+  const KTile to = digitTile({6, 5, 5}, {0, 2}, {1});
+  const std::vector<uint32_t> sources = rt::sourcesOf(from, to);
+  rt::DigitExchangeShape d;
+  ASSERT_TRUE(rt::findDigitExchange(from, to, sources, d, nullptr));
+  EXPECT_EQ(d.base, 5);
+  EXPECT_EQ(d.chunk, 6);
+  const rt::DigitExchangeSequences seqs =
+      rt::digitExchangeSequences(d, 1, true);
+  EXPECT_TRUE(rt::digitExchangeLoadsDirect(d, seqs, 1, true, {}));
+  rt::GeneralPlan plan =
+      oneStepPlan(from, to, rt::GeneralStepKind::DigitExchange, true);
+  rt::MasPar m = rt::MasPar::pricing(5, 1, 1);
+  rt::Regions regions{{0}, {0}, {0}};
+  ASSERT_TRUE(rt::runGeneralStep(m, plan, 0, regions));
+  EXPECT_EQ(m.ledger().memory, 5 * 2 * (74 + 38));
+  rt::CostModel flat;
+  std::copy(flat.loadIndirect, flat.loadIndirect + 4, flat.load);
+  rt::MasPar f = rt::MasPar::pricing(5, 1, 1, flat);
+  ASSERT_TRUE(rt::runGeneralStep(f, plan, 0, regions));
+  EXPECT_EQ(f.ledger().memory, 4 * 2 * (199 + 103));
+  EXPECT_EQ(f.ledger().router, m.ledger().router);
+  EXPECT_EQ(runChecked(plan, 5, 1, 1, "base 5"), m.ledger().total());
 }

@@ -154,7 +154,9 @@ bool checkCounts(const rt::TileMap &a, const rt::TileMap &b, int64_t limit,
           continue;
         const rt::MachineShape m = machineFor(a, b, cluster);
         rt::CostModel cost;
-        EXPECT_EQ(rt::generalLowerBound(*runs, bytes, copy, m, cost),
+        // The counts have no slots, so no per-address terms: never more
+        // than the table's bound.
+        EXPECT_LE(rt::generalLowerBound(*runs, bytes, copy, m, cost),
                   rt::generalLowerBound(a, b, bytes, copy, m, cost, &sources))
             << what;
       }
@@ -291,7 +293,8 @@ TEST(MoveCounts, PlansEqualAndRun) {
     const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(fast),
                           &ref = std::get<rt::GeneralPlan>(slow);
     EXPECT_EQ(plan.predictedTicks, ref.predictedTicks) << what;
-    EXPECT_EQ(plan.lowerBound, ref.lowerBound) << what;
+    // Counted, the bound has no per-address terms (General.h).
+    EXPECT_LE(plan.lowerBound, ref.lowerBound) << what;
     ASSERT_EQ(plan.steps.size(), ref.steps.size()) << what;
     for (size_t i = 0; i < plan.steps.size(); ++i) {
       EXPECT_EQ(plan.steps[i].kind, ref.steps[i].kind) << what;

@@ -121,6 +121,19 @@ struct DigitExchangeSequences {
 DigitExchangeSequences digitExchangeSequences(const DigitExchangeShape &shape,
                                               unsigned elemBytes, bool inPlace);
 
+/// Whether the exchange loads and stores directly (003 function 6.1 with
+/// every address the same in all PEs): each transfer's pieces are loaded at
+/// every slot digit y, one direct load per digit serving every PE, kept in
+/// registers while the rounds send them and receive into them, and stored
+/// back per digit: b direct loads and stores per transfer against b - 1
+/// indirect ones (b with a processor permutation's round 0, plus the
+/// diagonal's copies otherwise). Chosen when cheaper under `cost` and the
+/// values (and schedule entries) fit the PE's registers (003 5.6.2).
+bool digitExchangeLoadsDirect(const DigitExchangeShape &shape,
+                              const DigitExchangeSequences &seqs,
+                              unsigned elemBytes, bool inPlace,
+                              const CostModel &cost);
+
 /// Whether the move `sources` (sourcesOf(from, to)) is one P/M digit
 /// exchange; fills `shape` if so. Reads the digits off the elements of PE 0
 /// and then checks every held cell of `to`, so a yes is exact.

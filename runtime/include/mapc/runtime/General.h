@@ -26,7 +26,9 @@
 //               b - 1 rounds of exchange_dig with offsets each PE computes
 //               from its own digit, the identity memory digits below the
 //               exchanged one sent together in chunks of up to 64 bits,
-//               in place by pairing rounds k and b - k.
+//               in place by pairing rounds k and b - k; loads and stores
+//               direct, every slot digit once into registers, where they
+//               fit (DigitExchange.h).
 //   BruteForce  003 6.3.3's brute_copy: each PE sends its elements one per
 //               round with their destination slot, starting at a skewed
 //               element (6.3.8); senders that collide on a PE go in
@@ -220,15 +222,18 @@ bool executeGeneralPlan(
 
 /// The least ticks any plan of element transfers can take under the cost
 /// model (docs/cost-model.md, "General remaps"): the busiest PE reads and
-/// writes every element it must move, at direct prices; the busiest
-/// cluster sends and receives every element that leaves or enters it, one
-/// per send, and opens a connection per partner cluster.
+/// writes every element it must move, at direct prices, and every address
+/// read (written) in n of P PEs costs at least min(direct, indirect n / P)
+/// a byte; the busiest cluster sends and receives every element that
+/// leaves or enters it, one per send, and every send opens a connection,
+/// at least one per 64 bits the busiest PE sends or receives.
 int64_t generalLowerBound(const TileMap &src, const TileMap &dst,
                           unsigned elemBytes, bool copy,
                           const MachineShape &shape, const CostModel &cost,
                           const std::vector<uint32_t> *sources = nullptr);
 /// The same bound from the counts of a move between layouts that replicate
-/// nothing (MoveCounts.h).
+/// nothing (MoveCounts.h), without the per-address terms (the counts have
+/// no slots): never above the bound from the table.
 int64_t generalLowerBound(const MoveCounts &counts, unsigned elemBytes,
                           bool copy, const MachineShape &shape,
                           const CostModel &cost);
