@@ -3,8 +3,12 @@
 #define MAPC_TEST_UNIT_DIGITTILE_H
 
 #include "ir/KTile.h"
+#include "mapc/runtime/Contents.h"
 #include "mapc/runtime/General.h"
+#include "mapc/runtime/MasPar.h"
 
+#include <algorithm>
+#include <string>
 #include <vector>
 
 namespace mapc::test {
@@ -49,6 +53,38 @@ inline rt::GeneralPlan oneStepPlan(const rt::TileMap &from,
   s.inPlace = inPlace;
   plan.steps = {s};
   return plan;
+}
+
+/// What running a general plan on a simulated MasPar gave.
+struct PlanRun {
+  bool ran = false;   ///< every step's method applied to its move
+  std::string why;    ///< why not, when it did not
+  int64_t ticks = 0;  ///< the machine's ledger
+  uint64_t wrong = 0; ///< destination cells without their element
+};
+
+/// Runs `plan` on a MasPar of `shape` with room for its source, destination
+/// and scratch, the source filled with `pattern`'s values.
+inline PlanRun simulatePlan(const rt::GeneralPlan &plan,
+                            const rt::MachineShape &shape, uint32_t pattern) {
+  int64_t slots = std::max(rt::slotsOf(plan.source), rt::slotsOf(plan.dest));
+  for (const rt::GeneralStep &s : plan.steps)
+    slots = std::max(slots, rt::slotsOf(s.to));
+  const uint64_t region = uint64_t(slots) * plan.elemBytes;
+  rt::MasPar m(shape.width, shape.height, 3 * region, shape.clusterSize);
+  rt::Regions regions{{plan.copy ? 0 : region}, {region}, {2 * region}};
+  auto memoryOf = [&](unsigned pe) { return m.memoryOf(pe); };
+  auto readOf = [&](unsigned pe) -> const uint8_t * { return m.memoryOf(pe); };
+  rt::storePattern(memoryOf, plan.source, plan.elemBytes, regions.src.base,
+                   pattern);
+  PlanRun run;
+  run.ran = rt::executeGeneralPlan(m, plan, regions, {}, &run.why);
+  if (!run.ran)
+    return run;
+  run.wrong = rt::countMismatches(readOf, plan.dest, plan.elemBytes,
+                                  regions.dst.base, pattern);
+  run.ticks = m.ledger().total();
+  return run;
 }
 
 } // namespace mapc::test

@@ -26,6 +26,8 @@
 #include <random>
 
 using namespace mapc;
+using mapc::test::PlanRun;
+using mapc::test::simulatePlan;
 
 namespace {
 
@@ -35,22 +37,11 @@ using Kind = rt::GeneralStepKind;
 /// method does not apply to its move. Checks every element.
 int64_t runPlan(const rt::GeneralPlan &plan, const rt::MachineShape &shape,
                 const std::string &what) {
-  int64_t slots = std::max(rt::slotsOf(plan.source), rt::slotsOf(plan.dest));
-  for (const rt::GeneralStep &s : plan.steps)
-    slots = std::max(slots, rt::slotsOf(s.to));
-  const uint64_t region = uint64_t(slots) * plan.elemBytes;
-  rt::MasPar m(shape.width, shape.height, 3 * region, shape.clusterSize);
-  rt::Regions regions{{plan.copy ? 0 : region}, {region}, {2 * region}};
-  auto memoryOf = [&](unsigned pe) { return m.memoryOf(pe); };
-  auto readOf = [&](unsigned pe) -> const uint8_t * { return m.memoryOf(pe); };
-  rt::storePattern(memoryOf, plan.source, plan.elemBytes, regions.src.base, 3);
-  if (!rt::executeGeneralPlan(m, plan, regions, {}, nullptr))
+  const PlanRun run = simulatePlan(plan, shape, 3);
+  if (!run.ran)
     return -1;
-  EXPECT_EQ(rt::countMismatches(readOf, plan.dest, plan.elemBytes,
-                                regions.dst.base, 3),
-            0u)
-      << what;
-  return m.ledger().total();
+  EXPECT_EQ(run.wrong, 0u) << what;
+  return run.ticks;
 }
 
 /// Every one-step plan (and its copy back) that runs, 003 6.2.2's plans

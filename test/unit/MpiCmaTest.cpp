@@ -1,5 +1,4 @@
-//===- MpiCmaTest.cpp - the single-copy transport's reads and price
-//--------===//
+//===- MpiCmaTest.cpp - the single-copy transport's reads and price ------===//
 //
 // cmaRead batches two independent run lists (the sender's cells and the
 // receiver's) into process_vm_readv calls of at most kCmaBatch iovecs a
@@ -12,6 +11,8 @@
 #include "mapc/mpi/Remap.h"
 #include "mapc/mpi/Schedule.h"
 
+#include "RandomRuns.h"
+
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -21,36 +22,8 @@
 
 using namespace mapc::mpi;
 
-namespace {
-
-void extend(std::vector<CmaRun> &runs, uint32_t x) {
-  if (!runs.empty() && runs.back().start + runs.back().cells == x)
-    ++runs.back().cells;
-  else
-    runs.push_back({x, 1});
-}
-
-/// `n` distinct cells out of `space`, in runs of random lengths (1 to
-/// `longest`), in random order of runs.
-std::vector<uint32_t> randomCells(std::mt19937 &rng, uint32_t n, uint32_t space,
-                                  uint32_t longest) {
-  std::vector<uint32_t> starts;
-  std::vector<uint32_t> out;
-  std::vector<char> used(space, 0);
-  while (out.size() < n) {
-    uint32_t len = std::uniform_int_distribution<uint32_t>(1, longest)(rng);
-    uint32_t at = std::uniform_int_distribution<uint32_t>(0, space - 1)(rng);
-    for (uint32_t k = 0; k < len && at + k < space && out.size() < n; ++k) {
-      if (used[at + k])
-        break;
-      used[at + k] = 1;
-      out.push_back(at + k);
-    }
-  }
-  return out;
-}
-
-} // namespace
+using mapc::test::extend;
+using mapc::test::randomCells;
 
 TEST(MpiCma, ReadsEveryRunOfRandomListsFromItself) {
   std::mt19937 rng(1414);

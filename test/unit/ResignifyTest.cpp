@@ -23,6 +23,8 @@
 #include <random>
 
 using namespace mapc;
+using mapc::test::PlanRun;
+using mapc::test::simulatePlan;
 using mapc::test::digitTile;
 using mapc::test::oneStepPlan;
 
@@ -32,26 +34,13 @@ namespace {
 /// ticks are the plan's prediction.
 void runPlan(const rt::GeneralPlan &plan, const rt::MachineShape &shape,
              const std::string &what) {
-  int64_t slots = std::max(rt::slotsOf(plan.source), rt::slotsOf(plan.dest));
-  for (const rt::GeneralStep &s : plan.steps)
-    slots = std::max(slots, rt::slotsOf(s.to));
-  const uint64_t region = uint64_t(slots) * plan.elemBytes;
-  rt::MasPar m(shape.width, shape.height, 3 * region, shape.clusterSize);
-  rt::Regions regions{{plan.copy ? 0 : region}, {region}, {2 * region}};
-  auto memoryOf = [&](unsigned pe) { return m.memoryOf(pe); };
-  auto readOf = [&](unsigned pe) -> const uint8_t * { return m.memoryOf(pe); };
-  rt::storePattern(memoryOf, plan.source, plan.elemBytes, regions.src.base, 11);
-  std::string why;
-  ASSERT_TRUE(rt::executeGeneralPlan(m, plan, regions, {}, &why))
-      << what << ": " << why;
-  EXPECT_EQ(rt::countMismatches(readOf, plan.dest, plan.elemBytes,
-                                regions.dst.base, 11),
-            0u)
-      << what;
+  const PlanRun run = simulatePlan(plan, shape, 11);
+  ASSERT_TRUE(run.ran) << what << ": " << run.why;
+  EXPECT_EQ(run.wrong, 0u) << what;
   int64_t predicted = 0;
   for (const rt::GeneralStep &s : plan.steps)
     predicted += s.predictedTicks;
-  EXPECT_EQ(m.ledger().total(), predicted) << what;
+  EXPECT_EQ(run.ticks, predicted) << what;
 }
 
 /// A plan of one step of `kind` from `src` to `dst`, priced.
