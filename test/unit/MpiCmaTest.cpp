@@ -22,8 +22,8 @@
 
 using namespace mapc::mpi;
 
-using mapc::test::extend;
-using mapc::test::randomCells;
+using mapc::test::RandomCopy;
+using mapc::test::randomCopy;
 
 TEST(MpiCma, ReadsEveryRunOfRandomListsFromItself) {
   std::mt19937 rng(1414);
@@ -35,31 +35,16 @@ TEST(MpiCma, ReadsEveryRunOfRandomListsFromItself) {
       GTEST_SKIP() << "process_vm_readv is not usable here: " << why;
   }
   for (int round = 0; round < 300; ++round) {
-    unsigned eb = std::vector<unsigned>{1, 2, 3, 8, 16}[round % 5];
     // Few and long runs, or many short ones (several system calls).
-    uint32_t n = std::uniform_int_distribution<uint32_t>(1, 6000)(rng);
-    uint32_t space = n + std::uniform_int_distribution<uint32_t>(0, n)(rng);
-    uint32_t longest = round % 3 == 0 ? 1 : round % 3 == 1 ? 4 : 700;
-    std::vector<uint32_t> from = randomCells(rng, n, space, longest);
-    std::vector<uint32_t> into =
-        randomCells(rng, n, space, round % 2 ? longest : 3);
-    CmaReads reads;
-    for (uint32_t k = 0; k < n; ++k) {
-      extend(reads.source, from[k]);
-      extend(reads.dest, into[k]);
-    }
-    std::vector<unsigned char> src(size_t(space) * eb), dst(src.size(), 0xA5),
-        want(src.size(), 0xA5);
-    for (size_t k = 0; k < src.size(); ++k)
-      src[k] = static_cast<unsigned char>(rng());
-    for (uint32_t k = 0; k < n; ++k)
-      std::memcpy(&want[size_t(into[k]) * eb], &src[size_t(from[k]) * eb], eb);
-    ASSERT_TRUE(cmaRead(getpid(), reinterpret_cast<uintptr_t>(src.data()),
-                        dst.data(), reads, eb, &why))
+    RandomCopy c = randomCopy(rng, round);
+    const CmaReads &reads = c.reads;
+    const unsigned eb = c.elemBytes;
+    ASSERT_TRUE(cmaRead(getpid(), reinterpret_cast<uintptr_t>(c.src.data()),
+                        c.dst.data(), reads, eb, &why))
         << why;
-    ASSERT_EQ(dst, want) << "round " << round << ": " << reads.source.size()
-                         << " source runs, " << reads.dest.size()
-                         << " destination runs, " << eb << "-byte elements";
+    ASSERT_EQ(c.dst, c.want)
+        << "round " << round << ": " << reads.source.size() << " source runs, "
+        << reads.dest.size() << " destination runs, " << eb << "-byte elements";
   }
 }
 

@@ -5,6 +5,7 @@
 #include "mapc/mpi/Cma.h"
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -35,6 +36,40 @@ inline std::vector<uint32_t> randomCells(std::mt19937 &rng, uint32_t n,
     }
   }
   return out;
+}
+
+/// Round `round` of a random copy test: two run lists over the same cells,
+/// a random source and the destination the runs describe.
+struct RandomCopy {
+  unsigned elemBytes = 1;
+  mpi::CmaReads reads;
+  std::vector<unsigned char> src, dst, want;
+};
+
+/// Few and long runs or many short ones, elements of 1 to 16 bytes.
+inline RandomCopy randomCopy(std::mt19937 &rng, int round) {
+  RandomCopy c;
+  const unsigned eb = std::vector<unsigned>{1, 2, 3, 8, 16}[round % 5];
+  c.elemBytes = eb;
+  uint32_t n = std::uniform_int_distribution<uint32_t>(1, 6000)(rng);
+  uint32_t space = n + std::uniform_int_distribution<uint32_t>(0, n)(rng);
+  uint32_t longest = round % 3 == 0 ? 1 : round % 3 == 1 ? 4 : 700;
+  std::vector<uint32_t> from = randomCells(rng, n, space, longest);
+  std::vector<uint32_t> into =
+      randomCells(rng, n, space, round % 2 ? longest : 3);
+  for (uint32_t k = 0; k < n; ++k) {
+    extend(c.reads.source, from[k]);
+    extend(c.reads.dest, into[k]);
+  }
+  c.src.resize(size_t(space) * eb);
+  c.dst.assign(c.src.size(), 0xA5);
+  c.want.assign(c.src.size(), 0xA5);
+  for (size_t k = 0; k < c.src.size(); ++k)
+    c.src[k] = static_cast<unsigned char>(rng());
+  for (uint32_t k = 0; k < n; ++k)
+    std::memcpy(&c.want[size_t(into[k]) * eb], &c.src[size_t(from[k]) * eb],
+                eb);
+  return c;
 }
 
 } // namespace mapc::test
