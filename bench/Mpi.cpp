@@ -171,21 +171,14 @@ private:
 };
 
 /// A zeroed part of a shared window (collective), or nothing.
-class WindowBuffer {
-public:
-  WindowBuffer(size_t bytes, MPI_Comm comm, bool shared) {
-    if (shared &&
-        !(at = static_cast<unsigned char *>(allocShared(bytes, comm))))
-      bench::die(kDriver, "MPI_Win_allocate_shared failed");
-  }
-  ~WindowBuffer() { freeShared(at); }
-  WindowBuffer(const WindowBuffer &) = delete;
-  WindowBuffer &operator=(const WindowBuffer &) = delete;
-  unsigned char *data() { return at; }
-
-private:
-  unsigned char *at = nullptr;
-};
+SharedBuffer windowBuffer(size_t bytes, MPI_Comm comm, bool shared) {
+  if (!shared)
+    return nullptr;
+  SharedBuffer at = allocSharedBuffer(bytes, comm);
+  if (!at)
+    bench::die(kDriver, "MPI_Win_allocate_shared failed");
+  return at;
+}
 
 /// One row of the phase table.
 struct Phases {
@@ -307,10 +300,10 @@ int main(int argc, char **argv) {
         dst(size_t(dd.cells(rank)) * 8, anywhere);
     storeLocalPattern(spec.source, sd, rank, 8, 1, src.data());
     // The shm column's buffers (page-aligned parts of shared windows).
-    WindowBuffer srcShm(shm ? src.size() : 0, comm, shm),
-        dstShm(shm ? dst.size() : 0, comm, shm);
+    SharedBuffer srcShm = windowBuffer(src.size(), comm, shm),
+                 dstShm = windowBuffer(dst.size(), comm, shm);
     if (shm)
-      std::memcpy(srcShm.data(), src.data(), src.size());
+      std::memcpy(srcShm.get(), src.data(), src.size());
     double budget = 0.3 / rounds;
 
     // The baseline: the same bytes per rank in R pre-packed blocks.
@@ -326,7 +319,7 @@ int main(int argc, char **argv) {
     std::string pick;
     {
       auto planned = MpiRemap::plan(spec, comm, MpiOptions{}, costs,
-                                    shm ? srcShm.data() : nullptr);
+                                    shm ? srcShm.get() : nullptr);
       if (auto *why = std::get_if<std::string>(&planned))
         bench::die(kDriver, "auto: " + *why);
       pick = std::get<MpiRemap>(planned).chosen().name();
@@ -344,8 +337,8 @@ int main(int argc, char **argv) {
       o.radix = v.radix;
       o.transport = v.transport;
       bool windows = v.transport == Transport::Shm;
-      unsigned char *in = windows ? srcShm.data() : src.data(),
-                    *out = windows ? dstShm.data() : dst.data();
+      unsigned char *in = windows ? srcShm.get() : src.data(),
+                    *out = windows ? dstShm.get() : dst.data();
       auto planned = MpiRemap::plan(spec, comm, o, costs, in);
       if (auto *why = std::get_if<std::string>(&planned))
         bench::die(kDriver, v.name + ": " + *why);

@@ -218,19 +218,17 @@ bool readOptions(int ranks, Setup &s, bool report) {
     s.options.to = mpiTo;
   if (mpiTq.getNumOccurrences())
     s.options.tq = mpiTq;
-  if (mpiCmaCosts.getNumOccurrences()) {
-    std::string why = parseCmaCosts(mpiCmaCosts, s.options);
+  using CostParser = std::string (*)(const std::string &, MpiOptions &);
+  for (auto [costs, parse] : {std::pair<cl::opt<std::string> *, CostParser>{
+                                  &mpiCmaCosts, parseCmaCosts},
+                              {&mpiShmCosts, parseShmCosts}}) {
+    if (!costs->getNumOccurrences())
+      continue;
+    std::string why = parse(*costs, s.options);
     if (!why.empty()) {
       if (report)
-        error() << "--mpi-cma-costs=" << mpiCmaCosts << ": " << why << "\n";
-      return false;
-    }
-  }
-  if (mpiShmCosts.getNumOccurrences()) {
-    std::string why = parseShmCosts(mpiShmCosts, s.options);
-    if (!why.empty()) {
-      if (report)
-        error() << "--mpi-shm-costs=" << mpiShmCosts << ": " << why << "\n";
+        error() << "--" << costs->ArgStr << "=" << costs->getValue() << ": "
+                << why << "\n";
       return false;
     }
   }
@@ -353,18 +351,15 @@ class LocalBuffer {
 public:
   LocalBuffer(size_t bytes, MPI_Comm comm, bool shared) {
     if (shared)
-      window = static_cast<unsigned char *>(allocShared(bytes, comm));
+      window = allocSharedBuffer(bytes, comm);
     if (!window)
       heap.assign(std::max<size_t>(bytes, 1), 0);
   }
-  ~LocalBuffer() { freeShared(window); }
-  LocalBuffer(const LocalBuffer &) = delete;
-  LocalBuffer &operator=(const LocalBuffer &) = delete;
-  unsigned char *data() { return window ? window : heap.data(); }
+  unsigned char *data() { return window ? window.get() : heap.data(); }
   unsigned char &operator[](size_t k) { return data()[k]; }
 
 private:
-  unsigned char *window = nullptr;
+  SharedBuffer window;
   std::vector<unsigned char> heap;
 };
 

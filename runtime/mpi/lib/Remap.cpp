@@ -852,12 +852,11 @@ std::variant<MpiRemap, std::string> MpiRemap::plan(const rt::RemapSpec &spec,
   // The single-copy transport is a candidate when asked for, or when
   // nothing is forced and every rank can read every other (probed once per
   // communicator, agreed by all).
-  bool considerCma = options.transport == Transport::Cma ||
-                     (options.transport == Transport::Auto &&
-                      options.algorithm == Algorithm::Auto && R > 1);
-  bool considerShm = options.transport == Transport::Shm ||
-                     (options.transport == Transport::Auto &&
-                      options.algorithm == Algorithm::Auto && R > 1);
+  // Auto weighs the copying transports against 004's algorithms.
+  bool autoCopies = options.transport == Transport::Auto &&
+                    options.algorithm == Algorithm::Auto && R > 1;
+  bool considerCma = options.transport == Transport::Cma || autoCopies;
+  bool considerShm = options.transport == Transport::Shm || autoCopies;
   bool cmaUsable = false, shmUsable = false;
   if (considerCma || considerShm) {
     const CmaInfo &info = cmaInfo(comm);

@@ -272,16 +272,16 @@ std::string Prediction::name() const {
   return algorithmName(algorithm);
 }
 
-/// The single-copy transport: every rank copies what stays (Tc per byte) and
-/// reads what it receives, one system call per kCmaBatch runs (Tcall), Tseg
-/// per further run of source cells, Tpiece per further run of destination
-/// cells and Tr per byte; around the reads the sender's address
-/// arrives and a "done" goes back (a start-up each, To for every further
-/// peer, as messages posted together, and Tq each on an oversubscribed
-/// node). One step; the slowest rank counts.
-static Prediction predictCma(const TrafficMatrix &t, const LinkCosts &c) {
+/// The transports that send no data messages (cma, shm): every rank copies
+/// what stays (Tc per byte) and takes each origin's block at
+/// `fromOrigin(o, d)`, then pays `sync(peers)` for the addresses and "done"s
+/// it exchanges with its peers. One step; the slowest rank counts.
+template <typename FromOrigin, typename Sync>
+static Prediction predictCopies(Algorithm a, const TrafficMatrix &t,
+                                const LinkCosts &c, FromOrigin fromOrigin,
+                                Sync sync) {
   Prediction p;
-  p.algorithm = Algorithm::Cma;
+  p.algorithm = a;
   int n = t.ranks;
   bool any = false;
   for (int d = 0; d < n; ++d) {
@@ -290,22 +290,37 @@ static Prediction predictCma(const TrafficMatrix &t, const LinkCosts &c) {
     for (int o = 0; o < n; ++o) {
       if (o == d || t.at(o, d) == 0)
         continue;
-      int64_t from = std::max<int64_t>(1, t.sourceRunsAt(o, d)),
-              into = std::max<int64_t>(1, t.destRunsAt(o, d)),
-              calls = (std::max(from, into) + kCmaBatch - 1) / kCmaBatch;
-      time += c.tcall * double(calls) + c.tseg * double(from - 1) +
-              c.tpiece * double(into - 1) + c.tr * double(t.bytes(o, d));
+      time += fromOrigin(o, d);
       p.wireBytes += t.bytes(o, d);
       ++peers;
     }
     if (peers)
-      time += 2 * (c.ts + c.to * (peers - 1) + c.tq);
+      time += sync(peers);
     any |= peers > 0;
     p.maxMessages = std::max(p.maxMessages, peers);
     p.seconds = std::max(p.seconds, time);
   }
   p.steps = any;
   return p;
+}
+
+/// The single-copy transport: each origin's block read with one system call
+/// per kCmaBatch runs (Tcall), Tseg per further run of source cells, Tpiece
+/// per further run of destination cells and Tr per byte; around the reads
+/// the sender's address arrives and a "done" goes back (a start-up each, To
+/// for every further peer, as messages posted together, and Tq each on an
+/// oversubscribed node).
+static Prediction predictCma(const TrafficMatrix &t, const LinkCosts &c) {
+  return predictCopies(
+      Algorithm::Cma, t, c,
+      [&](int o, int d) {
+        int64_t from = std::max<int64_t>(1, t.sourceRunsAt(o, d)),
+                into = std::max<int64_t>(1, t.destRunsAt(o, d)),
+                calls = (std::max(from, into) + kCmaBatch - 1) / kCmaBatch;
+        return c.tcall * double(calls) + c.tseg * double(from - 1) +
+               c.tpiece * double(into - 1) + c.tr * double(t.bytes(o, d));
+      },
+      [&](unsigned peers) { return 2 * (c.ts + c.to * (peers - 1) + c.tq); });
 }
 
 /// The shared-memory transport: the single-copy reads' protocol, but each
@@ -320,30 +335,14 @@ static Prediction predictCma(const TrafficMatrix &t, const LinkCosts &c) {
 /// is the pieces' count when the ends coincide (a transpose: one source
 /// run, a piece per destination run), and at most their sum otherwise.
 static Prediction predictShm(const TrafficMatrix &t, const LinkCosts &c) {
-  Prediction p;
-  p.algorithm = Algorithm::Shm;
-  int n = t.ranks;
-  bool any = false;
-  for (int d = 0; d < n; ++d) {
-    double time = c.tc * double(t.bytes(d, d));
-    unsigned peers = 0;
-    for (int o = 0; o < n; ++o) {
-      if (o == d || t.at(o, d) == 0)
-        continue;
-      int64_t pieces =
-          std::max<int64_t>({1, t.sourceRunsAt(o, d), t.destRunsAt(o, d)});
-      time += c.tshrun * double(pieces - 1) + c.tsh * double(t.bytes(o, d));
-      p.wireBytes += t.bytes(o, d);
-      ++peers;
-    }
-    if (peers)
-      time += c.ts + c.to * (2 * peers - 1) + c.tq;
-    any |= peers > 0;
-    p.maxMessages = std::max(p.maxMessages, peers);
-    p.seconds = std::max(p.seconds, time);
-  }
-  p.steps = any;
-  return p;
+  return predictCopies(
+      Algorithm::Shm, t, c,
+      [&](int o, int d) {
+        int64_t pieces =
+            std::max<int64_t>({1, t.sourceRunsAt(o, d), t.destRunsAt(o, d)});
+        return c.tshrun * double(pieces - 1) + c.tsh * double(t.bytes(o, d));
+      },
+      [&](unsigned peers) { return c.ts + c.to * (2 * peers - 1) + c.tq; });
 }
 
 Prediction mapc::mpi::predict(Algorithm a, unsigned radix,

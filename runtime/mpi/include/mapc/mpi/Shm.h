@@ -31,6 +31,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace mapc::mpi {
 
@@ -43,6 +44,17 @@ void *allocShared(size_t bytes, MPI_Comm comm);
 /// Frees a buffer of allocShared(); collective over the ranks of the node
 /// it was allocated on. Null is ignored.
 void freeShared(void *buffer);
+
+/// Frees a buffer of allocShared() when its owner goes (collective).
+struct FreeShared {
+  void operator()(unsigned char *buffer) const { freeShared(buffer); }
+};
+using SharedBuffer = std::unique_ptr<unsigned char, FreeShared>;
+
+/// allocShared() of `bytes` as a SharedBuffer; null when MPI refused.
+inline SharedBuffer allocSharedBuffer(size_t bytes, MPI_Comm comm) {
+  return SharedBuffer(static_cast<unsigned char *>(allocShared(bytes, comm)));
+}
 
 /// Whether [p, p + bytes) lies in one buffer of allocShared() (bytes may
 /// be 0: then p must point into one).
