@@ -61,7 +61,7 @@ void mapc::emitMpiSource(const std::vector<MpiEmitted> &remaps,
      << "    cache.plan.reset();\n"
      << "    mapc::rt::RemapSpec s = spec();\n"
      << "    auto r = mapc::mpi::MpiRemap::plan(\n"
-     << "        s, comm, optionsWanted, mapc::mpi::measureLinkCosts(comm), "
+     << "        s, comm, optionsWanted, mapc::mpi::linkCostsOf(comm), "
         "src);\n"
      << "    if (auto *why = std::get_if<std::string>(&r)) {\n"
      << "      std::fprintf(stderr, \"%s: %s\\n\", s.label.c_str(), "

@@ -459,6 +459,30 @@ LinkCosts mapc::mpi::measureLinkCosts(MPI_Comm comm) {
   return c;
 }
 
+namespace {
+/// The attribute key of linkCostsOf's costs; created on first use.
+int linkCostsKey = MPI_KEYVAL_INVALID;
+
+int deleteLinkCosts(MPI_Comm, int, void *value, void *) {
+  delete static_cast<LinkCosts *>(value);
+  return MPI_SUCCESS;
+}
+} // namespace
+
+const LinkCosts &mapc::mpi::linkCostsOf(MPI_Comm comm) {
+  if (linkCostsKey == MPI_KEYVAL_INVALID)
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, deleteLinkCosts,
+                           &linkCostsKey, nullptr);
+  void *value = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, linkCostsKey, &value, &found);
+  if (found)
+    return *static_cast<LinkCosts *>(value);
+  auto *costs = new LinkCosts(measureLinkCosts(comm));
+  MPI_Comm_set_attr(comm, linkCostsKey, costs);
+  return *costs;
+}
+
 /// Parses `name=S` items separated by commas into `fields` (each once,
 /// seconds of 0 or more); `hint` lists the names for the error.
 static std::string parseCosts(

@@ -92,6 +92,13 @@ TrafficMatrix trafficOf(const rt::RemapSpec &spec, int ranks);
 /// rank: only Tc is measured.
 LinkCosts measureLinkCosts(MPI_Comm comm);
 
+/// measureLinkCosts(comm) on the first call for `comm`, the same costs on
+/// later ones: kept as an attribute of the communicator (MPI's attribute
+/// caching), so they go when it is freed, and a duplicate measures again.
+/// Collective on the first call for a communicator; every rank of `comm`
+/// must make its first call together (as emitted functions do).
+const LinkCosts &linkCostsOf(MPI_Comm comm);
+
 /// The model's choice for `t` under `options` (Auto: the cheapest; the
 /// single-copy transport among the candidates when `cmaUsable`, the
 /// shared-memory one when `shmUsable`).
