@@ -2,6 +2,7 @@
 #include "mapc/runtime/DigitExchange.h"
 
 #include <algorithm>
+#include <cassert>
 #include <numeric>
 
 using namespace mapc::rt;
@@ -28,6 +29,14 @@ mapc::rt::digitExchangeChunks(int64_t chunk, unsigned elemBytes) {
 }
 
 namespace {
+
+/// Whether the step walks a folded permutation's cycles: in place through
+/// function 6.1's round pairs (shape.canRunInPlace). In place otherwise,
+/// each transfer is whole in registers and writes what it read
+/// (digitExchangeRunsInPlace): the walk out of place.
+bool walksCycles(const DigitExchangeShape &s, bool inPlace) {
+  return inPlace && s.canRunInPlace() && s.foldsPermutation();
+}
 
 /// The power of two of bytes a router send of `bytes` of data takes.
 unsigned sendWidth(unsigned bytes) {
@@ -61,26 +70,44 @@ int64_t moveTicks(const DigitExchangeTransfer &t, const int64_t *load,
 
 } // namespace
 
-bool mapc::rt::digitExchangeLoadsDirect(const DigitExchangeShape &s,
-                                        const DigitExchangeSequences &seqs,
-                                        unsigned elemBytes, bool inPlace,
-                                        const CostModel &cost) {
+int64_t mapc::rt::digitExchangeValueRegisters(int64_t base, unsigned bytes,
+                                              int64_t inHand) {
+  const int64_t values = inHand * base;
+  // Whole registers per value; or packed, each value at its bytes of a run
+  // of registers and assembled into a pair for its send (shifts and masks,
+  // register work that fig. 5.2 does not price).
+  const int64_t whole = values * ((bytes + 3) / 4);
+  const int64_t packed = (values * bytes + 3) / 4 + 2;
+  return std::min(whole, packed);
+}
+
+DigitExchangeLoads mapc::rt::digitExchangeLoads(
+    const DigitExchangeShape &s, const DigitExchangeSequences &seqs,
+    unsigned elemBytes, bool inPlace, const CostModel &cost) {
   const int64_t b = s.base;
   const bool peMoves = s.foldsPePermutation();
   // Registers (003 5.6.2: 40 of 32 bits for the programmer, 8 kept for
-  // offsets, the digit and the mask): a value per slot digit of the
+  // offsets, the digit and the mask): the values of every slot digit of the
   // transfer in hand (and of the next, walking a folded permutation's
   // cycles in place), the received ones taking the places of those sent
-  // in the same round pair, and a schedule entry per round pair.
+  // in the same round pair; and a permuted exchange's schedule entries,
+  // two registers each: every round pair's kept, or the running pair's.
   unsigned widest = 1;
+  int64_t transfers = 0;
   for (const auto &q : seqs.rounds)
-    for (const DigitExchangeTransfer &t : q)
+    for (const DigitExchangeTransfer &t : q) {
       widest = std::max(widest, t.bytes);
-  const bool cycles = inPlace && s.foldsPermutation();
-  const int64_t registers = (cycles ? 2 : 1) * b * ((widest + 3) / 4) +
-                            (peMoves ? 2 * (b / 2 + 1) : 0);
-  if (registers > 32)
-    return false;
+      ++transfers;
+    }
+  const bool cycles = walksCycles(s, inPlace);
+  const int64_t values = digitExchangeValueRegisters(b, widest, cycles ? 2 : 1);
+  const int64_t pairs = peMoves ? b / 2 + 1 : 0;
+  DigitExchangeLoads out;
+  if (values + 2 * pairs > 32) {
+    if (!peMoves || values + 2 > 32)
+      return out;
+    out.reloadsEntries = true;
+  }
   int64_t direct = 0, indirect = 0;
   for (const auto &q : seqs.rounds)
     for (const DigitExchangeTransfer &t : q) {
@@ -93,7 +120,20 @@ bool mapc::rt::digitExchangeLoadsDirect(const DigitExchangeShape &s,
     for (const auto &q : seqs.diagonal)
       for (const DigitExchangeTransfer &t : q)
         indirect += moveTicks(t, cost.loadIndirect, cost.loadIndirect);
-  return direct < indirect;
+  // Entries loaded again for every transfer after the first.
+  if (out.reloadsEntries)
+    direct += (transfers - 1) * pairs * cost.load[widthIndex(8)];
+  out.direct = direct < indirect;
+  if (!out.direct)
+    out.reloadsEntries = false;
+  return out;
+}
+
+bool mapc::rt::digitExchangeLoadsDirect(const DigitExchangeShape &s,
+                                        const DigitExchangeSequences &seqs,
+                                        unsigned elemBytes, bool inPlace,
+                                        const CostModel &cost) {
+  return digitExchangeLoads(s, seqs, elemBytes, inPlace, cost).direct;
 }
 
 bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
@@ -320,7 +360,7 @@ mapc::rt::digitExchangeSequences(const DigitExchangeShape &s,
   // permutation, along its cycles: high part h lands where h' = next(h)
   // was read, so h is stored just after h' is loaded, and the last of a
   // cycle where its first was read.
-  const bool cycles = inPlace && s.foldsPermutation();
+  const bool cycles = walksCycles(s, inPlace);
   std::vector<std::vector<int64_t>> walks;
   {
     std::vector<int64_t> partAt(size_t(s.slots / s.chunk), -1);
@@ -387,17 +427,63 @@ mapc::rt::digitExchangeSequences(const DigitExchangeShape &s,
 
 namespace {
 
+/// Whether every transfer of `seqs` writes the very bytes it reads (the
+/// same in every PE: the addresses of a direct load or store).
+bool transfersWriteWhatTheyRead(const DigitExchangeShape &s,
+                                const DigitExchangeSequences &seqs,
+                                unsigned elemBytes) {
+  std::vector<uint64_t> reads, writes;
+  for (const auto &q : seqs.rounds)
+    for (const DigitExchangeTransfer &t : q) {
+      reads.clear();
+      writes.clear();
+      for (const DigitExchangePiece &c : t.pieces)
+        for (int64_t y = 0; y < s.base; ++y)
+          for (unsigned k = 0; k < c.bytes; ++k) {
+            reads.push_back(uint64_t(s.srcHigh(c.high) + y * s.slotWeight) *
+                                elemBytes +
+                            c.first + k);
+            writes.push_back(
+                uint64_t(s.dstHigh(c.high) + y * s.destSlotWeight) * elemBytes +
+                c.first + k);
+          }
+      std::sort(reads.begin(), reads.end());
+      std::sort(writes.begin(), writes.end());
+      if (reads != writes)
+        return false;
+    }
+  return true;
+}
+
+} // namespace
+
+bool mapc::rt::digitExchangeRunsInPlace(const DigitExchangeShape &s,
+                                        unsigned elemBytes,
+                                        const CostModel &cost) {
+  if (s.canRunInPlace())
+    return true;
+  const DigitExchangeSequences seqs =
+      digitExchangeSequences(s, elemBytes, false);
+  return digitExchangeLoads(s, seqs, elemBytes, false, cost).direct &&
+         transfersWriteWhatTheyRead(s, seqs, elemBytes);
+}
+
+namespace {
+
 /// The exchange with direct loads and stores (DigitExchange.h): per
 /// transfer every slot digit y is loaded at one address in every PE, the
 /// rounds send from these registers and receive into them, and every digit
 /// is stored back at one address. `digit` and `recvDigit` are every PE's
 /// (runDigitExchange has paid for them); the schedule entries of the rounds
-/// of a permuted exchange are loaded once and kept.
+/// of a permuted exchange are loaded once and kept, or, when they do not
+/// fit beside the values (`reloadsEntries`), loaded for every transfer as
+/// its round pairs run.
 void runDirect(MasPar &m, const DigitExchangeShape &s,
                const DigitExchangeSequences &seqs,
                const DigitExchangeRegions &where,
                const std::vector<int64_t> &digit,
-               const std::vector<int64_t> &recvDigit, const Mask &active) {
+               const std::vector<int64_t> &recvDigit, const Mask &active,
+               bool reloadsEntries) {
   const unsigned pes = m.peCount(), eb = where.elemBytes;
   const int64_t b = s.base, wp = s.peWeight;
   const bool peMoves = s.foldsPePermutation();
@@ -432,7 +518,7 @@ void runDirect(MasPar &m, const DigitExchangeShape &s,
       r.dest0[size_t(p)] = destOf(p, r.up[size_t(p)]);
       r.dest1[size_t(p)] = destOf(p, r.down[size_t(p)]);
     }
-    if (peMoves)
+    if (peMoves && !reloadsEntries)
       m.tableLoad(8, active);
     pairs.push_back(std::move(r));
   }
@@ -488,6 +574,8 @@ void runDirect(MasPar &m, const DigitExchangeShape &s,
         }
     };
     for (const RoundPair &r : pairs) {
+      if (peMoves && reloadsEntries)
+        m.tableLoad(8, active);
       for (int64_t p = 0; p < s.pes; ++p)
         z[size_t(p)] = in[size_t(r.up[size_t(p)])][size_t(p)];
       Plural got = send(bytes, z, r.dest0, on);
@@ -570,8 +658,11 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
   const DigitExchangeSequences seqs =
       digitExchangeSequences(s, eb, where.inPlace);
   const std::vector<Sequence> &rounds = seqs.rounds, &diagonal = seqs.diagonal;
-  const bool direct =
-      digitExchangeLoadsDirect(s, seqs, eb, where.inPlace, m.cost());
+  const DigitExchangeLoads loads =
+      digitExchangeLoads(s, seqs, eb, where.inPlace, m.cost());
+  assert((!where.inPlace || s.canRunInPlace() || loads.direct) &&
+         "in place needs digitExchangeRunsInPlace");
+  const bool direct = loads.direct;
   std::vector<int64_t> srcFirst(size_t(highs), 0), dstFirst(size_t(highs), 0);
   for (int64_t h = 0; h < highs; ++h) {
     srcFirst[size_t(h)] = s.srcHigh(h);
@@ -600,9 +691,10 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
     // directly, every transfer's pieces are loaded and stored once per slot
     // digit, the diagonal among them.
     std::vector<int64_t> perWidth(4, 0);
-    int64_t roundMoves = 0, diagonalMoves = 0;
+    int64_t roundMoves = 0, diagonalMoves = 0, transfers = 0;
     for (const Sequence &q : rounds)
       for (const DigitExchangeTransfer &t : q) {
+        ++transfers;
         perWidth[widthIndex(sendWidth(t.bytes))] += 1;
         if (direct)
           diagonalMoves += b * moveTicks(t, cost.load, cost.load);
@@ -621,8 +713,12 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
         dest0[size_t(p)] = destOf(p, (x + k) % b);
         dest1[size_t(p)] = destOf(p, (x - k + b) % b);
       }
-      if (peMoves)
+      // One entry per round pair, again for every transfer when reloaded.
+      if (peMoves) {
         m.tableLoad(8, active);
+        if (loads.reloadsEntries)
+          ledger.memory += (transfers - 1) * cost.load[widthIndex(8)];
+      }
       ledger.memory += (half ? 1 : 2) * roundMoves;
       for (unsigned w = 0; w < 4; ++w) {
         const int64_t n = perWidth[w];
@@ -675,7 +771,8 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
       });
   };
   if (direct) {
-    runDirect(m, s, seqs, where, digit, recvDigit, active);
+    runDirect(m, s, seqs, where, digit, recvDigit, active,
+              loads.reloadsEntries);
     return;
   }
   // Rounds k and b - k together (function 6.1): each PE reads its slot

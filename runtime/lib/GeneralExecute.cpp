@@ -1091,8 +1091,9 @@ bool GeneralStepRunner::runDigitExchangeStep(std::string *why) {
   }
   // Moving the exchanged memory digit to another place, or receiving a
   // digit other than the one sent, would overwrite cells a later round pair
-  // still has to read.
-  if (inPlace && !shape.canRunInPlace()) {
+  // still has to read, unless every transfer is held whole in registers and
+  // writes what it read (digitExchangeRunsInPlace).
+  if (inPlace && !digitExchangeRunsInPlace(shape, elemBytes, m.cost())) {
     if (why)
       *why = "a digit exchange that moves the exchanged digits to other "
              "places cannot run in place";

@@ -59,7 +59,7 @@ struct FoldedCase {
   KTile from, to;
 };
 
-FoldedCase randomFolded(std::mt19937 &rng, bool samePlace) {
+FoldedCase randomFolded(std::mt19937 &rng, bool samePlace, int maxBase = 9) {
   auto pick = [&](int lo, int hi) {
     return std::uniform_int_distribution<int>(lo, hi)(rng);
   };
@@ -68,7 +68,7 @@ FoldedCase randomFolded(std::mt19937 &rng, bool samePlace) {
     bases.push_back(base);
     return unsigned(bases.size() - 1);
   };
-  const int64_t b = pick(2, 9);
+  const int64_t b = pick(2, maxBase);
   const unsigned e = digit(b), f = digit(b); // memory e <-> PE f
   std::vector<unsigned> chunk, high, rest;
   for (int i = pick(0, 2); i > 0; --i)
@@ -158,22 +158,28 @@ TEST(DigitExchange, FindsFoldedPermutation) {
   EXPECT_GT(rt::predictGeneralStep(plan, 0, {3, 1, 16}, {}), 0);
 }
 
-// The step alone on 3,000 random exchanges with folded memory permutations
-// (bases 2-9, 1- to 16-byte elements, in place when the exchanged digit
-// keeps its place, out of place always): found by the finder, every element
-// checked, the prediction equal to the simulation; with fig. 5.2's prices
-// (direct loads where the registers hold the values) and with direct loads
-// as dear as indirect ones (function 6.1's indirect loads always).
-TEST(DigitExchange, RandomFoldedSteps) {
-  std::mt19937 rng(20261126);
-  int inPlace = 0, folded = 0, pesMoved = 0, direct = 0;
+namespace {
+
+/// What the random step tests saw.
+struct StepCounts {
+  int inPlace = 0, folded = 0, pesMoved = 0, direct = 0, reloads = 0,
+      wholeInPlace = 0;
+};
+
+/// The step alone on `runs` random exchanges of bases 2 to `maxBase` (see
+/// RandomFoldedSteps), counting what it saw into `seen`.
+void randomSteps(unsigned seed, int runs, int maxBase, int64_t maxPes,
+                 StepCounts &seen) {
+  std::mt19937 rng(seed);
+  int &inPlace = seen.inPlace, &folded = seen.folded, &pesMoved = seen.pesMoved,
+      &direct = seen.direct;
   rt::CostModel flat;
   std::copy(flat.loadIndirect, flat.loadIndirect + 4, flat.load);
-  for (int run = 0; run < 3000; ++run) {
+  for (int run = 0; run < runs; ++run) {
     const bool samePlace = rng() % 2;
-    FoldedCase c = randomFolded(rng, samePlace);
+    FoldedCase c = randomFolded(rng, samePlace, maxBase);
     const int64_t pes = rt::pesOf(c.from);
-    if (pes > 96 || rt::slotsOf(c.from) > 400) {
+    if (pes > maxPes || rt::slotsOf(c.from) > 400) {
       --run;
       continue;
     }
@@ -196,9 +202,15 @@ TEST(DigitExchange, RandomFoldedSteps) {
     const unsigned cluster = 1u << (rng() % 5);
     const unsigned eb = 1u << (rng() % 5);
     for (bool place : {false, true}) {
-      if (place && !d.canRunInPlace())
+      // In place: function 6.1's walk, or direct with every transfer
+      // writing what it read (never at the flat prices: never direct).
+      const bool whole = place && !d.canRunInPlace() &&
+                         rt::digitExchangeRunsInPlace(d, eb, rt::CostModel());
+      EXPECT_EQ(rt::digitExchangeRunsInPlace(d, eb, flat), d.canRunInPlace());
+      if (place && !d.canRunInPlace() && !whole)
         continue;
       inPlace += place;
+      seen.wholeInPlace += whole;
       rt::GeneralPlan plan;
       plan.source = c.from;
       plan.dest = c.to;
@@ -210,11 +222,16 @@ TEST(DigitExchange, RandomFoldedSteps) {
       s.inPlace = place;
       plan.steps = {s};
       const rt::MachineShape shape{width, height, cluster};
-      direct += rt::digitExchangeLoadsDirect(
-          d, rt::digitExchangeSequences(d, eb, place), eb, place, {});
+      const bool walk = place && !whole;
+      const rt::DigitExchangeLoads loads = rt::digitExchangeLoads(
+          d, rt::digitExchangeSequences(d, eb, walk), eb, walk, {});
+      direct += loads.direct;
+      seen.reloads += loads.reloadsEntries;
       EXPECT_FALSE(rt::digitExchangeLoadsDirect(
-          d, rt::digitExchangeSequences(d, eb, place), eb, place, flat));
+          d, rt::digitExchangeSequences(d, eb, walk), eb, walk, flat));
       for (const rt::CostModel &cost : {rt::CostModel(), flat}) {
+        if (whole && cost.load[3] == flat.load[3])
+          continue; // indirect at flat prices: not in place
         const int64_t predicted =
             rt::predictGeneralStep(plan, 0, shape, cost, &sources);
         ASSERT_GE(predicted, 0) << "run " << run;
@@ -224,17 +241,100 @@ TEST(DigitExchange, RandomFoldedSteps) {
                   predicted)
             << what;
       }
-      if (HasFailure())
+      if (::testing::Test::HasFailure())
         return;
     }
   }
-  std::printf("folded %d of 3000, PEs permuted in %d, %d in place, %d with "
-              "direct loads\n",
-              folded, pesMoved, inPlace, direct);
+}
+
+} // namespace
+
+// The step alone on 3,000 random exchanges with folded memory permutations
+// (bases 2-9, 1- to 16-byte elements, in place when the exchanged digit
+// keeps its place or every transfer writes what it read, out of place
+// always): found by the finder, every element checked, the prediction equal
+// to the simulation; with fig. 5.2's prices (direct loads where the
+// registers hold the values) and with direct loads as dear as indirect ones
+// (function 6.1's indirect loads always).
+TEST(DigitExchange, RandomFoldedSteps) {
+  StepCounts seen;
+  randomSteps(20261126, 3000, 9, 96, seen);
+  const int folded = seen.folded, pesMoved = seen.pesMoved,
+            inPlace = seen.inPlace, direct = seen.direct;
+  std::printf("folded %d of 3000, PEs permuted in %d, %d in place (%d of "
+              "them whole transfers), %d with direct loads (%d reloading "
+              "schedule entries)\n",
+              folded, pesMoved, inPlace, seen.wholeInPlace, direct,
+              seen.reloads);
+  EXPECT_GT(seen.wholeInPlace, 200);
   EXPECT_GT(direct, 1000);
   EXPECT_GT(folded, 1200);
   EXPECT_GT(pesMoved, 600);
   EXPECT_GT(inPlace, 1000);
+}
+
+// Bases 10 to 20 (a PE holds up to 20 slot digits of a transfer): values
+// packed byte after byte into registers, schedule entries loaded per
+// transfer when they do not fit beside them; 400 random steps checked as
+// above.
+TEST(DigitExchange, RandomWideBaseSteps) {
+  StepCounts seen;
+  randomSteps(181126, 400, 20, 240, seen);
+  std::printf("wide bases: %d in place (%d of them whole transfers), %d with "
+              "direct loads (%d reloading schedule entries)\n",
+              seen.inPlace, seen.wholeInPlace, seen.direct, seen.reloads);
+  EXPECT_GT(seen.direct, 300);
+  EXPECT_GT(seen.reloads, 20);
+  EXPECT_GT(seen.wholeInPlace, 20);
+}
+
+// The registers of one transfer's values: whole registers per value, or
+// packed byte after byte plus a pair to assemble the value sent.
+TEST(DigitExchange, ValueRegisters) {
+  EXPECT_EQ(rt::digitExchangeValueRegisters(5, 6, 1), 10);
+  EXPECT_EQ(rt::digitExchangeValueRegisters(16, 8, 1), 32);
+  EXPECT_EQ(rt::digitExchangeValueRegisters(18, 5, 1), 25); // not 36
+  EXPECT_EQ(rt::digitExchangeValueRegisters(9, 3, 2), 16);  // not 18
+  EXPECT_EQ(rt::digitExchangeValueRegisters(2, 1, 1), 2);
+}
+
+// Random #5 of the mixed-radix benchmark (648 x 90 u8): a base-18 exchange
+// with a processor permutation folded in, the exchanged digit arriving at
+// weight 1 (from 5): one transfer of 5 bytes per slot digit (5 high parts of
+// one element). Its values take 25 registers packed (36 whole) and its 10
+// round pairs' entries 20 more, so the entries are loaded as the pairs run
+// (once: there is one transfer). Loaded directly, memory is 18 x 5 x 2 x 20
+// = 3600 ticks against 18 x 5 x 2 x 55 = 9900 indirect; and as the one
+// transfer holds every element of a PE, it runs in place (no copy back).
+TEST(DigitExchange, BaseEighteenDirectInPlace) {
+  const std::vector<int64_t> bases = {5, 3, 6, 3, 3, 2, 6, 6};
+  const KTile from = digitTile(bases, {0, 1, 2}, {3, 4, 5, 6, 7});
+  const KTile to = digitTile(bases, {6, 4, 0}, {5, 2, 3, 7, 1});
+  const std::vector<uint32_t> sources = rt::sourcesOf(from, to);
+  rt::DigitExchangeShape d;
+  std::string why;
+  ASSERT_TRUE(rt::findDigitExchange(from, to, sources, d, &why)) << why;
+  EXPECT_EQ(d.base, 18);
+  EXPECT_TRUE(d.foldsPePermutation());
+  EXPECT_FALSE(d.canRunInPlace());
+  const rt::DigitExchangeSequences seqs =
+      rt::digitExchangeSequences(d, 1, false);
+  ASSERT_EQ(seqs.rounds.size(), 1u);
+  ASSERT_EQ(seqs.rounds[0].size(), 1u);
+  EXPECT_EQ(seqs.rounds[0][0].bytes, 5u);
+  const rt::DigitExchangeLoads loads =
+      rt::digitExchangeLoads(d, seqs, 1, false, {});
+  EXPECT_TRUE(loads.direct);
+  EXPECT_TRUE(loads.reloadsEntries);
+  EXPECT_TRUE(rt::digitExchangeRunsInPlace(d, 1, {}));
+  rt::GeneralPlan plan =
+      oneStepPlan(from, to, rt::GeneralStepKind::DigitExchange, true);
+  rt::MasPar m = rt::MasPar::pricing(32, 32, 16);
+  rt::Regions regions{{0}, {0}, {0}};
+  ASSERT_TRUE(rt::runGeneralStep(m, plan, 0, regions));
+  // The loads and stores, the PE's digits and the 10 round pairs' entries.
+  EXPECT_EQ(m.ledger().memory, 18 * 5 * 2 * 20 + 146 + 10 * 146);
+  EXPECT_EQ(runChecked(plan, 32, 32, 16, "random #5"), m.ledger().total());
 }
 
 // 003 6.2.2's plans on random aligned digit permutations built so that a

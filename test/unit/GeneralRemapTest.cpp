@@ -486,9 +486,12 @@ TEST(GeneralRemap, RandomDigitPermutations) {
 // than move elements wrongly. Here the PE digit arrives reversed (element
 // (x, y) goes to PE 5 - y, slot x): since processor permutations fold into
 // the exchange's destinations this is a digit exchange, but not one that
-// runs in place (PE x receives digit 5 - x where it sends x); a memory
-// digit reversed in place is no digit exchange at all. The planner then
-// takes another method, and the remap still checks.
+// function 6.1's walk runs in place (PE x receives digit 5 - x where it
+// sends x): with indirect loads only (direct ones as dear) it refuses.
+// Loaded directly, a PE's 6 elements are one transfer that writes the
+// cells it read, so it runs in place (rt::digitExchangeRunsInPlace). A
+// memory digit reversed in place is no digit exchange at all. The planner
+// then takes another method, and the remap still checks.
 TEST(GeneralRemap, DigitExchangeRejects) {
   std::vector<int64_t> bases = {6, 6};
   KTile from = digitTile(bases, {0}, {1}), to = digitTile(bases, {1}, {0});
@@ -496,11 +499,23 @@ TEST(GeneralRemap, DigitExchangeRejects) {
   ASSERT_TRUE(to.verify().empty());
   rt::GeneralPlan plan = oneStepPlan(
       from, to, rt::GeneralStepKind::DigitExchange, /*inPlace=*/true);
-  rt::MasPar m(6, 1, 64, 16);
+  rt::CostModel flat;
+  std::copy(flat.loadIndirect, flat.loadIndirect + 4, flat.load);
+  rt::MasPar m(6, 1, 64, 16, flat);
   rt::Regions regions{{0}, {0}, {32}};
   std::string why;
   EXPECT_FALSE(rt::executeGeneralPlan(m, plan, regions, {}, &why));
   EXPECT_NE(why.find("digit exchange"), std::string::npos) << why;
+  {
+    rt::MasPar direct(6, 1, 64, 16);
+    auto memoryOf = [&](unsigned pe) { return direct.memoryOf(pe); };
+    auto readOf = [&](unsigned pe) -> const uint8_t * {
+      return direct.memoryOf(pe);
+    };
+    rt::storePattern(memoryOf, from, 1, 0, 7);
+    EXPECT_TRUE(rt::executeGeneralPlan(direct, plan, regions, {}, &why)) << why;
+    EXPECT_EQ(rt::countMismatches(readOf, to, 1, 0, 7), 0u);
+  }
   rt::DigitExchangeShape shape;
   ASSERT_TRUE(
       rt::findDigitExchange(from, to, rt::sourcesOf(from, to), shape, nullptr));

@@ -121,18 +121,47 @@ struct DigitExchangeSequences {
 DigitExchangeSequences digitExchangeSequences(const DigitExchangeShape &shape,
                                               unsigned elemBytes, bool inPlace);
 
-/// Whether the exchange loads and stores directly (003 function 6.1 with
-/// every address the same in all PEs): each transfer's pieces are loaded at
-/// every slot digit y, one direct load per digit serving every PE, kept in
+/// How the exchange loads and stores. Direct (003 function 6.1 with every
+/// address the same in all PEs): each transfer's pieces are loaded at every
+/// slot digit y, one direct load per digit serving every PE, kept in
 /// registers while the rounds send them and receive into them, and stored
 /// back per digit: b direct loads and stores per transfer against b - 1
 /// indirect ones (b with a processor permutation's round 0, plus the
 /// diagonal's copies otherwise). Chosen when cheaper under `cost` and the
-/// values (and schedule entries) fit the PE's registers (003 5.6.2).
+/// values fit the PE's registers (003 5.6.2), packed byte after byte when
+/// that takes fewer registers than one or two whole registers per value.
+/// A permuted exchange keeps its round pairs' schedule entries in registers
+/// when they fit beside the values, and otherwise loads each pair's entry
+/// when the pair runs, for every transfer (`reloadsEntries`), paying a
+/// table load each time.
+struct DigitExchangeLoads {
+  bool direct = false, reloadsEntries = false;
+};
+DigitExchangeLoads digitExchangeLoads(const DigitExchangeShape &shape,
+                                      const DigitExchangeSequences &seqs,
+                                      unsigned elemBytes, bool inPlace,
+                                      const CostModel &cost);
+/// Whether digitExchangeLoads loads directly.
 bool digitExchangeLoadsDirect(const DigitExchangeShape &shape,
                               const DigitExchangeSequences &seqs,
                               unsigned elemBytes, bool inPlace,
                               const CostModel &cost);
+/// The registers of 32 bits the direct form needs for one transfer's values
+/// of `bytes` bytes at each of `base` slot digits (`inHand` transfers at a
+/// time): one or two whole registers per value, or the values packed byte
+/// after byte plus a register pair to assemble the one sent or received,
+/// whichever is fewer.
+int64_t digitExchangeValueRegisters(int64_t base, unsigned bytes,
+                                    int64_t inHand);
+
+/// Whether the step can run in place: shape.canRunInPlace(), or, when the
+/// exchanged digit moves or a PE receives a digit other than the one it
+/// sends, loaded directly with every transfer writing exactly the cells it
+/// reads (all of a transfer's values are in registers before any of them is
+/// stored, so no store lands on a cell a later transfer reads: random #5 of
+/// the benchmark, whose 90 u8 a PE are one 5-byte transfer per slot digit).
+bool digitExchangeRunsInPlace(const DigitExchangeShape &shape,
+                              unsigned elemBytes, const CostModel &cost);
 
 /// Whether the move `sources` (sourcesOf(from, to)) is one P/M digit
 /// exchange; fills `shape` if so. Reads the digits off the elements of PE 0
