@@ -23,23 +23,25 @@ constexpr uint32_t kNone = ~uint32_t(0);
 /// A padding edge of the regular graph: never part of a round's output.
 constexpr uint32_t kPadding = ~uint32_t(0);
 
-struct Entry {
+/// A pair of the graph being coloured. `Count` is 32 bits when the degree
+/// allows (16 bytes an entry rather than 24: the halving streams them).
+template <typename Count> struct Entry {
   uint32_t left, right; ///< right vertices numbered apart from left ones
-  uint64_t count;
+  Count count;
   uint32_t pair; ///< index into the caller's pairs, or kPadding
 };
 
 /// Entries in a buffer of some capacity, handed back to the colourer's pool
 /// when done (a vector would zero what it grows by).
-struct Entries {
-  std::unique_ptr<Entry[]> data;
+template <typename Count> struct Entries {
+  std::unique_ptr<Entry<Count>[]> data;
   size_t size = 0, capacity = 0;
 };
 
 /// A d-regular bipartite multigraph still to colour, each of its rounds to
 /// be used `times` times.
-struct Work {
-  Entries entries;
+template <typename Count> struct Work {
+  Entries<Count> entries;
   uint64_t degree, times;
 };
 
@@ -58,7 +60,11 @@ struct Arc {
   uint32_t entry, right;
 };
 
-class Colourer {
+template <typename Count> class Colourer {
+  using Entry = ::Entry<Count>;
+  using Entries = ::Entries<Count>;
+  using Work = ::Work<Count>;
+
 public:
   explicit Colourer(unsigned n) : n(n) {}
 
@@ -178,12 +184,12 @@ private:
       fresh = false;
       uint64_t least = degree;
       for (uint32_t e : matchL)
-        least = std::min(least, es[e].count);
+        least = std::min<uint64_t>(least, es[e].count);
       emit(es, matchL, least * times);
       degree -= least;
       for (unsigned u = 0; u < n; ++u) {
         Entry &e = es[matchL[u]];
-        e.count -= least;
+        e.count -= Count(least);
         if (e.count == 0) {
           matchR[e.right] = kNone;
           matchL[u] = kNone;
@@ -251,9 +257,9 @@ private:
     Entry *pa = a.data.get(), *pb = b.data.get();
     for (size_t i = 0; i < m; ++i) {
       const Entry &e = es[i];
-      const uint64_t half = e.count / 2;
+      const Count half = e.count / 2;
       const uint8_t side = e.count % 2 ? mark[it[e.left]++] : 0;
-      const uint64_t ca = half + (side == 1), cb = half + (side == 2);
+      const Count ca = half + Count(side == 1), cb = half + Count(side == 2);
       if (ca)
         *pa++ = {e.left, e.right, ca, e.pair};
       if (cb)
@@ -359,31 +365,19 @@ private:
   }
 };
 
-} // namespace
-
+/// Pads `pairs` (of largest degree `degree`, `degL` and `degR` the
+/// vertices' degrees) to a regular graph and colours it.
+template <typename Count>
 std::vector<PairRound>
-mapc::rt::colourPairs(const std::vector<PairCount> &pairs,
-                      unsigned leftVertices, unsigned rightVertices) {
-  const unsigned n = std::max(leftVertices, rightVertices);
-  std::vector<uint64_t> degL(n, 0), degR(n, 0);
-  Colourer colourer(n);
+colourRegular(const std::vector<PairCount> &pairs, unsigned n, uint64_t degree,
+              std::vector<uint64_t> &degL, std::vector<uint64_t> &degR) {
+  Colourer<Count> colourer(n);
   // The pairs and at most 2n padding pairs.
-  Entries es = colourer.take(pairs.size() + 2 * size_t(n));
-  Entry *e = es.data.get();
-  for (uint32_t i = 0; i < pairs.size(); ++i) {
-    const PairCount &p = pairs[i];
-    if (p.count == 0)
-      continue;
-    assert(p.left < leftVertices && p.right < rightVertices);
-    degL[p.left] += p.count;
-    degR[p.right] += p.count;
-    *e++ = {p.left, p.right, p.count, i};
-  }
-  uint64_t degree = 0;
-  for (unsigned v = 0; v < n; ++v)
-    degree = std::max({degree, degL[v], degR[v]});
-  if (degree == 0)
-    return {};
+  Entries<Count> es = colourer.take(pairs.size() + 2 * size_t(n));
+  Entry<Count> *e = es.data.get();
+  for (uint32_t i = 0; i < pairs.size(); ++i)
+    if (pairs[i].count)
+      *e++ = {pairs[i].left, pairs[i].right, Count(pairs[i].count), i};
   // Pad to a regular graph: the left and right deficits add up alike, so
   // pair them off in order.
   unsigned u = 0, v = 0;
@@ -395,11 +389,37 @@ mapc::rt::colourPairs(const std::vector<PairCount> &pairs,
     if (u == n || v == n)
       break;
     uint64_t c = std::min(degree - degL[u], degree - degR[v]);
-    *e++ = {u, v, c, kPadding};
+    *e++ = {u, v, Count(c), kPadding};
     degL[u] += c;
     degR[v] += c;
   }
   assert(u == n && v == n && "the padding leaves a deficit");
   es.size = size_t(e - es.data.get());
   return colourer.run(std::move(es), degree);
+}
+
+} // namespace
+
+std::vector<PairRound>
+mapc::rt::colourPairs(const std::vector<PairCount> &pairs,
+                      unsigned leftVertices, unsigned rightVertices) {
+  const unsigned n = std::max(leftVertices, rightVertices);
+  std::vector<uint64_t> degL(n, 0), degR(n, 0);
+  for (const PairCount &p : pairs) {
+    assert(
+        (p.count == 0 || (p.left < leftVertices && p.right < rightVertices)));
+    if (p.count == 0)
+      continue;
+    degL[p.left] += p.count;
+    degR[p.right] += p.count;
+  }
+  uint64_t degree = 0;
+  for (unsigned v = 0; v < n; ++v)
+    degree = std::max({degree, degL[v], degR[v]});
+  if (degree == 0)
+    return {};
+  // Every count, padding included, is at most the degree.
+  return degree <= UINT32_MAX
+             ? colourRegular<uint32_t>(pairs, n, degree, degL, degR)
+             : colourRegular<uint64_t>(pairs, n, degree, degL, degR);
 }
