@@ -50,10 +50,13 @@ template <typename Count> struct Work {
 constexpr size_t kBirkhoffPairs = 4096;
 
 /// A slot of a vertex's adjacency in a split: the vertex at the edge's
-/// other end and the edge's slot there.
+/// other end and the edge's slot there. Once the edge is walked, `to` also
+/// carries kWalked, and kSecond when its extra element goes to the second
+/// half (one array to read at the walk's vertex, not two).
 struct Link {
   uint32_t to, twin;
 };
+constexpr uint32_t kWalked = uint32_t(1) << 31, kSecond = uint32_t(1) << 30;
 
 /// An edge of a matching's adjacency: its entry and its right vertex.
 struct Arc {
@@ -104,9 +107,6 @@ private:
   std::vector<uint32_t> start, it, matchL, matchR, dist, queue, path, pathEdge;
   std::vector<Link> link;
   std::vector<Arc> adj;
-  /// Per slot of a split: 0 until its edge is walked, then 1 (the extra
-  /// element goes to the first half) or 2 (to the second).
-  std::vector<uint8_t> mark;
 
   void emit(const Entry *es, const std::vector<uint32_t> &chosen,
             uint64_t times) {
@@ -215,7 +215,6 @@ private:
     for (unsigned v = 0; v < v2; ++v)
       start[v + 1] += start[v];
     link.resize(start[v2]);
-    mark.assign(start[v2], 0);
     it.assign(start.begin(), start.end() - 1);
     for (size_t i = 0; i < m; ++i)
       if (es[i].count % 2) {
@@ -229,23 +228,24 @@ private:
         // A closed trail from s: every vertex has even degree in the odd
         // pairs, so the walk can only stop where it began.
         unsigned v = s;
-        uint8_t label = 1;
+        uint32_t label = kWalked;
         bool moved = false;
         for (;;) {
           uint32_t k = it[v];
           const uint32_t end = start[v + 1];
-          while (k < end && mark[k])
+          while (k < end && (link[k].to & kWalked))
             ++k;
           it[v] = k;
           if (k == end)
             break;
           ++it[v];
-          const Link l = link[k];
-          mark[k] = label;
-          mark[l.twin] = label;
-          label ^= 3;
+          Link &l = link[k];
+          const uint32_t to = l.to;
+          l.to = to | label;
+          link[l.twin].to |= label;
+          label ^= kSecond;
           moved = true;
-          v = l.to;
+          v = to;
         }
         assert(v == s && "an odd-degree vertex in an even graph");
         if (!moved)
@@ -258,8 +258,10 @@ private:
     for (size_t i = 0; i < m; ++i) {
       const Entry &e = es[i];
       const Count half = e.count / 2;
-      const uint8_t side = e.count % 2 ? mark[it[e.left]++] : 0;
-      const Count ca = half + Count(side == 1), cb = half + Count(side == 2);
+      const uint32_t side = e.count % 2 ? link[it[e.left]++].to : 0;
+      const Count second = Count((side & kSecond) != 0);
+      const Count ca = half + Count((side & kWalked) != 0) - second,
+                  cb = half + second;
       if (ca)
         *pa++ = {e.left, e.right, ca, e.pair};
       if (cb)
@@ -404,6 +406,7 @@ std::vector<PairRound>
 mapc::rt::colourPairs(const std::vector<PairCount> &pairs,
                       unsigned leftVertices, unsigned rightVertices) {
   const unsigned n = std::max(leftVertices, rightVertices);
+  assert(n <= (1u << 29) && "a split's slots keep two flags above 2n");
   std::vector<uint64_t> degL(n, 0), degR(n, 0);
   for (const PairCount &p : pairs) {
     assert(
