@@ -111,8 +111,8 @@ TEST(PairColouring, SameRoundsAsBeforeSmall) {
     return std::uniform_int_distribution<uint64_t>(lo, hi)(rng);
   };
   for (int run = 0; run < 3000; ++run) {
-    unsigned l = unsigned(pick(1, 60)), r = unsigned(pick(1, 60));
-    std::vector<rt::PairCount> pairs(pick(0, 600));
+    unsigned l = unsigned(pick(1, 40)), r = unsigned(pick(1, 40));
+    std::vector<rt::PairCount> pairs(pick(0, 300));
     const uint64_t most = run % 4 == 0   ? 1
                           : run % 4 == 1 ? 3
                           : run % 4 == 2 ? 40
