@@ -262,10 +262,12 @@ private:
       const Count second = Count((side & kSecond) != 0);
       const Count ca = half + Count((side & kWalked) != 0) - second,
                   cb = half + second;
-      if (ca)
-        *pa++ = {e.left, e.right, ca, e.pair};
-      if (cb)
-        *pb++ = {e.left, e.right, cb, e.pair};
+      // Written either way, kept when not empty (no branch on the side a
+      // single element takes; both buffers hold m entries).
+      *pa = {e.left, e.right, ca, e.pair};
+      pa += ca != 0;
+      *pb = {e.left, e.right, cb, e.pair};
+      pb += cb != 0;
     }
     a.size = size_t(pa - a.data.get());
     b.size = size_t(pb - b.data.get());
