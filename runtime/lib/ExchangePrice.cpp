@@ -79,14 +79,7 @@ bool mapc::rt::chargeExchangeFromPairs(MasPar &m, const TileMap &from,
   // Numbered as scheduleByPairs numbers them: sender by sender, each
   // sender's receivers in order of shift (receiver - sender mod the
   // destination's PEs), the order colourByShift sorts the sends in.
-  const uint32_t span = uint32_t(std::max<int64_t>(1, toPes));
-  auto shift = [&](const PairCount &c) {
-    return (c.right + span - c.left % span) % span;
-  };
-  std::sort(pairs.begin(), pairs.end(),
-            [&](const PairCount &x, const PairCount &y) {
-              return x.left != y.left ? x.left < y.left : shift(x) < shift(y);
-            });
+  sortPairsByShift(pairs, uint32_t(std::max<int64_t>(1, toPes)));
 
   const unsigned xferBytes = std::min(elemBytes, 8u);
   const int64_t xfers = elemBytes / xferBytes;

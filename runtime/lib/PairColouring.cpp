@@ -1,8 +1,19 @@
 //===- PairColouring.cpp - Euler-partition edge colouring (see header) ----===//
+//
+// The work is a few passes over flat arrays per level of halving: the pairs
+// of a graph are a buffer of entries (recycled, never value-initialised),
+// the closed trails of a split walk slots that name the vertex at their
+// other end and their twin slot there (no load of an entry per step), and
+// a matching's adjacency carries each edge's right vertex. An HPF move of
+// 10^6 elements on 31 x 33 PEs halves some 10^6 entries per level (the
+// pairs of 1-3 elements become single edges after two levels).
+//
+//===----------------------------------------------------------------------===//
 #include "mapc/runtime/PairColouring.h"
 
 #include <algorithm>
 #include <cassert>
+#include <memory>
 
 using namespace mapc::rt;
 
@@ -12,16 +23,25 @@ constexpr uint32_t kNone = ~uint32_t(0);
 /// A padding edge of the regular graph: never part of a round's output.
 constexpr uint32_t kPadding = ~uint32_t(0);
 
-struct Entry {
+/// A pair of the graph being coloured. `Count` is 32 bits when the degree
+/// allows (16 bytes an entry rather than 24: the halving streams them).
+template <typename Count> struct Entry {
   uint32_t left, right; ///< right vertices numbered apart from left ones
-  uint64_t count;
+  Count count;
   uint32_t pair; ///< index into the caller's pairs, or kPadding
+};
+
+/// Entries in a buffer of some capacity, handed back to the colourer's pool
+/// when done (a vector would zero what it grows by).
+template <typename Count> struct Entries {
+  std::unique_ptr<Entry<Count>[]> data;
+  size_t size = 0, capacity = 0;
 };
 
 /// A d-regular bipartite multigraph still to colour, each of its rounds to
 /// be used `times` times.
-struct Work {
-  std::vector<Entry> entries;
+template <typename Count> struct Work {
+  Entries<Count> entries;
   uint64_t degree, times;
 };
 
@@ -29,17 +49,52 @@ struct Work {
 /// method (a matching per emptied pair) rather than halved.
 constexpr size_t kBirkhoffPairs = 4096;
 
-class Colourer {
+/// A slot of a vertex's adjacency in a split: the vertex at the edge's
+/// other end and the edge's slot there. Once the edge is walked, `to` also
+/// carries kWalked, and kSecond when its extra element goes to the second
+/// half (one array to read at the walk's vertex, not two).
+struct Link {
+  uint32_t to, twin;
+};
+constexpr uint32_t kWalked = uint32_t(1) << 31, kSecond = uint32_t(1) << 30;
+
+/// An edge of a matching's adjacency: its entry and its right vertex.
+struct Arc {
+  uint32_t entry, right;
+};
+
+template <typename Count> class Colourer {
+  using Entry = ::Entry<Count>;
+  using Entries = ::Entries<Count>;
+  using Work = ::Work<Count>;
+
 public:
   explicit Colourer(unsigned n) : n(n) {}
 
-  std::vector<PairRound> run(std::vector<Entry> entries, uint64_t degree) {
+  /// A buffer of at least `need` entries, from the pool if one is there.
+  Entries take(size_t need) {
+    for (size_t i = spare.size(); i-- > 0;)
+      if (spare[i].capacity >= need) {
+        Entries e = std::move(spare[i]);
+        spare.erase(spare.begin() + ptrdiff_t(i));
+        e.size = 0;
+        return e;
+      }
+    Entries e;
+    e.data.reset(new Entry[std::max<size_t>(need, 1)]);
+    e.capacity = std::max<size_t>(need, 1);
+    return e;
+  }
+
+  std::vector<PairRound> run(Entries entries, uint64_t degree) {
     std::vector<Work> stack;
     stack.push_back({std::move(entries), degree, 1});
     while (!stack.empty()) {
       Work w = std::move(stack.back());
       stack.pop_back();
       colour(w, stack);
+      if (w.entries.data)
+        spare.push_back(std::move(w.entries));
     }
     return std::move(out);
   }
@@ -47,10 +102,13 @@ public:
 private:
   unsigned n; ///< vertices per side
   std::vector<PairRound> out;
+  std::vector<Entries> spare;
   // Scratch for the matching and the split, sized once.
-  std::vector<uint32_t> start, adj, matchL, matchR, dist, it, path, pathEdge;
+  std::vector<uint32_t> start, it, matchL, matchR, dist, queue, path, pathEdge;
+  std::vector<Link> link;
+  std::vector<Arc> adj;
 
-  void emit(const std::vector<Entry> &es, const std::vector<uint32_t> &chosen,
+  void emit(const Entry *es, const std::vector<uint32_t> &chosen,
             uint64_t times) {
     PairRound r;
     r.times = times;
@@ -62,52 +120,56 @@ private:
   }
 
   void colour(Work &w, std::vector<Work> &stack) {
-    std::vector<Entry> &es = w.entries;
-    if (w.degree == 0 || es.empty())
+    Entry *es = w.entries.data.get();
+    size_t &m = w.entries.size;
+    if (w.degree == 0 || m == 0)
       return;
     // Regular with one pair per vertex: a perfect matching, `degree` times.
-    if (es.size() == n) {
-      std::vector<uint32_t> all(es.size());
-      for (uint32_t e = 0; e < es.size(); ++e)
-        all[e] = e;
-      emit(es, all, w.degree * w.times);
+    if (m == n) {
+      PairRound r;
+      r.times = w.degree * w.times;
+      for (size_t e = 0; e < m; ++e)
+        if (es[e].pair != kPadding)
+          r.pairs.push_back(es[e].pair);
+      if (!r.pairs.empty())
+        out.push_back(std::move(r));
       return;
     }
     // Few pairs carrying many elements each: take whole matchings, each as
     // often as its scarcest pair allows (Birkhoff's decomposition), which
     // empties a pair per matching.
-    if (w.degree > es.size() && es.size() <= kBirkhoffPairs) {
-      birkhoff(es, w.degree, w.times);
+    if (w.degree > m && m <= kBirkhoffPairs) {
+      birkhoff(es, m, w.degree, w.times);
       return;
     }
     if (w.degree % 2) {
-      perfectMatching(es, /*fresh=*/true);
+      perfectMatching(es, m, /*fresh=*/true);
       emit(es, matchL, w.times);
       for (uint32_t e : matchL)
         --es[e].count;
-      es.erase(std::remove_if(es.begin(), es.end(),
-                              [](const Entry &x) { return x.count == 0; }),
-               es.end());
+      m = size_t(std::remove_if(es, es + m,
+                                [](const Entry &x) { return x.count == 0; }) -
+                 es);
       --w.degree;
       if (w.degree == 0)
         return;
-      if (es.size() == n) {
+      if (m == n) {
         stack.push_back(std::move(w));
         return;
       }
     }
     bool allEven = true;
-    for (const Entry &e : es)
-      allEven &= e.count % 2 == 0;
+    for (size_t i = 0; i < m; ++i)
+      allEven &= es[i].count % 2 == 0;
     if (allEven) {
       // Both halves are the same graph: colour it once, use it twice.
-      for (Entry &e : es)
-        e.count /= 2;
-      stack.push_back({std::move(es), w.degree / 2, w.times * 2});
+      for (size_t i = 0; i < m; ++i)
+        es[i].count /= 2;
+      stack.push_back({std::move(w.entries), w.degree / 2, w.times * 2});
       return;
     }
-    Work a{{}, w.degree / 2, w.times}, b{{}, w.degree / 2, w.times};
-    split(es, a.entries, b.entries);
+    Work a{take(m), w.degree / 2, w.times}, b{take(m), w.degree / 2, w.times};
+    split(es, m, a.entries, b.entries);
     stack.push_back(std::move(a));
     stack.push_back(std::move(b));
   }
@@ -115,19 +177,19 @@ private:
   /// Birkhoff's decomposition of a regular graph: a perfect matching of the
   /// pairs that still carry elements, used as often as its scarcest pair
   /// can, until nothing is left; each matching repairs the last one.
-  void birkhoff(std::vector<Entry> &es, uint64_t degree, uint64_t times) {
+  void birkhoff(Entry *es, size_t m, uint64_t degree, uint64_t times) {
     bool fresh = true;
     while (degree > 0) {
-      perfectMatching(es, fresh);
+      perfectMatching(es, m, fresh);
       fresh = false;
       uint64_t least = degree;
       for (uint32_t e : matchL)
-        least = std::min(least, es[e].count);
+        least = std::min<uint64_t>(least, es[e].count);
       emit(es, matchL, least * times);
       degree -= least;
       for (unsigned u = 0; u < n; ++u) {
         Entry &e = es[matchL[u]];
-        e.count -= least;
+        e.count -= Count(least);
         if (e.count == 0) {
           matchR[e.right] = kNone;
           matchL[u] = kNone;
@@ -139,79 +201,94 @@ private:
   /// Halves a regular graph of even degree: an even multiplicity splits
   /// evenly; the pairs of odd multiplicity give every vertex an even
   /// number of them, so closed trails through them, alternating, give each
-  /// vertex as many extra edges in one half as in the other.
-  void split(const std::vector<Entry> &es, std::vector<Entry> &a,
-             std::vector<Entry> &b) {
+  /// vertex as many extra edges in one half as in the other. The trails
+  /// start at each vertex in turn and take each vertex's edges in the
+  /// order of the entries.
+  void split(const Entry *es, size_t m, Entries &a, Entries &b) {
     const unsigned v2 = 2 * n;
     start.assign(v2 + 1, 0);
-    for (const Entry &e : es)
-      if (e.count % 2) {
-        ++start[e.left + 1];
-        ++start[n + e.right + 1];
+    for (size_t i = 0; i < m; ++i)
+      if (es[i].count % 2) {
+        ++start[es[i].left + 1];
+        ++start[n + es[i].right + 1];
       }
     for (unsigned v = 0; v < v2; ++v)
       start[v + 1] += start[v];
-    adj.assign(start[v2], 0);
+    link.resize(start[v2]);
     it.assign(start.begin(), start.end() - 1);
-    for (uint32_t i = 0; i < es.size(); ++i)
+    for (size_t i = 0; i < m; ++i)
       if (es[i].count % 2) {
-        adj[it[es[i].left]++] = i;
-        adj[it[n + es[i].right]++] = i;
+        const uint32_t l = it[es[i].left]++, r = it[n + es[i].right]++;
+        link[l] = {n + es[i].right, r};
+        link[r] = {es[i].left, l};
       }
     it.assign(start.begin(), start.end() - 1);
-    std::vector<uint8_t> side(es.size(), 2); // 0: extra to a, 1: to b
     for (unsigned s = 0; s < v2; ++s) {
       for (;;) {
         // A closed trail from s: every vertex has even degree in the odd
         // pairs, so the walk can only stop where it began.
         unsigned v = s;
-        uint8_t label = 0;
+        uint32_t label = kWalked;
         bool moved = false;
         for (;;) {
-          while (it[v] < start[v + 1] && side[adj[it[v]]] != 2)
-            ++it[v];
-          if (it[v] == start[v + 1])
+          uint32_t k = it[v];
+          const uint32_t end = start[v + 1];
+          while (k < end && (link[k].to & kWalked))
+            ++k;
+          it[v] = k;
+          if (k == end)
             break;
-          uint32_t e = adj[it[v]++];
-          side[e] = label;
-          label ^= 1;
+          ++it[v];
+          Link &l = link[k];
+          const uint32_t to = l.to;
+          l.to = to | label;
+          link[l.twin].to |= label;
+          label ^= kSecond;
           moved = true;
-          v = v < n ? n + es[e].right : es[e].left;
+          v = to;
         }
         assert(v == s && "an odd-degree vertex in an even graph");
         if (!moved)
           break;
       }
     }
-    a.reserve(es.size() / 2 + n);
-    b.reserve(es.size() / 2 + n);
-    for (uint32_t i = 0; i < es.size(); ++i) {
+    // Each odd entry's side, read at its slot of its left vertex.
+    it.assign(start.begin(), start.begin() + n);
+    Entry *pa = a.data.get(), *pb = b.data.get();
+    for (size_t i = 0; i < m; ++i) {
       const Entry &e = es[i];
-      uint64_t half = e.count / 2;
-      uint64_t ca = half + (side[i] == 0), cb = half + (side[i] == 1);
-      if (ca)
-        a.push_back({e.left, e.right, ca, e.pair});
-      if (cb)
-        b.push_back({e.left, e.right, cb, e.pair});
+      const Count half = e.count / 2;
+      const uint32_t side = e.count % 2 ? link[it[e.left]++].to : 0;
+      const Count second = Count((side & kSecond) != 0);
+      const Count ca = half + Count((side & kWalked) != 0) - second,
+                  cb = half + second;
+      // Written either way, kept when not empty (no branch on the side a
+      // single element takes; both buffers hold m entries).
+      *pa = {e.left, e.right, ca, e.pair};
+      pa += ca != 0;
+      *pb = {e.left, e.right, cb, e.pair};
+      pb += cb != 0;
     }
+    a.size = size_t(pa - a.data.get());
+    b.size = size_t(pb - b.data.get());
   }
 
   /// A perfect matching of the pairs of a regular graph that still carry
   /// elements (one exists, by Hall's theorem) into matchL (the entry at each
   /// left vertex; matchR: the left vertex at each right one): Hopcroft-Karp
   /// from a greedy start, or when not `fresh` from the matching there.
-  void perfectMatching(const std::vector<Entry> &es, bool fresh) {
+  void perfectMatching(const Entry *es, size_t m, bool fresh) {
     start.assign(n + 1, 0);
-    for (const Entry &e : es)
-      if (e.count)
-        ++start[e.left + 1];
+    for (size_t i = 0; i < m; ++i)
+      if (es[i].count)
+        ++start[es[i].left + 1];
     for (unsigned v = 0; v < n; ++v)
       start[v + 1] += start[v];
-    adj.assign(start[n], 0);
+    adj.resize(start[n]);
     it.assign(start.begin(), start.end() - 1);
-    for (uint32_t i = 0; i < es.size(); ++i)
+    for (size_t i = 0; i < m; ++i)
       if (es[i].count)
-        adj[it[es[i].left]++] = i;
+        adj[it[es[i].left]++] = {uint32_t(i), es[i].right};
     unsigned matched = 0;
     if (fresh) {
       matchL.assign(n, kNone);
@@ -223,14 +300,13 @@ private:
         continue;
       }
       for (uint32_t k = start[u]; k < start[u + 1]; ++k)
-        if (matchR[es[adj[k]].right] == kNone) {
-          matchL[u] = adj[k];
-          matchR[es[adj[k]].right] = u;
+        if (matchR[adj[k].right] == kNone) {
+          matchL[u] = adj[k].entry;
+          matchR[adj[k].right] = u;
           ++matched;
           break;
         }
     }
-    std::vector<uint32_t> queue;
     while (matched < n) {
       // Layers from the free left vertices along alternating paths.
       dist.assign(n, kNone);
@@ -244,7 +320,7 @@ private:
       for (size_t q = 0; q < queue.size(); ++q) {
         unsigned u = queue[q];
         for (uint32_t k = start[u]; k < start[u + 1]; ++k) {
-          uint32_t w = matchR[es[adj[k]].right];
+          uint32_t w = matchR[adj[k].right];
           if (w == kNone)
             found = true;
           else if (dist[w] == kNone) {
@@ -272,10 +348,10 @@ private:
               pathEdge.pop_back();
             continue;
           }
-          uint32_t e = adj[it[u]++];
-          uint32_t w = matchR[es[e].right];
+          const Arc arc = adj[it[u]++];
+          uint32_t w = matchR[arc.right];
           if (w == kNone) {
-            pathEdge.push_back(e);
+            pathEdge.push_back(arc.entry);
             for (size_t i = 0; i < path.size(); ++i) {
               matchL[path[i]] = pathEdge[i];
               matchR[es[pathEdge[i]].right] = path[i];
@@ -284,7 +360,7 @@ private:
             break;
           }
           if (dist[w] != kNone && dist[w] == dist[u] + 1) {
-            pathEdge.push_back(e);
+            pathEdge.push_back(arc.entry);
             path.push_back(w);
           }
         }
@@ -293,28 +369,19 @@ private:
   }
 };
 
-} // namespace
-
+/// Pads `pairs` (of largest degree `degree`, `degL` and `degR` the
+/// vertices' degrees) to a regular graph and colours it.
+template <typename Count>
 std::vector<PairRound>
-mapc::rt::colourPairs(const std::vector<PairCount> &pairs,
-                      unsigned leftVertices, unsigned rightVertices) {
-  const unsigned n = std::max(leftVertices, rightVertices);
-  std::vector<uint64_t> degL(n, 0), degR(n, 0);
-  std::vector<Entry> es;
-  for (uint32_t i = 0; i < pairs.size(); ++i) {
-    const PairCount &p = pairs[i];
-    if (p.count == 0)
-      continue;
-    assert(p.left < leftVertices && p.right < rightVertices);
-    degL[p.left] += p.count;
-    degR[p.right] += p.count;
-    es.push_back({p.left, p.right, p.count, i});
-  }
-  uint64_t degree = 0;
-  for (unsigned v = 0; v < n; ++v)
-    degree = std::max({degree, degL[v], degR[v]});
-  if (degree == 0)
-    return {};
+colourRegular(const std::vector<PairCount> &pairs, unsigned n, uint64_t degree,
+              std::vector<uint64_t> &degL, std::vector<uint64_t> &degR) {
+  Colourer<Count> colourer(n);
+  // The pairs and at most 2n padding pairs.
+  Entries<Count> es = colourer.take(pairs.size() + 2 * size_t(n));
+  Entry<Count> *e = es.data.get();
+  for (uint32_t i = 0; i < pairs.size(); ++i)
+    if (pairs[i].count)
+      *e++ = {pairs[i].left, pairs[i].right, Count(pairs[i].count), i};
   // Pad to a regular graph: the left and right deficits add up alike, so
   // pair them off in order.
   unsigned u = 0, v = 0;
@@ -326,10 +393,38 @@ mapc::rt::colourPairs(const std::vector<PairCount> &pairs,
     if (u == n || v == n)
       break;
     uint64_t c = std::min(degree - degL[u], degree - degR[v]);
-    es.push_back({u, v, c, kPadding});
+    *e++ = {u, v, Count(c), kPadding};
     degL[u] += c;
     degR[v] += c;
   }
   assert(u == n && v == n && "the padding leaves a deficit");
-  return Colourer(n).run(std::move(es), degree);
+  es.size = size_t(e - es.data.get());
+  return colourer.run(std::move(es), degree);
+}
+
+} // namespace
+
+std::vector<PairRound>
+mapc::rt::colourPairs(const std::vector<PairCount> &pairs,
+                      unsigned leftVertices, unsigned rightVertices) {
+  const unsigned n = std::max(leftVertices, rightVertices);
+  assert(n <= (1u << 29) && "a split's slots keep two flags above 2n");
+  std::vector<uint64_t> degL(n, 0), degR(n, 0);
+  for (const PairCount &p : pairs) {
+    assert(
+        (p.count == 0 || (p.left < leftVertices && p.right < rightVertices)));
+    if (p.count == 0)
+      continue;
+    degL[p.left] += p.count;
+    degR[p.right] += p.count;
+  }
+  uint64_t degree = 0;
+  for (unsigned v = 0; v < n; ++v)
+    degree = std::max({degree, degL[v], degR[v]});
+  if (degree == 0)
+    return {};
+  // Every count, padding included, is at most the degree.
+  return degree <= UINT32_MAX
+             ? colourRegular<uint32_t>(pairs, n, degree, degL, degR)
+             : colourRegular<uint64_t>(pairs, n, degree, degL, degR);
 }

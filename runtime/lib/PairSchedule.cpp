@@ -132,6 +132,31 @@ bool mapc::rt::pairScheduleApplies(size_t sends, size_t pairs) {
   return !(sends < pairs * kElementsPerPair && sends <= kElementColouringUpTo);
 }
 
+void mapc::rt::sortPairsByShift(std::vector<PairCount> &pairs, uint32_t span) {
+  auto shift = [&](const PairCount &c) {
+    return (c.right + span - c.left % span) % span;
+  };
+  uint32_t senders = 0;
+  for (const PairCount &c : pairs)
+    senders = std::max(senders, c.left + 1);
+  // Least significant key first: by shift, then stably by sender.
+  std::vector<PairCount> byShift(pairs.size());
+  std::vector<size_t> at(size_t(std::max(span, senders)) + 1, 0);
+  for (const PairCount &c : pairs)
+    ++at[shift(c) + 1];
+  for (size_t k = 1; k <= span; ++k)
+    at[k] += at[k - 1];
+  for (const PairCount &c : pairs)
+    byShift[at[shift(c)]++] = c;
+  std::fill(at.begin(), at.end(), 0);
+  for (const PairCount &c : byShift)
+    ++at[c.left + 1];
+  for (size_t k = 1; k <= senders; ++k)
+    at[k] += at[k - 1];
+  for (const PairCount &c : byShift)
+    pairs[at[c.left]++] = c;
+}
+
 std::vector<PairRound>
 mapc::rt::planPairRounds(const std::vector<PairCount> &pairs, unsigned pes,
                          const std::vector<int64_t> &grid) {

@@ -16,6 +16,12 @@ constexpr size_t kPairScheduleFrom = 1024;
 /// many pairs (fewer than 64 a pair, at most 2^18 in all).
 bool pairScheduleApplies(size_t sends, size_t pairs);
 
+/// Sorts `pairs` by sender, then by shift (receiver - sender modulo `span`,
+/// the order colourByShift sorts the sends in), in linear time (two
+/// counting passes). Pairs of one (sender, receiver) must be unique: then
+/// the order is the one any sort by these keys gives.
+void sortPairsByShift(std::vector<PairCount> &pairs, uint32_t span);
+
 /// The rounds of the multigraph `pairs` on `pes` PEs as matchings used
 /// `times` rounds each (scheduleByPairs below, without the elements): first
 /// whole diagonals of `grid`, then colourPairs on what remains. Pair
