@@ -12,6 +12,7 @@
 #include "ExchangeRounds.h"
 #include "ExchangePrice.h"
 #include "PairSchedule.h"
+#include "ReplicationRounds.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -157,6 +158,22 @@ bool gatherTogether(const std::vector<const std::vector<ExchangeSend> *> &lists,
   struct Want {
     uint32_t element, slot;
   };
+  // The search costs at least one step per want of every receiver that
+  // still wants something, each round, and a receiver takes one element a
+  // round: at least w (w + 1) / 2 steps for a receiver of w elements. Past
+  // the budget it would fail: it fails at once (the same answer, without
+  // the milliseconds of 200 elements over 1000 PEs).
+  {
+    std::vector<uint64_t> wanted(pes, 0);
+    for (const std::vector<ExchangeSend> *list : lists)
+      for (const ExchangeSend &e : *list)
+        ++wanted[e.dstPe];
+    uint64_t floor = 0;
+    for (uint64_t w : wanted)
+      floor += w * (w + 1) / 2;
+    if (floor > budget)
+      return false;
+  }
   std::vector<std::vector<Holder>> holders(lists.size());
   std::vector<std::vector<Want>> wants(pes);
   size_t left = 0;
@@ -385,16 +402,21 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
   }
   if (waves.size() < rounds.size())
     rounds.swap(waves);
-  // All elements' copies scheduled together, when that takes fewer rounds
-  // still (and its search stays small: it looks at every wanted element).
   std::vector<const std::vector<ExchangeSend> *> lists;
   for (uint32_t a : sourceOrder)
     lists.push_back(&bySource[a]);
+  // All elements' copies scheduled together, when that takes fewer rounds
+  // still (and its search stays small: it looks at every wanted element).
   std::vector<std::vector<ExchangeSend>> together;
   if (gatherTogether(lists, pes, 64 * direct.size() + (uint64_t(1) << 20),
                      together) &&
       together.size() < rounds.size())
     rounds.swap(together);
+  // An all-gather built (ReplicationRounds.h), when that takes fewer rounds
+  // than all of them.
+  std::vector<std::vector<ExchangeSend>> built;
+  if (allGatherRounds(lists, pes, built) && built.size() < rounds.size())
+    rounds.swap(built);
   return true;
 }
 
