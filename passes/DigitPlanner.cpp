@@ -204,6 +204,8 @@ private:
     std::optional<rt::GeneralStep> step; ///< its why without the role
   };
   std::vector<Priced> priced;
+  /// The table of sources of the move being priced, its memory reused.
+  std::vector<uint32_t> table;
   int64_t copyBackTicks = -1;
   std::optional<rt::GeneralStep> price(const rt::TileMap &from,
                                        const rt::TileMap &to, bool first,
@@ -234,8 +236,12 @@ std::optional<rt::GeneralStep> Planner::price(const rt::TileMap &from,
   // A digit permutation's shape comes from its digits (FrameMove.h); the
   // elements each PE sends away only when an exchange is an option.
   const bool frames = everyCellHeld(from) && everyCellHeld(to);
-  const std::vector<uint32_t> sources =
-      frames ? frameSources(from, to) : rt::sourcesOf(from, to);
+  std::vector<uint32_t> walked;
+  if (frames)
+    frameSources(from, to, table);
+  else
+    walked = rt::sourcesOf(from, to);
+  const std::vector<uint32_t> &sources = frames ? table : walked;
   FrameShape shape;
   if (frames) {
     shape = frameShape(from, to, false);

@@ -50,6 +50,13 @@ struct Odometer {
 
 std::vector<uint32_t> mapc::frameSources(const rt::TileMap &from,
                                          const rt::TileMap &to) {
+  std::vector<uint32_t> src;
+  frameSources(from, to, src);
+  return src;
+}
+
+void mapc::frameSources(const rt::TileMap &from, const rt::TileMap &to,
+                        std::vector<uint32_t> &src) {
   // Walk `to`'s cells in order: its device digits, least significant
   // first, count like an odometer, and the source cell moves by each
   // digit's weight in `from`'s linear address.
@@ -60,7 +67,7 @@ std::vector<uint32_t> mapc::frameSources(const rt::TileMap &from,
     for (unsigned l : dim)
       if (to.kdims[l].tk > 1)
         cellsOfTo.add(to.kdims[l].tk, wf.slot[l] + wf.pe[l] * fromSlots);
-  std::vector<uint32_t> src(size_t(to.deviceSize()), 0);
+  src.assign(size_t(to.deviceSize()), 0);
   // The lowest digit is a plain loop; the odometer turns the others.
   int64_t lowBase = 1, lowWeight = 0;
   if (!cellsOfTo.base.empty()) {
@@ -75,7 +82,6 @@ std::vector<uint32_t> mapc::frameSources(const rt::TileMap &from,
       src[c++] = uint32_t(a);
     cellsOfTo.step(at);
   }
-  return src;
 }
 
 FrameShape mapc::frameShape(const rt::TileMap &from, const rt::TileMap &to,

@@ -38,6 +38,10 @@ namespace mapc {
 /// in which every cell holds one element.
 std::vector<uint32_t> frameSources(const rt::TileMap &from,
                                    const rt::TileMap &to);
+/// The same into `out`, whose memory a caller pricing many moves reuses
+/// (a table of 10^6 cells costs more in fresh pages than in filling).
+void frameSources(const rt::TileMap &from, const rt::TileMap &to,
+                  std::vector<uint32_t> &out);
 
 /// What 003 6.2.2's planner reads of the move's rt::MoveShape, from the
 /// digits alone (frames as for frameSources): its fields as analyseMove

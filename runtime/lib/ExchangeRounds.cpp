@@ -12,9 +12,9 @@
 #include "ExchangeRounds.h"
 #include "ExchangePrice.h"
 #include "PairSchedule.h"
+#include "ReplicationRounds.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 using namespace mapc::rt;
 
@@ -157,6 +157,22 @@ bool gatherTogether(const std::vector<const std::vector<ExchangeSend> *> &lists,
   struct Want {
     uint32_t element, slot;
   };
+  // The search costs at least one step per want of every receiver that
+  // still wants something, each round, and a receiver takes one element a
+  // round: at least w (w + 1) / 2 steps for a receiver of w elements. Past
+  // the budget it would fail: it fails at once (the same answer, without
+  // the milliseconds of 200 elements over 1000 PEs).
+  {
+    std::vector<uint64_t> wanted(pes, 0);
+    for (const std::vector<ExchangeSend> *list : lists)
+      for (const ExchangeSend &e : *list)
+        ++wanted[e.dstPe];
+    uint64_t floor = 0;
+    for (uint64_t w : wanted)
+      floor += w * (w + 1) / 2;
+    if (floor > budget)
+      return false;
+  }
   std::vector<std::vector<Holder>> holders(lists.size());
   std::vector<std::vector<Want>> wants(pes);
   size_t left = 0;
@@ -310,60 +326,95 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
   }
   // An element bound for several cells of one PE (a destination replicated
   // in memory) travels once; the receiver copies it (003 6.2.1, "Data
-  // replication"). Deliveries are grouped by source cell.
-  std::unordered_map<uint64_t, uint32_t> delivered;
-  std::unordered_map<uint32_t, std::vector<ExchangeSend>> bySource;
-  std::vector<uint32_t> sourceOrder;
+  // replication"). Deliveries are grouped by source cell, in the order the
+  // cells first appear. The cells are walked PE by PE, so a (source cell,
+  // PE) pair already delivered was delivered within this PE's cells: the
+  // last PE each source cell went to, and the slot it took there, tell.
+  constexpr uint32_t kNone = ~uint32_t(0);
+  const size_t fromCells = size_t(std::max<int64_t>(0, from.deviceSize()));
+  std::vector<uint32_t> lastPe(fromCells, kNone), lastSlot(fromCells, 0),
+      listOf(fromCells, kNone);
+  std::vector<std::vector<ExchangeSend>> bySource;
   for (int64_t q = 0; q < toPes; ++q)
     for (int64_t t = 0; t < toSlots; ++t) {
       uint32_t a = sources[size_t(q * toSlots + t)];
       if (a == kNoSource || int64_t(a) / fromSlots == q)
         continue;
-      auto [it, fresh] =
-          delivered.insert({uint64_t(a) << 21 | uint64_t(q), uint32_t(t)});
-      if (!fresh) {
-        fanOut.push_back({uint32_t(q), uint32_t(q), it->second, uint32_t(t)});
+      if (lastPe[a] == uint32_t(q)) {
+        fanOut.push_back({uint32_t(q), uint32_t(q), lastSlot[a], uint32_t(t)});
         continue;
       }
-      auto &list = bySource[a];
-      if (list.empty())
-        sourceOrder.push_back(a);
-      list.push_back({uint32_t(int64_t(a) / fromSlots), uint32_t(q),
-                      uint32_t(int64_t(a) % fromSlots), uint32_t(t)});
+      lastPe[a] = uint32_t(q);
+      lastSlot[a] = uint32_t(t);
+      if (listOf[a] == kNone) {
+        listOf[a] = uint32_t(bySource.size());
+        bySource.emplace_back();
+      }
+      bySource[listOf[a]].push_back(
+          {uint32_t(int64_t(a) / fromSlots), uint32_t(q),
+           uint32_t(int64_t(a) % fromSlots), uint32_t(t)});
     }
   const uint64_t span = uint64_t(std::max<int64_t>(1, toPes));
-  // Every delivery from its source, coloured at once.
-  std::vector<ExchangeSend> direct;
-  size_t widest = 0;
-  for (uint32_t a : sourceOrder) {
-    const auto &list = bySource[a];
-    direct.insert(direct.end(), list.begin(), list.end());
+  // Every delivery from its source, coloured at once: in as many rounds as
+  // the busiest PE's degree (König; colourByShift's two ways both take
+  // that many), so it is coloured only when nothing below takes fewer.
+  size_t deliveries = 0, widest = 0;
+  std::vector<uint32_t> sends(pes, 0), receives(pes, 0);
+  for (const auto &list : bySource) {
+    deliveries += list.size();
     widest = std::max(widest, list.size());
+    for (const ExchangeSend &e : list) {
+      ++sends[e.srcPe];
+      ++receives[e.dstPe];
+    }
   }
-  if (!colourByShift(direct, pes, span, grid, rounds))
-    return false;
+  uint32_t degree = 0;
+  for (unsigned p = 0; p < pes; ++p)
+    degree = std::max({degree, sends[p], receives[p]});
+  auto colourDirect = [&] {
+    std::vector<ExchangeSend> direct;
+    direct.reserve(deliveries);
+    for (const auto &list : bySource)
+      direct.insert(direct.end(), list.begin(), list.end());
+    return colourByShift(std::move(direct), pes, span, grid, rounds);
+  };
   if (widest < 3 || !forward)
-    return true;
+    return colourDirect();
   // An element bound for several PEs can instead double its holders each
   // wave (6.2.1's recursive doubling): in wave w every PE holding it sends
   // it to one more, the PEs that received it forwarding the copy they
   // received. Each wave is coloured on its own and follows the last; the
   // waves win when they take fewer rounds.
   // Each element's receivers in order of their shift from its source, so
-  // that elements of different sources forward through different PEs.
-  for (uint32_t a : sourceOrder) {
-    auto &list = bySource[a];
-    std::stable_sort(list.begin(), list.end(),
-                     [&](const ExchangeSend &x, const ExchangeSend &y) {
-                       return (x.dstPe + span - x.srcPe % span) % span <
-                              (y.dstPe + span - y.srcPe % span) % span;
-                     });
+  // that elements of different sources forward through different PEs (a
+  // stable counting sort when the list is long against the shifts).
+  std::vector<uint32_t> count;
+  std::vector<ExchangeSend> sorted;
+  for (auto &list : bySource) {
+    auto shift = [&](const ExchangeSend &e) {
+      return (e.dstPe + span - e.srcPe % span) % span;
+    };
+    if (list.size() * 4 < span) {
+      std::stable_sort(list.begin(), list.end(),
+                       [&](const ExchangeSend &x, const ExchangeSend &y) {
+                         return shift(x) < shift(y);
+                       });
+      continue;
+    }
+    count.assign(size_t(span) + 1, 0);
+    for (const ExchangeSend &e : list)
+      ++count[size_t(shift(e)) + 1];
+    for (size_t k = 1; k <= span; ++k)
+      count[k] += count[k - 1];
+    sorted.resize(list.size());
+    for (const ExchangeSend &e : list)
+      sorted[count[size_t(shift(e))]++] = e;
+    list.swap(sorted);
   }
   std::vector<std::vector<ExchangeSend>> waves;
   for (unsigned w = 0;; ++w) {
     std::vector<ExchangeSend> wave;
-    for (uint32_t a : sourceOrder) {
-      const auto &list = bySource[a];
+    for (const auto &list : bySource) {
       // Before wave w the source and list[0 .. 2^w - 1) hold the element.
       size_t held = (size_t(1) << w) - 1;
       if (held >= list.size())
@@ -383,18 +434,33 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
     if (!colourByShift(std::move(wave), pes, span, grid, waves))
       return false;
   }
-  if (waves.size() < rounds.size())
-    rounds.swap(waves);
+  // The fewest rounds so far, the direct colouring's first (not built).
+  size_t fewest = degree;
+  std::vector<std::vector<ExchangeSend>> *best = nullptr;
+  if (waves.size() < fewest) {
+    fewest = waves.size();
+    best = &waves;
+  }
+  std::vector<const std::vector<ExchangeSend> *> lists;
+  for (const auto &list : bySource)
+    lists.push_back(&list);
   // All elements' copies scheduled together, when that takes fewer rounds
   // still (and its search stays small: it looks at every wanted element).
-  std::vector<const std::vector<ExchangeSend> *> lists;
-  for (uint32_t a : sourceOrder)
-    lists.push_back(&bySource[a]);
   std::vector<std::vector<ExchangeSend>> together;
-  if (gatherTogether(lists, pes, 64 * direct.size() + (uint64_t(1) << 20),
+  if (gatherTogether(lists, pes, 64 * deliveries + (uint64_t(1) << 20),
                      together) &&
-      together.size() < rounds.size())
-    rounds.swap(together);
+      together.size() < fewest) {
+    fewest = together.size();
+    best = &together;
+  }
+  // An all-gather built (ReplicationRounds.h), when that takes fewer rounds
+  // than all of them.
+  std::vector<std::vector<ExchangeSend>> built;
+  if (allGatherRounds(lists, pes, built) && built.size() < fewest)
+    best = &built;
+  if (!best)
+    return colourDirect();
+  rounds.swap(*best);
   return true;
 }
 

@@ -44,6 +44,45 @@ const char *mapc::rt::generalStepKindName(GeneralStepKind k) {
   return "?";
 }
 
+namespace {
+/// For a layout `t` that replicates only on plain digits of its own (k-Tile
+/// dims past the data's, every value held, in device dims without
+/// templates or offsets): `first`, t with those digits held at 0, and the
+/// offsets of every copy's cell from the first's (all sums of one value
+/// times its place per replicated digit). False otherwise.
+bool replicaOffsets(const TileMap &t, TileMap &first,
+                    std::vector<int64_t> &offsets) {
+  if (!t.replicates() || t.m.size() != t.device.size())
+    return false;
+  for (const SpaceDim &s : t.device)
+    if (s.off || s.toff || s.len != s.tlen)
+      return false;
+  offsets = {0};
+  const unsigned firstEmpty = t.firstEmptyDim();
+  int64_t stride = 1;
+  for (size_t i = 0; i < t.device.size(); ++i) {
+    int64_t place = 1;
+    for (unsigned l : t.m[i]) {
+      const KDim &kd = t.kdims[l];
+      if (kd.ok == kReplicated && kd.k > 1) {
+        if (l < firstEmpty || kd.k != kd.tk || kd.otk ||
+            kd.sense != Sense::Plus || kd.enc != Encoding::Binary)
+          return false;
+        const size_t had = offsets.size();
+        for (int64_t x = 1; x < kd.k; ++x)
+          for (size_t j = 0; j < had; ++j)
+            offsets.push_back(offsets[j] + x * place * stride);
+        first.kdims[l].k = 1;
+        first.kdims[l].ok = 0;
+      }
+      place *= kd.tk;
+    }
+    stride *= t.device[i].tlen;
+  }
+  return true;
+}
+} // namespace
+
 std::vector<uint32_t> mapc::rt::sourcesOf(const TileMap &from,
                                           const TileMap &to) {
   const int64_t cells = to.deviceSize();
@@ -62,6 +101,19 @@ std::vector<uint32_t> mapc::rt::sourcesOf(const TileMap &from,
     for (int64_t b = 0; b < cells; ++b)
       if (to.dataAt(b) >= 0)
         src[size_t(b)] = uint32_t(b);
+    return src;
+  }
+  // Only the destination replicates, on plain digits: walk both with the
+  // replicated digits held at 0, and each copy is the same cell plus a sum
+  // of one weight per replicated digit (no dataAt per cell).
+  std::vector<int64_t> copyOffsets;
+  TileMap firstCopy = to;
+  if (TileWalk::walkable(from) && replicaOffsets(to, firstCopy, copyOffsets) &&
+      TileWalk::walkable(firstCopy)) {
+    TileWalk a(from), b(firstCopy);
+    for (int64_t n = to.dataSize(); b.index() < n; a.next(), b.next())
+      for (int64_t off : copyOffsets)
+        src[size_t(b.address() + off)] = uint32_t(a.address());
     return src;
   }
   const bool replicated = from.replicates();

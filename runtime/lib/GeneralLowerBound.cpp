@@ -17,11 +17,12 @@
 //           per byte, and at least the sum over byte addresses x of
 //           min(direct, indirect n_x / P), n_x the PEs that must read x
 //           and P the PEs that read anything; the same for the writes;
-//   router  every element that changes PE (once per PE it must reach, a
-//           destination replicated in one PE's memory needing one copy
-//           there) leaves through its cluster's one connection and enters
-//           through its new cluster's (the same one when both PEs share a
-//           cluster), at least one rsend each in either router mode
+//   router  every element that changes PE leaves through its cluster's
+//           one connection (once, however many PEs it must reach: they may
+//           forward it) and enters through its new cluster's (once per PE
+//           it must reach, a destination replicated in one PE's memory
+//           needing one copy there; the same connection when both PEs share
+//           a cluster), at least one rsend each in either router mode
 //           (003 5.6.4), at the cheapest price per byte when elements can
 //           share a chunk; and every send that moves anything opens at
 //           least one connection, while a PE sends and receives at most 64
@@ -182,15 +183,17 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
         continue;
       lastSentTo[size_t(a)] = uint32_t(bp);
     }
+    // Every send goes through the cluster's connection, even to a PE of
+    // the same cluster (MasPar.h's router model). A replicated element
+    // leaves its source's cluster once: its other copies may be forwarded
+    // from other clusters; each PE it reaches takes it in through its own.
     if (!replicating || !sent[size_t(a)]) {
       if (replicating)
         sent[size_t(a)] = 1;
       ++need.out[size_t(ap)];
+      ++need.leave[grid.clusterOfPe(unsigned(ap))];
     }
     ++need.in[size_t(bp)];
-    // Every send goes through the cluster's connection, even to a PE of
-    // the same cluster (MasPar.h's router model).
-    ++need.leave[grid.clusterOfPe(unsigned(ap))];
     ++need.enter[grid.clusterOfPe(unsigned(bp))];
   }
   return boundOf(need, elemBytes, cost);
