@@ -16,8 +16,17 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
     return *why;
   rt::GeneralPlan plan = std::move(std::get<rt::GeneralPlan>(started));
   const std::vector<uint32_t> sources = rt::sourcesOf(req.src, req.dst);
+  // The elements that change node, found once for the bound and every
+  // order.
+  const std::vector<rt::RouteMove> moves =
+      rt::generalRouteMoves(req.shape, req.src, req.dst, sources);
+  const std::vector<rt::RouteFlow> flows = rt::routeFlows(req.shape, moves);
+  // Without replication the bound counts flows, not elements (the same
+  // bound: NetworkGeneral.FlowBoundEqualsTheElementBound).
   plan.lowerBound =
-      rt::networkGeneralLowerBound(req.shape, req.src, req.dst, &sources);
+      req.src.replicates() || req.dst.replicates()
+          ? rt::networkGeneralLowerBound(req.shape, req.src, req.dst, &sources)
+          : rt::networkGeneralLowerBound(req.shape, flows);
   const rt::MoveShape shape = rt::analyseMove(req.src, req.dst, sources);
   if (shape.identity && !req.copy)
     return plan; // every element is already where it belongs
@@ -47,10 +56,6 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
            (order & rt::kRouteRotated ? ", rotated" : "") +
            (order & rt::kRouteFarthestFirst ? ", farthest first" : "");
   };
-  // The elements that change node, found once for every order.
-  const std::vector<rt::RouteMove> moves =
-      rt::generalRouteMoves(req.shape, req.src, req.dst, sources);
-  const std::vector<rt::RouteFlow> flows = rt::routeFlows(req.shape, moves);
   std::vector<unsigned> orders;
   int64_t bounds[8] = {};
   for (unsigned order = 0; order < 8; ++order) {
