@@ -5,6 +5,7 @@
 // NetworkMachine::run carries and times (001's model).
 //
 //===----------------------------------------------------------------------===//
+#include "mapc/runtime/FastDivide.h"
 #include "mapc/runtime/NetworkExecute.h"
 #include "mapc/runtime/NetworkTiming.h"
 
@@ -207,25 +208,6 @@ private:
   RoutePaths paths;
 };
 
-/// A source cell's node, cell / slots, by one multiply instead of a
-/// division: for 32-bit cells and slots, floor(a / d) is the high word of
-/// a * ceil(2^64 / d) (Lemire, Kaser and Kurz, "Faster remainder by direct
-/// computation", 2019).
-class NodeOfCell {
-public:
-  explicit NodeOfCell(int64_t slots)
-      : slots(uint64_t(slots)), magic(slots > 1 && slots < (int64_t(1) << 32)
-                                          ? ~uint64_t(0) / uint64_t(slots) + 1
-                                          : 0) {}
-  uint32_t operator()(uint32_t cell) const {
-    return magic ? uint32_t((unsigned __int128)cell * magic >> 64)
-                 : uint32_t(cell / slots);
-  }
-
-private:
-  uint64_t slots, magic;
-};
-
 /// The cell destination cell `b` takes its element from in a route: its
 /// source, or the nearest copy of a replicated one.
 int64_t routeSource(const NetworkShape &shape, const TileMap &from,
@@ -338,7 +320,8 @@ mapc::rt::generalRouteMoves(const NetworkShape &shape, const TileMap &from,
                             const std::vector<uint32_t> &sources) {
   const int64_t fromSlots = slotsOf(from), toSlots = slotsOf(to);
   const bool replicated = from.replicates() && !(from == to);
-  const NodeOfCell nodeOf(fromSlots);
+  // Sources index the cells of `from` in 32 bits: its slots fit too.
+  const Divider32 nodeOf{uint64_t(fromSlots)};
   std::vector<int64_t> scratch;
   std::vector<RouteMove> out;
   out.reserve(sources.size());
@@ -355,7 +338,7 @@ mapc::rt::generalRouteMoves(const NetworkShape &shape, const TileMap &from,
                                 ? uint32_t(routeSource(shape, from, to, sources,
                                                        true, b, scratch) /
                                            fromSlots)
-                                : nodeOf(sources[size_t(b)]);
+                                : nodeOf.quotient(sources[size_t(b)]);
       if (node != dest)
         out.push_back({node, dest});
     }
