@@ -27,8 +27,19 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
       req.src.replicates() || req.dst.replicates()
           ? rt::networkGeneralLowerBound(req.shape, req.src, req.dst, &sources)
           : rt::networkGeneralLowerBound(req.shape, flows);
-  const rt::MoveShape shape = rt::analyseMove(req.src, req.dst, sources);
-  if (shape.identity && !req.copy)
+  // No element changes node exactly when there are no moves: a cell whose
+  // node holds a copy of its element takes that copy, in sourcesOf and in
+  // the moves alike (NetworkGeneral.MovesAreTheTransfersThatChangeNode).
+  // Then every element keeps its cell when each held cell is its own
+  // source (with equal slots; otherwise as analyseMove finds).
+  const bool local = moves.empty();
+  bool identity = local;
+  if (local && rt::slotsOf(req.src) != rt::slotsOf(req.dst))
+    identity = rt::analyseMove(req.src, req.dst, sources).identity;
+  else if (local)
+    for (size_t b = 0; b < sources.size() && identity; ++b)
+      identity = sources[b] == rt::kNoSource || sources[b] == b;
+  if (identity && !req.copy)
     return plan; // every element is already where it belongs
 
   rt::GeneralStep step;
@@ -37,11 +48,10 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   // Every source is read before any destination is written
   // (NetworkMachine::run), so the step works in place.
   step.inPlace = !req.copy;
-  step.why = shape.local
-                 ? "no element changes node: a memory permutation, free in "
-                   "001's model"
-                 : "every element from its nearest copy to its cell by "
-                   "dimension-order routing, store and forward (001 sec. 2)";
+  step.why = local ? "no element changes node: a memory permutation, free in "
+                     "001's model"
+                   : "every element from its nearest copy to its cell by "
+                     "dimension-order routing, store and forward (001 sec. 2)";
   // The orders of the route, each timed by the reservation walk (as the
   // simulation times it); the fastest wins, the first of equals. Reversing
   // or rotating the dims matters only on more than one dim. Bound and skip

@@ -317,10 +317,11 @@ TEST(NetworkGeneral, RouteLinksAreTheTransfersPaths) {
 // generalRouteMoves walks the destination node by node and finds a source
 // cell's node by a multiply: on 1,000 random k-Tile pairs (replicated ones
 // among them), its moves are generalRouteTransfers' transfers that change
-// node, in order.
+// node, in order, and there are none exactly when analyseMove finds the
+// move local.
 TEST(NetworkGeneral, MovesAreTheTransfersThatChangeNode) {
   std::mt19937 rng(20261126 + 13);
-  unsigned runs = 0, replicated = 0;
+  unsigned runs = 0, replicated = 0, identities = 0, locals = 0;
   size_t moved = 0;
   while (runs < 1000) {
     std::vector<int64_t> shape = randomShape(rng);
@@ -345,12 +346,30 @@ TEST(NetworkGeneral, MovesAreTheTransfersThatChangeNode) {
       ASSERT_TRUE(moves[k].from == expected[k].from &&
                   moves[k].to == expected[k].to)
           << "run " << runs << " move " << k;
+    // The planner reads "no element changes node" off the moves, and
+    // plans no step exactly when analyseMove finds the identity.
+    const rt::MoveShape moveShape = rt::analyseMove(x, y, sources);
+    ASSERT_EQ(moves.empty(), moveShape.local) << "run " << runs;
+    auto planned =
+        planNetworkGeneralRemap(NetworkGeneralPlanRequest{x, y, 4, false, net});
+    ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned));
+    const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+    ASSERT_EQ(plan.steps.empty(), moveShape.identity) << "run " << runs;
+    if (!plan.steps.empty()) {
+      ASSERT_EQ(plan.steps[0].why.rfind("no element changes node", 0) == 0,
+                moveShape.local)
+          << "run " << runs;
+    }
+    identities += moveShape.identity;
+    locals += moveShape.local;
     replicated += x.replicates();
     moved += moves.size();
     ++runs;
   }
   EXPECT_GT(replicated, 50u);
   EXPECT_GT(moved, 15000u);
+  EXPECT_GT(identities, 10u);
+  EXPECT_GT(locals, identities + 10);
 }
 
 // Without replication the planner's lower bound counts flows
