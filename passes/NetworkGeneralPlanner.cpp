@@ -66,6 +66,17 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
            (order & rt::kRouteRotated ? ", rotated" : "") +
            (order & rt::kRouteFarthestFirst ? ", farthest first" : "");
   };
+  // On two dims, rotated dims down is rotated dims up: both start in dim
+  // (node mod 2) and take the other dim next, so they have the same paths
+  // and (farthest first or not) the same keys, bound and walk
+  // (NetworkGeneral.RotatedTwinsOnTwoDims). The twin takes the bound of
+  // the order it repeats, and its time wherever that walk shows it.
+  auto twinOf = [&](unsigned order) {
+    return req.shape.dims.size() == 2 && (order & rt::kRouteRotated) &&
+                   (order & rt::kRouteDimsDown)
+               ? int(order & ~rt::kRouteDimsDown)
+               : -1;
+  };
   std::vector<unsigned> orders;
   int64_t bounds[8] = {};
   for (unsigned order = 0; order < 8; ++order) {
@@ -78,6 +89,8 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
     bounds[order] =
         order & rt::kRouteFarthestFirst
             ? bounds[order & ~rt::kRouteFarthestFirst]
+        : twinOf(order) >= 0
+            ? bounds[twinOf(order)]
             : std::max(plan.lowerBound,
                        rt::routeOrderBound(req.shape, flows, order));
   }
@@ -90,6 +103,9 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
                    [&](unsigned a, unsigned b) { return rank(a) < rank(b); });
   std::string said[8];
   int64_t best = -1;
+  // Each walk's stopping time (INT64_MAX: to the end) and what it gave.
+  bool walked[8] = {};
+  int64_t walkedTo[8] = {}, walkedTime[8] = {};
   for (unsigned order : orders) {
     // An order after the best must beat it; one before it may tie.
     const int64_t toBeat = best < 0                  ? INT64_MAX
@@ -100,7 +116,18 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
           "at least " + std::to_string(bounds[order]) + " (its bound; not run)";
       continue;
     }
-    int64_t t = rt::timeRoute(req.shape, moves, order, toBeat);
+    // The twin's walk gives this one's time when it stopped at the same
+    // time, or ran to its end at a time T <= toBeat: a walk stops at the
+    // first element that takes its time to toBeat or more, which is then T
+    // itself (the time so far never passes the whole route's).
+    const int twin = twinOf(order);
+    int64_t t = -1;
+    if (twin >= 0 && walked[twin] &&
+        (walkedTo[twin] == toBeat ||
+         (walkedTime[twin] < walkedTo[twin] && walkedTime[twin] <= toBeat)))
+      t = walkedTime[twin];
+    else
+      t = rt::timeRoute(req.shape, moves, order, toBeat);
     if (t < 0) { // past the reservation walk's memory: simulate the cycles
       plan.steps = {step};
       plan.steps[0].routeOrder = order;
@@ -109,6 +136,9 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
       if (t < 0)
         return "the route cannot run: " + why;
     }
+    walked[order] = true;
+    walkedTo[order] = toBeat;
+    walkedTime[order] = t;
     if (t >= toBeat) {
       said[order] = "at least " + std::to_string(t) + " (not run to the end)";
       continue;
