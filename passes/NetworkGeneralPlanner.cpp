@@ -16,10 +16,30 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
     return *why;
   rt::GeneralPlan plan = std::move(std::get<rt::GeneralPlan>(started));
   const std::vector<uint32_t> sources = rt::sourcesOf(req.src, req.dst);
+  // The elements that change node, found once for the bound and every
+  // order.
+  const std::vector<rt::RouteMove> moves =
+      rt::generalRouteMoves(req.shape, req.src, req.dst, sources);
+  const std::vector<rt::RouteFlow> flows = rt::routeFlows(req.shape, moves);
+  // Without replication the bound counts flows, not elements (the same
+  // bound: NetworkGeneral.FlowBoundEqualsTheElementBound).
   plan.lowerBound =
-      rt::networkGeneralLowerBound(req.shape, req.src, req.dst, &sources);
-  const rt::MoveShape shape = rt::analyseMove(req.src, req.dst, sources);
-  if (shape.identity && !req.copy)
+      req.src.replicates() || req.dst.replicates()
+          ? rt::networkGeneralLowerBound(req.shape, req.src, req.dst, &sources)
+          : rt::networkGeneralLowerBound(req.shape, flows);
+  // No element changes node exactly when there are no moves: a cell whose
+  // node holds a copy of its element takes that copy, in sourcesOf and in
+  // the moves alike (NetworkGeneral.MovesAreTheTransfersThatChangeNode).
+  // Then every element keeps its cell when each held cell is its own
+  // source (with equal slots; otherwise as analyseMove finds).
+  const bool local = moves.empty();
+  bool identity = local;
+  if (local && rt::slotsOf(req.src) != rt::slotsOf(req.dst))
+    identity = rt::analyseMove(req.src, req.dst, sources).identity;
+  else if (local)
+    for (size_t b = 0; b < sources.size() && identity; ++b)
+      identity = sources[b] == rt::kNoSource || sources[b] == b;
+  if (identity && !req.copy)
     return plan; // every element is already where it belongs
 
   rt::GeneralStep step;
@@ -28,11 +48,10 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   // Every source is read before any destination is written
   // (NetworkMachine::run), so the step works in place.
   step.inPlace = !req.copy;
-  step.why = shape.local
-                 ? "no element changes node: a memory permutation, free in "
-                   "001's model"
-                 : "every element from its nearest copy to its cell by "
-                   "dimension-order routing, store and forward (001 sec. 2)";
+  step.why = local ? "no element changes node: a memory permutation, free in "
+                     "001's model"
+                   : "every element from its nearest copy to its cell by "
+                     "dimension-order routing, store and forward (001 sec. 2)";
   // The orders of the route, each timed by the reservation walk (as the
   // simulation times it); the fastest wins, the first of equals. Reversing
   // or rotating the dims matters only on more than one dim. Bound and skip
@@ -47,10 +66,17 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
            (order & rt::kRouteRotated ? ", rotated" : "") +
            (order & rt::kRouteFarthestFirst ? ", farthest first" : "");
   };
-  // The elements that change node, found once for every order.
-  const std::vector<rt::RouteMove> moves =
-      rt::generalRouteMoves(req.shape, req.src, req.dst, sources);
-  const std::vector<rt::RouteFlow> flows = rt::routeFlows(req.shape, moves);
+  // On two dims, rotated dims down is rotated dims up: both start in dim
+  // (node mod 2) and take the other dim next, so they have the same paths
+  // and (farthest first or not) the same keys, bound and walk
+  // (NetworkGeneral.RotatedTwinsOnTwoDims). The twin takes the bound of
+  // the order it repeats, and its time wherever that walk shows it.
+  auto twinOf = [&](unsigned order) {
+    return req.shape.dims.size() == 2 && (order & rt::kRouteRotated) &&
+                   (order & rt::kRouteDimsDown)
+               ? int(order & ~rt::kRouteDimsDown)
+               : -1;
+  };
   std::vector<unsigned> orders;
   int64_t bounds[8] = {};
   for (unsigned order = 0; order < 8; ++order) {
@@ -63,6 +89,8 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
     bounds[order] =
         order & rt::kRouteFarthestFirst
             ? bounds[order & ~rt::kRouteFarthestFirst]
+        : twinOf(order) >= 0
+            ? bounds[twinOf(order)]
             : std::max(plan.lowerBound,
                        rt::routeOrderBound(req.shape, flows, order));
   }
@@ -75,6 +103,9 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
                    [&](unsigned a, unsigned b) { return rank(a) < rank(b); });
   std::string said[8];
   int64_t best = -1;
+  // Each walk's stopping time (INT64_MAX: to the end) and what it gave.
+  bool walked[8] = {};
+  int64_t walkedTo[8] = {}, walkedTime[8] = {};
   for (unsigned order : orders) {
     // An order after the best must beat it; one before it may tie.
     const int64_t toBeat = best < 0                  ? INT64_MAX
@@ -85,7 +116,18 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
           "at least " + std::to_string(bounds[order]) + " (its bound; not run)";
       continue;
     }
-    int64_t t = rt::timeRoute(req.shape, moves, order, toBeat);
+    // The twin's walk gives this one's time when it stopped at the same
+    // time, or ran to its end at a time T <= toBeat: a walk stops at the
+    // first element that takes its time to toBeat or more, which is then T
+    // itself (the time so far never passes the whole route's).
+    const int twin = twinOf(order);
+    int64_t t = -1;
+    if (twin >= 0 && walked[twin] &&
+        (walkedTo[twin] == toBeat ||
+         (walkedTime[twin] < walkedTo[twin] && walkedTime[twin] <= toBeat)))
+      t = walkedTime[twin];
+    else
+      t = rt::timeRoute(req.shape, moves, order, toBeat);
     if (t < 0) { // past the reservation walk's memory: simulate the cycles
       plan.steps = {step};
       plan.steps[0].routeOrder = order;
@@ -94,6 +136,9 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
       if (t < 0)
         return "the route cannot run: " + why;
     }
+    walked[order] = true;
+    walkedTo[order] = toBeat;
+    walkedTime[order] = t;
     if (t >= toBeat) {
       said[order] = "at least " + std::to_string(t) + " (not run to the end)";
       continue;

@@ -5,6 +5,7 @@
 // NetworkMachine::run carries and times (001's model).
 //
 //===----------------------------------------------------------------------===//
+#include "mapc/runtime/FastDivide.h"
 #include "mapc/runtime/NetworkExecute.h"
 #include "mapc/runtime/NetworkTiming.h"
 
@@ -218,6 +219,72 @@ int64_t routeSource(const NetworkShape &shape, const TileMap &from,
                      scratch);
 }
 
+/// What networkGeneralLowerBound counts, and the bound they give: the
+/// farthest an element travels, per node the elements in and out, and per
+/// dim the crossings of each cut as differences (+1 where an element's
+/// span starts, -1 where it ends) each way.
+struct BoundCounts {
+  unsigned farthest = 0;
+  std::vector<uint64_t> in, out;
+  std::vector<std::vector<int64_t>> up, down;
+
+  explicit BoundCounts(const NetworkShape &shape)
+      : in(shape.nodeCount(), 0), out(shape.nodeCount(), 0),
+        up(shape.dims.size()), down(shape.dims.size()) {
+    for (size_t i = 0; i < shape.dims.size(); ++i) {
+      up[i].assign(shape.dims[i] + 1, 0);
+      down[i].assign(shape.dims[i] + 1, 0);
+    }
+  }
+
+  /// `count` elements from `from` to `to` cross every cut between them:
+  /// only the dims they cross count (+1 and -1 at one place otherwise), on
+  /// a cube the differing bits.
+  void cross(const NetworkShape &shape, const RoutePaths &paths, uint32_t from,
+             uint32_t to, int64_t count) {
+    auto span = [&](size_t i, unsigned x, unsigned y) {
+      auto &d = x < y ? up[i] : down[i];
+      d[std::min(x, y)] += count;
+      d[std::max(x, y)] -= count;
+    };
+    if (shape.cube) {
+      for (uint32_t diff = from ^ to; diff; diff &= diff - 1) {
+        const unsigned i = unsigned(__builtin_ctz(diff));
+        span(i, (from >> i) & 1, (to >> i) & 1);
+      }
+      return;
+    }
+    const uint32_t *x = paths.coordsOf(from), *y = paths.coordsOf(to);
+    for (size_t i = 0; i < shape.dims.size(); ++i)
+      if (x[i] != y[i])
+        span(i, x[i], y[i]);
+  }
+
+  /// The largest of the distance, the cuts (the links of dim i between
+  /// coordinates c and c + 1 carry nodes / P_i elements each way per
+  /// cycle) and the ports (one element per link and cycle in and out).
+  int64_t bound(const NetworkShape &shape) const {
+    const uint32_t nodes = shape.nodeCount();
+    uint64_t bound = farthest;
+    for (size_t i = 0; i < shape.dims.size(); ++i) {
+      const uint64_t perCut = std::max<uint64_t>(1, nodes / shape.dims[i]);
+      int64_t u = 0, w = 0;
+      for (unsigned c = 0; c + 1 < shape.dims[i]; ++c) {
+        u += up[i][c];
+        w += down[i][c];
+        bound = std::max({bound, (uint64_t(u) + perCut - 1) / perCut,
+                          (uint64_t(w) + perCut - 1) / perCut});
+      }
+    }
+    for (uint32_t n = 0; n < nodes; ++n) {
+      uint64_t links = std::max(1u, shape.degree(n));
+      bound = std::max(
+          {bound, (in[n] + links - 1) / links, (out[n] + links - 1) / links});
+    }
+    return int64_t(bound);
+  }
+};
+
 } // namespace
 
 std::vector<Transfer> mapc::rt::generalRouteTransfers(
@@ -253,17 +320,28 @@ mapc::rt::generalRouteMoves(const NetworkShape &shape, const TileMap &from,
                             const std::vector<uint32_t> &sources) {
   const int64_t fromSlots = slotsOf(from), toSlots = slotsOf(to);
   const bool replicated = from.replicates() && !(from == to);
+  // Sources index the cells of `from` in 32 bits: its slots fit too.
+  const Divider32 nodeOf{uint64_t(fromSlots)};
   std::vector<int64_t> scratch;
   std::vector<RouteMove> out;
-  for (int64_t b = 0; b < int64_t(sources.size()); ++b) {
-    if (sources[size_t(b)] == kNoSource)
-      continue;
-    const int64_t a =
-        routeSource(shape, from, to, sources, replicated, b, scratch);
-    const uint32_t node = uint32_t(a / fromSlots);
-    const uint32_t dest = uint32_t(b / toSlots);
-    if (node != dest)
-      out.push_back({node, dest});
+  out.reserve(sources.size());
+  // Destination cells node by node, so that a cell's node costs no
+  // division, and a source cell's by a multiply.
+  const int64_t cells = int64_t(sources.size());
+  uint32_t dest = 0;
+  for (int64_t first = 0; first < cells; first += toSlots, ++dest) {
+    const int64_t last = std::min(cells, first + toSlots);
+    for (int64_t b = first; b < last; ++b) {
+      if (sources[size_t(b)] == kNoSource)
+        continue;
+      const uint32_t node = replicated
+                                ? uint32_t(routeSource(shape, from, to, sources,
+                                                       true, b, scratch) /
+                                           fromSlots)
+                                : nodeOf.quotient(sources[size_t(b)]);
+      if (node != dest)
+        out.push_back({node, dest});
+    }
   }
   return out;
 }
@@ -339,6 +417,19 @@ mapc::rt::routeFlows(const NetworkShape &shape,
   // nodes, no nodes x nodes table. Flows come by source, each source's by
   // destination.
   const uint32_t nodes = shape.nodeCount();
+  if (uint64_t(nodes) * nodes <= std::max<uint64_t>(1024, moves.size() / 4)) {
+    // Few nodes for the moves (a line, a small mesh): a nodes x nodes table
+    // of counts, one pass over the moves, read source by source.
+    std::vector<uint32_t> count(size_t(nodes) * nodes, 0);
+    for (const RouteMove &m : moves)
+      ++count[size_t(m.from) * nodes + m.to];
+    std::vector<RouteFlow> flows;
+    for (uint32_t f = 0; f < nodes; ++f)
+      for (uint32_t t = 0; t < nodes; ++t)
+        if (const uint32_t c = count[size_t(f) * nodes + t])
+          flows.push_back({f, t, c});
+    return flows;
+  }
   std::vector<uint32_t> start(size_t(nodes) + 1, 0), to(moves.size());
   for (const RouteMove &m : moves)
     ++start[m.from + 1];
@@ -449,26 +540,14 @@ mapc::rt::networkGeneralLowerBound(const NetworkShape &shape,
   }
   const int64_t fromSlots = slotsOf(src), toSlots = slotsOf(dst);
   const bool replicated = src.replicates() && !(src == dst);
-  const uint32_t nodes = shape.nodeCount();
-  std::vector<uint64_t> in(nodes, 0), out(nodes, 0);
+  BoundCounts counts(shape);
   // (node, data index) pairs a node must receive when the destination
   // replicates: a copy in one node's memory needs its element once.
   std::vector<std::pair<uint32_t, int64_t>> needs;
   std::vector<uint8_t> sent(replicated ? 0 : size_t(src.deviceSize()), 0);
   std::vector<int64_t> scratch;
-  unsigned farthest = 0;
   const RoutePaths paths(shape); // its coordinate table
-  // Cuts (as networkLowerBound's): the links of dim i between coordinates
-  // c and c + 1 carry nodes / P_i elements each way per cycle. Crossings
-  // are counted as differences: +1 where an element's span starts, -1
-  // where it ends, per dim and direction.
-  const size_t dims = shape.dims.size();
   const bool fanOut = dst.replicates();
-  std::vector<std::vector<int64_t>> up(dims), down(dims);
-  for (size_t i = 0; i < dims; ++i) {
-    up[i].assign(shape.dims[i] + 1, 0);
-    down[i].assign(shape.dims[i] + 1, 0);
-  }
   for (int64_t b = 0; b < int64_t(sources->size()); ++b) {
     if ((*sources)[size_t(b)] == kNoSource)
       continue;
@@ -479,61 +558,44 @@ mapc::rt::networkGeneralLowerBound(const NetworkShape &shape,
     const uint32_t from = uint32_t(a / fromSlots);
     if (from == node)
       continue;
-    farthest = std::max(farthest, paths.distance(from, node));
+    counts.farthest = std::max(counts.farthest, paths.distance(from, node));
     if (fanOut)
       needs.push_back({node, dst.dataAt(b)});
     else
-      ++in[node];
+      ++counts.in[node];
     if (!replicated && !sent[size_t(a)]) {
       sent[size_t(a)] = 1;
-      ++out[from];
+      ++counts.out[from];
     }
     // Another copy could cross elsewhere, or one crossing feed several
     // destination copies.
-    if (replicated || fanOut)
-      continue;
-    // Only the dims the element crosses count (+1 and -1 at one place
-    // otherwise): on a cube the differing bits.
-    auto cross = [&](size_t i, unsigned x, unsigned y) {
-      auto &d = x < y ? up[i] : down[i];
-      ++d[std::min(x, y)];
-      --d[std::max(x, y)];
-    };
-    if (shape.cube) {
-      for (uint32_t diff = from ^ node; diff; diff &= diff - 1) {
-        const unsigned i = unsigned(__builtin_ctz(diff));
-        cross(i, (from >> i) & 1, (node >> i) & 1);
-      }
-      continue;
-    }
-    const uint32_t *x = paths.coordsOf(from), *y = paths.coordsOf(node);
-    for (size_t i = 0; i < dims; ++i)
-      if (x[i] != y[i])
-        cross(i, x[i], y[i]);
+    if (!replicated && !fanOut)
+      counts.cross(shape, paths, from, node, 1);
   }
   // Without replication in the destination every cell needs its own
   // element, counted above; with it, each (node, element) pair once.
   std::sort(needs.begin(), needs.end());
   needs.erase(std::unique(needs.begin(), needs.end()), needs.end());
   for (const auto &n : needs)
-    ++in[n.first];
-  uint64_t bound = farthest;
-  for (size_t i = 0; i < dims; ++i) {
-    const uint64_t perCut = std::max<uint64_t>(1, nodes / shape.dims[i]);
-    int64_t u = 0, w = 0;
-    for (unsigned c = 0; c + 1 < shape.dims[i]; ++c) {
-      u += up[i][c];
-      w += down[i][c];
-      bound = std::max({bound, (uint64_t(u) + perCut - 1) / perCut,
-                        (uint64_t(w) + perCut - 1) / perCut});
-    }
+    ++counts.in[n.first];
+  return counts.bound(shape);
+}
+
+int64_t
+mapc::rt::networkGeneralLowerBound(const NetworkShape &shape,
+                                   const std::vector<RouteFlow> &flows) {
+  // Neither layout replicates: every moving element leaves its one source
+  // cell once and enters its one destination cell, so a flow of `count`
+  // elements counts `count` out, in and across each cut it spans.
+  BoundCounts counts(shape);
+  const RoutePaths paths(shape);
+  for (const RouteFlow &f : flows) {
+    counts.farthest = std::max(counts.farthest, paths.distance(f.from, f.to));
+    counts.in[f.to] += f.count;
+    counts.out[f.from] += f.count;
+    counts.cross(shape, paths, f.from, f.to, f.count);
   }
-  for (uint32_t n = 0; n < nodes; ++n) {
-    uint64_t links = std::max(1u, shape.degree(n));
-    bound = std::max(
-        {bound, (in[n] + links - 1) / links, (out[n] + links - 1) / links});
-  }
-  return int64_t(bound);
+  return counts.bound(shape);
 }
 
 bool mapc::rt::executeGeneralPlan(

@@ -8,6 +8,7 @@
 // no plan beats the lower bound.
 //
 //===----------------------------------------------------------------------===//
+#include "RandomHpf.h"
 #include "RandomTile.h"
 #include "ir/KTile.h"
 #include "mapc/runtime/Contents.h"
@@ -311,4 +312,108 @@ TEST(NetworkGeneral, RouteLinksAreTheTransfersPaths) {
     ++runs;
   }
   EXPECT_GT(elements, 100000u);
+}
+
+// generalRouteMoves walks the destination node by node and finds a source
+// cell's node by a multiply: on 1,000 random k-Tile pairs (replicated ones
+// among them), its moves are generalRouteTransfers' transfers that change
+// node, in order, and there are none exactly when analyseMove finds the
+// move local.
+TEST(NetworkGeneral, MovesAreTheTransfersThatChangeNode) {
+  std::mt19937 rng(20261126 + 13);
+  unsigned runs = 0, replicated = 0, identities = 0, locals = 0;
+  size_t moved = 0;
+  while (runs < 1000) {
+    std::vector<int64_t> shape = randomShape(rng);
+    test::RandomTileSpec spec;
+    KTile a = test::randomTileFor(rng, shape, spec);
+    KTile b = test::randomTileFor(rng, shape, spec);
+    rt::NetworkShape net = randomNetwork(rng);
+    if (uint64_t(rt::pesOf(a)) > net.nodeCount() ||
+        uint64_t(rt::pesOf(b)) > net.nodeCount())
+      continue;
+    const rt::TileMap x = a, y = b;
+    const std::vector<uint32_t> sources = rt::sourcesOf(x, y);
+    std::vector<rt::RouteMove> expected;
+    for (const rt::Transfer &t :
+         rt::generalRouteTransfers(net, x, y, sources, 1, 0, 0))
+      if (t.node != t.destNode)
+        expected.push_back({t.node, t.destNode});
+    const std::vector<rt::RouteMove> moves =
+        rt::generalRouteMoves(net, x, y, sources);
+    ASSERT_EQ(moves.size(), expected.size()) << "run " << runs;
+    for (size_t k = 0; k < moves.size(); ++k)
+      ASSERT_TRUE(moves[k].from == expected[k].from &&
+                  moves[k].to == expected[k].to)
+          << "run " << runs << " move " << k;
+    // The planner reads "no element changes node" off the moves, and
+    // plans no step exactly when analyseMove finds the identity.
+    const rt::MoveShape moveShape = rt::analyseMove(x, y, sources);
+    ASSERT_EQ(moves.empty(), moveShape.local) << "run " << runs;
+    auto planned =
+        planNetworkGeneralRemap(NetworkGeneralPlanRequest{x, y, 4, false, net});
+    ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned));
+    const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+    ASSERT_EQ(plan.steps.empty(), moveShape.identity) << "run " << runs;
+    if (!plan.steps.empty()) {
+      ASSERT_EQ(plan.steps[0].why.rfind("no element changes node", 0) == 0,
+                moveShape.local)
+          << "run " << runs;
+    }
+    identities += moveShape.identity;
+    locals += moveShape.local;
+    replicated += x.replicates();
+    moved += moves.size();
+    ++runs;
+  }
+  EXPECT_GT(replicated, 50u);
+  EXPECT_GT(moved, 15000u);
+  EXPECT_GT(identities, 10u);
+  EXPECT_GT(locals, identities + 10);
+}
+
+// Without replication the planner's lower bound counts flows
+// (networkGeneralLowerBound over routeFlows); it is the bound counted
+// element by element, on 2,000 random k-Tile pairs and HPF
+// redistributions on random meshes and cubes.
+TEST(NetworkGeneral, FlowBoundEqualsTheElementBound) {
+  std::mt19937 rng(20261126 + 17);
+  unsigned runs = 0, hpf = 0, moving = 0;
+  while (runs < 2000) {
+    rt::TileMap a, b;
+    if (runs % 2) {
+      std::vector<int64_t> procs = {1 + int64_t(rng() % 7)};
+      if (rng() % 2)
+        procs.push_back(1 + int64_t(rng() % 5));
+      std::vector<int64_t> shape;
+      for (int64_t p : procs)
+        shape.push_back(p + int64_t(rng() % (60 / procs.size())));
+      a = test::randomBlockCyclic(rng, shape, procs);
+      b = test::randomBlockCyclic(rng, shape, procs);
+    } else {
+      std::vector<int64_t> shape = randomShape(rng);
+      test::RandomTileSpec spec;
+      a = test::randomTileFor(rng, shape, spec);
+      b = test::randomTileFor(rng, shape, spec);
+    }
+    if (a.replicates() || b.replicates())
+      continue;
+    rt::NetworkShape net = randomNetwork(rng);
+    if (rng() % 4 == 0)
+      net = rt::NetworkShape::booleanCube(unsigned(rng() % 8));
+    if (uint64_t(rt::pesOf(a)) > net.nodeCount() ||
+        uint64_t(rt::pesOf(b)) > net.nodeCount())
+      continue;
+    const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
+    const std::vector<rt::RouteFlow> flows =
+        rt::routeFlows(net, rt::generalRouteMoves(net, a, b, sources));
+    ASSERT_EQ(rt::networkGeneralLowerBound(net, flows),
+              rt::networkGeneralLowerBound(net, a, b, &sources))
+        << "run " << runs;
+    hpf += runs % 2;
+    moving += !flows.empty();
+    ++runs;
+  }
+  EXPECT_EQ(hpf, 1000u);
+  EXPECT_GT(moving, 1000u);
 }

@@ -73,8 +73,65 @@ std::pair<KTile, KTile> randomDigitPair(std::mt19937 &rng) {
   return {test::digitTile(bases, mem, pe), test::digitTile(bases, mem2, pe2)};
 }
 
+/// The planner's list of orders and their prices, by bound and skip with
+/// every order's bound and walk computed for itself (no order standing in
+/// for its twin): what the `why` says.
+std::string referenceOrderPrices(const rt::NetworkShape &net,
+                                 const std::vector<rt::RouteMove> &moves,
+                                 const std::vector<rt::RouteFlow> &flows,
+                                 int64_t lowerBound) {
+  auto name = [](unsigned order) {
+    return std::string(order & rt::kRouteDimsDown ? "dims down" : "dims up") +
+           (order & rt::kRouteRotated ? ", rotated" : "") +
+           (order & rt::kRouteFarthestFirst ? ", farthest first" : "");
+  };
+  std::vector<unsigned> orders;
+  int64_t bounds[8] = {};
+  for (unsigned order = 0; order < 8; ++order) {
+    if ((order & (rt::kRouteDimsDown | rt::kRouteRotated)) &&
+        net.dims.size() < 2)
+      continue;
+    orders.push_back(order);
+    bounds[order] = std::max(
+        lowerBound,
+        rt::routeOrderBound(net, flows, order & ~rt::kRouteFarthestFirst));
+  }
+  std::stable_sort(orders.begin(), orders.end(), [&](unsigned a, unsigned b) {
+    return std::make_pair(bounds[a], !(a & rt::kRouteFarthestFirst)) <
+           std::make_pair(bounds[b], !(b & rt::kRouteFarthestFirst));
+  });
+  std::string said[8];
+  int64_t best = -1;
+  unsigned bestOrder = 0;
+  for (unsigned order : orders) {
+    const int64_t toBeat = best < 0            ? INT64_MAX
+                           : order > bestOrder ? best
+                                               : best + 1;
+    if (bounds[order] >= toBeat) {
+      said[order] =
+          "at least " + std::to_string(bounds[order]) + " (its bound; not run)";
+      continue;
+    }
+    const int64_t t = rt::timeRoute(net, moves, order, toBeat);
+    if (t >= toBeat) {
+      said[order] = "at least " + std::to_string(t) + " (not run to the end)";
+      continue;
+    }
+    said[order] = std::to_string(t);
+    best = t;
+    bestOrder = order;
+  }
+  std::string prices;
+  for (unsigned order = 0; order < 8; ++order)
+    if (!said[order].empty())
+      prices += std::string(prices.empty() ? "" : ", ") + name(order) + " " +
+                said[order];
+  return name(bestOrder) + " is fastest: " + prices;
+}
+
 /// What timing every order in full chooses: the fastest, the first of
-/// equals; every order's bound at most its time.
+/// equals; every order's bound at most its time; and the `why` lists the
+/// orders' prices as the reference above.
 void expectSameChoice(const rt::TileMap &a, const rt::TileMap &b,
                       const rt::NetworkShape &net, const std::string &what,
                       unsigned &skipped) {
@@ -107,6 +164,11 @@ void expectSameChoice(const rt::TileMap &a, const rt::TileMap &b,
   EXPECT_EQ(plan.steps[0].routeOrder, bestOrder) << what;
   EXPECT_LE(plan.lowerBound, best) << what;
   const std::string &why = plan.steps[0].why;
+  if (!moves.empty()) {
+    EXPECT_EQ(why.substr(why.find("; ") + 2),
+              referenceOrderPrices(net, moves, flows, plan.lowerBound))
+        << what;
+  }
   skipped += why.find("not run") != std::string::npos;
 }
 
@@ -162,4 +224,66 @@ TEST(NetworkGeneral, SkippedOrdersChooseAsTimingAll) {
   EXPECT_EQ(hpf, 500u);
   EXPECT_EQ(digits, 500u);
   EXPECT_EQ(tiles, 500u);
+}
+
+// On two dims the planner takes rotated dims down as rotated dims up (the
+// bound, and the walk's time where the walk shows it): both start in dim
+// (node mod 2) and take the other dim next. On 1,000 random k-Tile pairs
+// and HPF redistributions on meshes of two sides and on 2-cubes: the same
+// links for every pair of nodes, the same bound, and the same time at
+// every stopping time, with and without farthest first.
+TEST(NetworkGeneral, RotatedTwinsOnTwoDims) {
+  std::mt19937 rng(1127);
+  unsigned runs = 0, moving = 0;
+  while (runs < 1000) {
+    rt::TileMap a, b;
+    std::vector<int64_t> procs = {1 + int64_t(rng() % 7),
+                                  1 + int64_t(rng() % 5)};
+    if (runs % 2) {
+      std::vector<int64_t> shape;
+      for (int64_t p : procs)
+        shape.push_back(p + int64_t(rng() % 20));
+      a = test::randomBlockCyclic(rng, shape, procs);
+      b = test::randomBlockCyclic(rng, shape, procs);
+    } else {
+      std::vector<int64_t> shape(1 + rng() % 3);
+      for (int64_t &s : shape)
+        s = 1 + int64_t(rng() % 9);
+      test::RandomTileSpec spec;
+      a = test::randomTileFor(rng, shape, spec);
+      b = test::randomTileFor(rng, shape, spec);
+    }
+    const rt::NetworkShape net =
+        rng() % 4 == 0 ? rt::NetworkShape::booleanCube(2)
+                       : rt::NetworkShape::mesh({1 + unsigned(rng() % 9),
+                                                 1 + unsigned(rng() % 9)});
+    if (uint64_t(std::max(rt::pesOf(a), rt::pesOf(b))) > net.nodeCount())
+      continue;
+    for (uint32_t x = 0; x < net.nodeCount(); ++x)
+      for (uint32_t y = 0; y < net.nodeCount(); ++y)
+        ASSERT_EQ(
+            rt::routeLinks(net, x, y, rt::kRouteRotated),
+            rt::routeLinks(net, x, y, rt::kRouteRotated | rt::kRouteDimsDown))
+            << "run " << runs << ": " << x << " -> " << y;
+    const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
+    const std::vector<rt::RouteMove> moves =
+        rt::generalRouteMoves(net, a, b, sources);
+    const std::vector<rt::RouteFlow> flows = rt::routeFlows(net, moves);
+    const unsigned up = rt::kRouteRotated,
+                   down = rt::kRouteRotated | rt::kRouteDimsDown;
+    ASSERT_EQ(rt::routeOrderBound(net, flows, up),
+              rt::routeOrderBound(net, flows, down))
+        << "run " << runs;
+    for (unsigned ff : {0u, rt::kRouteFarthestFirst}) {
+      const int64_t full = rt::timeRoute(net, moves, up | ff);
+      ASSERT_EQ(rt::timeRoute(net, moves, down | ff), full) << "run " << runs;
+      for (int64_t stop : {int64_t(1), full / 2, full - 1, full, full + 1})
+        ASSERT_EQ(rt::timeRoute(net, moves, down | ff, stop),
+                  rt::timeRoute(net, moves, up | ff, stop))
+            << "run " << runs << " stop " << stop;
+    }
+    moving += !moves.empty();
+    ++runs;
+  }
+  EXPECT_GT(moving, 500u);
 }

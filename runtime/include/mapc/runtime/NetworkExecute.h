@@ -124,6 +124,10 @@ int64_t
 networkGeneralLowerBound(const NetworkShape &shape, const TileMap &src,
                          const TileMap &dst,
                          const std::vector<uint32_t> *sources = nullptr);
+/// The same bound when neither layout replicates, from the flows of the
+/// route's moves (routeFlows): work in flows, not in elements.
+int64_t networkGeneralLowerBound(const NetworkShape &shape,
+                                 const std::vector<RouteFlow> &flows);
 
 /// Carries out a general plan of Route steps on the network, calling
 /// `observer` after each (step number from 1, the layout now held). The
