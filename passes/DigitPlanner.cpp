@@ -1,6 +1,7 @@
 //===- DigitPlanner.cpp - 003 6.2.2's digit permutation in steps ----------===//
 #include "passes/DigitPlanner.h"
 #include "passes/FrameMove.h"
+#include "passes/ResignifyWithin.h"
 
 #include <algorithm>
 #include <numeric>
@@ -722,8 +723,12 @@ mapc::digitPermutationPlans(const GeneralPlanRequest &req) {
     cutsOf(src, at);
     cutsOf(dst, at);
     auto s = refine(src, at), d = refine(dst, at);
-    if (!s || !d)
-      return resignifiedPlans(req); // 003 6.3: not aligned (fig. 6.2)
+    if (!s || !d) { // 003 6.3: not aligned (fig. 6.2)
+      std::vector<PricedPlan> plans = resignifiedPlans(req);
+      for (PricedPlan &p : withinDimResignifiedPlans(req)) // 6.3.2
+        plans.push_back(std::move(p));
+      return plans;
+    }
     src = *s;
     dst = *d;
     if (!sameDigits(src, dst))

@@ -32,6 +32,10 @@ struct GeneralPlanRequest {
   /// in-place remap whose steps all run in place, 003 6.3.9's brute force
   /// among them).
   bool noScratch = false;
+  /// The most slots per PE a layout between the two may use (the region
+  /// each array has, 003 6.3.2's working memory); 0: the larger of the
+  /// two layouts' slots.
+  int64_t maxSlots = 0;
   /// Count the move from its runs and periods (rt::countMoveByRuns) rather
   /// than element by element, from this many elements on (below it the
   /// table is as quick and most candidates need it anyway); tests set 0 to

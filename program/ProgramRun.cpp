@@ -337,6 +337,8 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
         // (003 6.3.9's bounded-stack brute force among them).
         gr.noScratch = out.scratchBase + region >
                        kMaxSimulatedBytes / uint64_t(out.shape.peCount());
+        // A layout between the two (003 6.3.2) may fill the region.
+        gr.maxSlots = int64_t(region / elemBytes);
         planned = planGeneralRemap(gr);
       }
       if (auto *e = std::get_if<std::string>(&planned)) {
