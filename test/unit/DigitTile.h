@@ -13,6 +13,26 @@
 
 namespace mapc::test {
 
+/// A vector of n elements, element i on PE i, replicated over all `pes` PEs
+/// of a 1-d machine (each PE holds the whole vector): an all-gather of small
+/// sources (003 6.2.1, "Data replication").
+inline void replicatedVector(int64_t n, int64_t pes, KTile &src, KTile &dst) {
+  src = KTile();
+  src.data = {SpaceDim::plain(n)};
+  src.kdims = {KDim::plain(n), KDim::plain(1)};
+  src.groups = {1, 1};
+  src.m = {{1}, {0}};
+  src.device = {SpaceDim::plain(1), SpaceDim::plain(n)};
+  src.device[1].tlen = pes; // PEs n.. hold nothing
+  dst = KTile();
+  dst.data = {SpaceDim::plain(n)};
+  dst.kdims = {KDim::plain(n), KDim::plain(pes)};
+  dst.kdims[1].ok = kReplicated;
+  dst.groups = {1, 1};
+  dst.m = {{0}, {1}};
+  dst.device = {SpaceDim::plain(n), SpaceDim::plain(pes)};
+}
+
 /// A digit map (003 6.1) over the linear index of an array of prod(bases)
 /// elements: data digit i has base bases[i]; `mem` and `pe` list the digits
 /// of the two device dims, least significant first.

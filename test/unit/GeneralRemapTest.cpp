@@ -539,32 +539,12 @@ TEST(GeneralRemap, DigitExchangeRejects) {
   runAndCheck(from, to, 6, 1, 16, 1, false, "reversed");
 }
 
-// A vector of n elements, element i on PE i, replicated over all `pes` PEs
-// of a 1-d machine (each PE holds the whole vector): an all-gather of small
-// sources (003 6.2.1, "Data replication").
-static void replicatedVector(int64_t n, int64_t pes, KTile &src, KTile &dst) {
-  src = KTile();
-  src.data = {SpaceDim::plain(n)};
-  src.kdims = {KDim::plain(n), KDim::plain(1)};
-  src.groups = {1, 1};
-  src.m = {{1}, {0}};
-  src.device = {SpaceDim::plain(1), SpaceDim::plain(n)};
-  src.device[1].tlen = pes; // PEs n.. hold nothing
-  dst = KTile();
-  dst.data = {SpaceDim::plain(n)};
-  dst.kdims = {KDim::plain(n), KDim::plain(pes)};
-  dst.kdims[1].ok = kReplicated;
-  dst.groups = {1, 1};
-  dst.m = {{0}, {1}};
-  dst.device = {SpaceDim::plain(n), SpaceDim::plain(pes)};
-}
-
 // The 8-element vector over 30 PEs, run on the simulator: the copies of all
 // elements go together (9 rounds; recursive doubling alone took 23), every
 // copy checks and the prediction equals the simulation.
 TEST(GeneralRemap, ReplicatedVectorOverThirty) {
   KTile src, dst;
-  replicatedVector(8, 30, src, dst);
+  test::replicatedVector(8, 30, src, dst);
   ASSERT_TRUE(src.verify().empty());
   ASSERT_TRUE(dst.verify().empty());
   std::vector<std::vector<rt::ExchangeSend>> rounds;
@@ -607,7 +587,7 @@ TEST(GeneralRemap, RandomReplicatedVectors) {
     const int64_t pes = int64_t(width) * height;
     const int64_t n = pick(1, int(std::min<int64_t>(pes, 12)));
     KTile src, dst;
-    replicatedVector(n, pes, src, dst);
+    test::replicatedVector(n, pes, src, dst);
     ASSERT_TRUE(src.verify().empty());
     ASSERT_TRUE(dst.verify().empty());
     runAndCheck(src, dst, width, height, 1u << pick(0, 4), 1u << pick(0, 3),
