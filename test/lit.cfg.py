@@ -39,9 +39,12 @@ config.substitutions.append(
      + (" --cxxflag=-fsanitize=address,undefined"
         if config.sanitize.upper() in ("ON", "1", "TRUE", "YES") else "")))
 
-# Per-input timeout for the fuzz drivers: they look for hangs, not speed,
-# and a Debug build under ASan/UBSan runs the largest pathological input
-# (120000 arrays, 250 MB of --emit=layout) about ten times slower.
+# Per-input limit of CPU time for the fuzz drivers (mutate.py; ten times
+# as much wall time): they look for hangs, not speed, and a Debug build
+# under ASan/UBSan runs the largest pathological input (120000 arrays,
+# 593 MiB of --emit=layout, some 6 s of CPU) about ten times slower. CPU
+# time, because a loaded machine stretched the wall time of that input
+# past 30 s.
 sanitized = config.sanitize.upper() in ("ON", "1", "TRUE", "YES")
 config.substitutions.append(("%fuzz_timeout", "300" if sanitized else "30"))
 

@@ -13,7 +13,8 @@ eighth with --emit=html.
 
 A run FAILS when the driver
   * dies by a signal or exits with a code other than 0 or 1,
-  * takes longer than --timeout seconds,
+  * takes longer than --timeout seconds of CPU time (or ten times that of
+    wall time: load stretches the wall clock, not the CPU clock),
   * exits 1 without printing anything to stderr, or prints an error line
     that does not have the FILE:LINE:COL: form for an input error,
   * exits 0 but prints "error:" to stderr.
@@ -30,7 +31,9 @@ import concurrent.futures as cf
 import os
 import random
 import re
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -177,18 +180,39 @@ def pathological():
     return out
 
 
+# How much longer than --timeout of CPU a run may take on the wall clock: a
+# loaded machine (CI's two cores running two jobs beside the other tests)
+# stretches wall time, not CPU time, so the CPU limit is what catches a
+# hang; the wall limit catches a run that waits without computing.
+WALL_FACTOR = 10
+
+
+def cpu_limit(seconds):
+    """A preexec_fn that stops the child after `seconds` of CPU time."""
+    soft = max(1, int(seconds + 0.999))
+
+    def apply():
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
+    return apply
+
+
 def run_one(job):
     mapc, path, emit, timeout = job
     t0 = time.time()
     try:
         flag = "--run" if emit == "run" else "--emit=" + emit
         r = subprocess.run([mapc, path, flag], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, timeout=timeout)
+                           stderr=subprocess.PIPE,
+                           timeout=timeout * WALL_FACTOR,
+                           preexec_fn=cpu_limit(timeout))
     except subprocess.TimeoutExpired:
-        return (path, emit, "timeout after %gs" % timeout, b"")
+        return (path, emit, "no result after %gs of wall time" %
+                (timeout * WALL_FACTOR), b"")
     dt = time.time() - t0
     err = r.stderr
     rc = r.returncode
+    if rc in (-signal.SIGXCPU, -signal.SIGKILL) and dt >= timeout:
+        return (path, emit, "timeout after %gs of CPU time" % timeout, err[-2000:])
     if rc < 0:
         return (path, emit, "killed by signal %d" % -rc, err[-2000:])
     if rc not in (0, 1):
