@@ -380,17 +380,18 @@ std::vector<rt::GeneralStep> Planner::resignify(const rt::TileMap &from,
   return forms;
 }
 
-void Planner::finish(std::vector<rt::GeneralStep> steps,
-                     const std::string &name) {
-  steps.insert(steps.begin(), prefix.begin(), prefix.end());
-  if (steps.empty())
-    return;
+} // namespace
+
+std::optional<PricedPlan> mapc::pricedPlanOf(const GeneralPlanRequest &req,
+                                             std::vector<rt::GeneralStep> steps,
+                                             const std::string &name,
+                                             int64_t &copyBackTicks) {
   rt::GeneralPlan plan;
   plan.source = req.src;
   plan.dest = req.dst;
   plan.elemBytes = req.elemBytes;
   plan.copy = req.copy;
-  plan.steps = steps;
+  plan.steps = std::move(steps);
   // The same cells as the aligned form: the plan ends in the request's own.
   plan.steps.back().to = req.dst;
   // Distinct bases, only to see which region the plan ends in.
@@ -406,10 +407,10 @@ void Planner::finish(std::vector<rt::GeneralStep> steps,
       copyBackTicks = rt::predictGeneralStep(plan, plan.steps.size() - 1,
                                              req.shape, req.cost);
     if (copyBackTicks < 0)
-      return;
+      return std::nullopt;
     plan.steps.back().predictedTicks = copyBackTicks;
     if (!rt::checkPlanRegions(plan, regions, nullptr))
-      return;
+      return std::nullopt;
   }
   PricedPlan p;
   p.steps = std::move(plan.steps);
@@ -420,7 +421,18 @@ void Planner::finish(std::vector<rt::GeneralStep> steps,
     p.name += std::string(i ? "+" : " ") +
               rt::generalStepKindName(p.steps[i].kind) +
               (p.steps[i].inPlace ? "[in place]" : "");
-  plans.push_back(std::move(p));
+  return p;
+}
+
+namespace {
+
+void Planner::finish(std::vector<rt::GeneralStep> steps,
+                     const std::string &name) {
+  steps.insert(steps.begin(), prefix.begin(), prefix.end());
+  if (steps.empty())
+    return;
+  if (auto p = pricedPlanOf(req, std::move(steps), name, copyBackTicks))
+    plans.push_back(std::move(*p));
 }
 
 /// 003 6.2.2's plans with the halves of (i)-(ii), (iv)-(v) or both folded

@@ -25,6 +25,7 @@
 
 #include "passes/GeneralPlanner.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,16 @@ struct PricedPlan {
 /// where they are, and the PE digits moved to the bottom or left. Every
 /// step is priced on the simulator; the plan ends in the destination.
 std::vector<PricedPlan> digitPermutationPlans(const GeneralPlanRequest &req);
+
+/// `steps` (each priced) as a plan of `req` that ends in the destination:
+/// a copy back from the scratch region appended when the steps end there
+/// (003 6.3.3), priced once per planning through `copyBackTicks` (-1 until
+/// then). Named `name` and the steps' kinds. None when the copy back cannot
+/// be priced or the regions do not work out.
+std::optional<PricedPlan> pricedPlanOf(const GeneralPlanRequest &req,
+                                       std::vector<rt::GeneralStep> steps,
+                                       const std::string &name,
+                                       int64_t &copyBackTicks);
 
 } // namespace mapc
 

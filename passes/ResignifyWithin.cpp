@@ -337,6 +337,7 @@ mapc::withinDimResignifiedPlans(const GeneralPlanRequest &req) {
     return {};
   searching = true;
   std::vector<PricedPlan> plans;
+  int64_t copyBackTicks = -1;
   for (const WithinDimRoute &route : withinDimRoutes(req)) {
     GeneralPlanRequest there = req, back = req;
     there.dst = route.gathered;
@@ -349,40 +350,13 @@ mapc::withinDimResignifiedPlans(const GeneralPlanRequest &req) {
     auto b = halfPlan(back, "003 6.3.2, from the re-read layout");
     if (!b)
       continue;
-    rt::GeneralPlan plan;
-    plan.source = req.src;
-    plan.dest = req.dst;
-    plan.elemBytes = req.elemBytes;
-    plan.copy = req.copy;
-    plan.steps = std::move(*a);
-    plan.steps.insert(plan.steps.end(), b->begin(), b->end());
-    if (plan.steps.empty())
+    std::vector<rt::GeneralStep> steps = std::move(*a);
+    steps.insert(steps.end(), b->begin(), b->end());
+    if (steps.empty())
       continue;
-    plan.steps.back().to = req.dst;
-    // Distinct bases, only to see which region the plan ends in.
-    const rt::Regions regions{{1}, {2}, {3}};
-    if (!rt::checkPlanRegions(plan, regions, nullptr)) {
-      rt::GeneralStep copyBack;
-      copyBack.kind = GeneralStepKind::Local;
-      copyBack.to = req.dst;
-      copyBack.why = "in place: copy back from the scratch region (003 6.3.3)";
-      plan.steps.push_back(copyBack);
-      plan.steps.back().predictedTicks = rt::predictGeneralStep(
-          plan, plan.steps.size() - 1, req.shape, req.cost);
-      if (plan.steps.back().predictedTicks < 0 ||
-          !rt::checkPlanRegions(plan, regions, nullptr))
-        continue;
-    }
-    PricedPlan p;
-    p.steps = std::move(plan.steps);
-    p.name = "003 6.3.2";
-    for (size_t i = 0; i < p.steps.size(); ++i) {
-      p.ticks += p.steps[i].predictedTicks;
-      p.name += std::string(i ? "+" : " ") +
-                rt::generalStepKindName(p.steps[i].kind) +
-                (p.steps[i].inPlace ? "[in place]" : "");
-    }
-    plans.push_back(std::move(p));
+    if (auto p =
+            pricedPlanOf(req, std::move(steps), "003 6.3.2", copyBackTicks))
+      plans.push_back(std::move(*p));
   }
   searching = false;
   return plans;
