@@ -6,12 +6,28 @@
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/General.h"
 #include "mapc/runtime/MasPar.h"
+#include "passes/GeneralPlanner.h"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
 namespace mapc::test {
+
+/// The planner's request for `src -> dst` (`maxSlots` 0: the larger of the
+/// two maps' slots).
+inline GeneralPlanRequest
+planRequest(const rt::TileMap &src, const rt::TileMap &dst, unsigned elemBytes,
+            bool copy, const rt::MachineShape &shape, int64_t maxSlots = 0) {
+  GeneralPlanRequest req;
+  req.src = src;
+  req.dst = dst;
+  req.elemBytes = elemBytes;
+  req.copy = copy;
+  req.shape = shape;
+  req.maxSlots = maxSlots;
+  return req;
+}
 
 /// A vector of n elements, element i on PE i, replicated over all `pes` PEs
 /// of a 1-d machine (each PE holds the whole vector): an all-gather of small

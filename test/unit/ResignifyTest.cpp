@@ -23,10 +23,10 @@
 #include <random>
 
 using namespace mapc;
-using mapc::test::PlanRun;
-using mapc::test::simulatePlan;
 using mapc::test::digitTile;
 using mapc::test::oneStepPlan;
+using mapc::test::PlanRun;
+using mapc::test::simulatePlan;
 
 namespace {
 
@@ -64,19 +64,6 @@ rt::GeneralPlan oneStep(const rt::TileMap &src, const rt::TileMap &dst,
 rt::MachineShape gridFor(int64_t pes, unsigned cluster) {
   unsigned width = unsigned(std::min<int64_t>(pes, 8));
   return {width, unsigned((pes + width - 1) / width), cluster};
-}
-
-/// The planner's request for `src -> dst`.
-GeneralPlanRequest request(const rt::TileMap &src, const rt::TileMap &dst,
-                           unsigned elemBytes, bool copy,
-                           const rt::MachineShape &shape) {
-  GeneralPlanRequest req;
-  req.src = src;
-  req.dst = dst;
-  req.elemBytes = elemBytes;
-  req.copy = copy;
-  req.shape = shape;
-  return req;
 }
 
 /// Runs every candidate of digitPermutationPlans that re-signifies; returns
@@ -130,9 +117,9 @@ TEST(Resignify, Figure62) {
               grid, "copy");
     }
     // In place, and out of place with the copy back.
-    EXPECT_EQ(
-        runResignifiedCandidates(request(from, to, 1, false, grid), "fig. 6.2"),
-        2u);
+    EXPECT_EQ(runResignifiedCandidates(
+                  test::planRequest(from, to, 1, false, grid), "fig. 6.2"),
+              2u);
   }
   // With equal bases a re-signification is a P/M digit exchange (003
   // 6.3.1: permuting digits and their significance agree); a move that
@@ -156,14 +143,16 @@ TEST(Resignify, CommonFactors) {
   const rt::MachineShape grid{6, 1, 16};
   bool factored = false;
   for (const PricedPlan &p :
-       digitPermutationPlans(request(a, b, 1, false, grid)))
+       digitPermutationPlans(test::planRequest(a, b, 1, false, grid)))
     factored |= p.steps[0].why.find("common factors") != std::string::npos &&
                 p.steps.size() > 1;
   EXPECT_TRUE(factored);
-  EXPECT_GE(runResignifiedCandidates(request(a, b, 1, false, grid), "6 | 4"),
+  EXPECT_GE(runResignifiedCandidates(test::planRequest(a, b, 1, false, grid),
+                                     "6 | 4"),
             2u);
-  EXPECT_GE(runResignifiedCandidates(request(a, b, 2, true, grid), "6 | 4"),
-            2u);
+  EXPECT_GE(
+      runResignifiedCandidates(test::planRequest(a, b, 2, true, grid), "6 | 4"),
+      2u);
 }
 
 // Random digit maps that cannot be aligned: random bases, the destination's
@@ -201,7 +190,7 @@ TEST(Resignify, RandomNonAligned) {
     const rt::MachineShape grid = gridFor(pes, 1u << pick(0, 4));
     const unsigned eb = 1u << pick(0, 3);
     const bool copy = rng() % 4 == 0;
-    GeneralPlanRequest req = request(a, b, eb, copy, grid);
+    GeneralPlanRequest req = test::planRequest(a, b, eb, copy, grid);
     const std::string what = "run " + std::to_string(runs);
     candidates += runResignifiedCandidates(req, what);
     auto planned = planGeneralRemap(req);
@@ -319,8 +308,9 @@ TEST(Resignify, InPlaceBruteForce) {
     const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
     const rt::MoveShape shape = inPlaceBruteForceShape(
         rt::analyseMove(a, b, sources), int64_t(grid.peCount()));
-    EXPECT_LE(bruteForceStepBound(request(a, b, eb, false, grid), shape),
-              plan.steps[0].predictedTicks)
+    EXPECT_LE(
+        bruteForceStepBound(test::planRequest(a, b, eb, false, grid), shape),
+        plan.steps[0].predictedTicks)
         << "run " << run;
     if (HasFailure())
       return;
@@ -356,7 +346,8 @@ TEST(Resignify, NoScratch) {
     if (pes > 64)
       continue;
     const rt::MachineShape grid = gridFor(pes, 1u << pick(0, 4));
-    GeneralPlanRequest req = request(a, b, 1u << pick(0, 3), false, grid);
+    GeneralPlanRequest req =
+        test::planRequest(a, b, 1u << pick(0, 3), false, grid);
     req.noScratch = true;
     auto planned = planGeneralRemap(req);
     ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned))

@@ -24,19 +24,6 @@ using mapc::test::simulatePlan;
 
 namespace {
 
-GeneralPlanRequest request(const rt::TileMap &src, const rt::TileMap &dst,
-                           unsigned elemBytes, bool copy,
-                           const rt::MachineShape &shape, int64_t maxSlots) {
-  GeneralPlanRequest req;
-  req.src = src;
-  req.dst = dst;
-  req.elemBytes = elemBytes;
-  req.copy = copy;
-  req.shape = shape;
-  req.maxSlots = maxSlots;
-  return req;
-}
-
 /// Whether `a` and `b` hold the same data index in every device cell.
 bool sameCells(const rt::TileMap &a, const rt::TileMap &b) {
   if (a.deviceShape() != b.deviceShape())
@@ -101,8 +88,10 @@ TEST(ResignifyWithin, Figure64Scaled) {
   const KTile src = digitTile({7, 8, 7, 8}, {0, 2}, {1, 3});
   const KTile dst = digitTile({8, 7, 8, 7}, {1, 3}, {0, 2});
   const rt::MachineShape grid{8, 8, 16};
-  EXPECT_TRUE(withinDimRoutes(request(src, dst, 1, false, grid, 0)).empty());
-  const GeneralPlanRequest req = request(src, dst, 1, false, grid, 56);
+  EXPECT_TRUE(
+      withinDimRoutes(test::planRequest(src, dst, 1, false, grid, 0)).empty());
+  const GeneralPlanRequest req =
+      test::planRequest(src, dst, 1, false, grid, 56);
   const std::vector<WithinDimRoute> routes = withinDimRoutes(req);
   ASSERT_EQ(routes.size(), 2u);
   for (const WithinDimRoute &r : routes) {
@@ -110,7 +99,9 @@ TEST(ResignifyWithin, Figure64Scaled) {
     EXPECT_EQ(rt::pesOf(r.gathered), 56);
   }
   EXPECT_EQ(checkCandidates(req, "fig. 6.4"), 2u);
-  EXPECT_EQ(checkCandidates(request(src, dst, 2, true, grid, 56), "copy"), 2u);
+  EXPECT_EQ(
+      checkCandidates(test::planRequest(src, dst, 2, true, grid, 56), "copy"),
+      2u);
 }
 
 // 003 6.3.2's 1024 | 1023 pair, scaled to 8 | 7: the one segment needs 56
@@ -120,8 +111,10 @@ TEST(ResignifyWithin, SwappedPairNeedsUnusedPes) {
   const KTile src = digitTile({7, 8}, {0}, {1});
   const KTile dst = digitTile({8, 7}, {1}, {0});
   EXPECT_TRUE(
-      withinDimRoutes(request(src, dst, 1, false, {8, 1, 16}, 1000)).empty());
-  const GeneralPlanRequest req = request(src, dst, 1, false, {8, 8, 16}, 0);
+      withinDimRoutes(test::planRequest(src, dst, 1, false, {8, 1, 16}, 1000))
+          .empty());
+  const GeneralPlanRequest req =
+      test::planRequest(src, dst, 1, false, {8, 8, 16}, 0);
   ASSERT_EQ(withinDimRoutes(req).size(), 1u);
   EXPECT_EQ(rt::pesOf(withinDimRoutes(req)[0].gathered), 56);
   EXPECT_EQ(checkCandidates(req, "8 | 7"), 1u);
@@ -132,7 +125,8 @@ TEST(ResignifyWithin, AlignedMapsHaveNoRoutes) {
   const KTile src = digitTile({3, 4, 5}, {0, 1}, {2});
   const KTile dst = digitTile({3, 4, 5}, {2, 0}, {1});
   EXPECT_TRUE(
-      withinDimRoutes(request(src, dst, 1, false, {8, 8, 16}, 1000)).empty());
+      withinDimRoutes(test::planRequest(src, dst, 1, false, {8, 8, 16}, 1000))
+          .empty());
 }
 
 // Random digit maps that cannot be aligned (random bases of 2 to 8, the
@@ -184,7 +178,7 @@ TEST(ResignifyWithin, RandomNonAligned) {
     const unsigned eb = 1u << pick(0, 2);
     const bool copy = rng() % 4 == 0;
     GeneralPlanRequest req =
-        request(a, b, eb, copy, grid, slots * pick(2, 8) / 2);
+        test::planRequest(a, b, eb, copy, grid, slots * pick(2, 8) / 2);
     req.noScratch = !copy && rng() % 8 == 0;
     const std::string what = "pair " + std::to_string(pairs);
     const unsigned ran = checkCandidates(req, what);
