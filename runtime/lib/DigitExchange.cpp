@@ -530,9 +530,7 @@ void runDirect(MasPar &m, const DigitExchangeShape &s,
   }
   auto send = [&](unsigned bytes, const Plural &z, const Plural &dest,
                   Mask &received) {
-    bool clustered = m.routerCost(bytes, dest, active, true) <
-                     m.routerCost(bytes, dest, active, false);
-    return m.routerSend(bytes, z, dest, active, clustered, received);
+    return m.routerSendCheaper(bytes, z, dest, active, received);
   };
   using Values = std::vector<Plural>; // one per slot digit
   // Every slot digit of a transfer's pieces, each at one address.
@@ -679,9 +677,7 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
   };
   auto send = [&](unsigned bytes, const Plural &z, const Plural &dest,
                   Mask &received) {
-    bool clustered = m.routerCost(bytes, dest, active, true) <
-                     m.routerCost(bytes, dest, active, false);
-    return m.routerSend(bytes, z, dest, active, clustered, received);
+    return m.routerSendCheaper(bytes, z, dest, active, received);
   };
   Plural dest0(pes, 0), dest1(pes, 0);
   const CostModel &cost = m.cost();
@@ -725,13 +721,9 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
         if (!n)
           continue;
         const unsigned bytes = 1u << w;
-        const int64_t send0 =
-            std::min(m.routerCost(bytes, dest0, active, true),
-                     m.routerCost(bytes, dest0, active, false));
+        const int64_t send0 = m.cheaperRouterCost(bytes, dest0, active);
         const int64_t send1 =
-            half ? 0
-                 : std::min(m.routerCost(bytes, dest1, active, true),
-                            m.routerCost(bytes, dest1, active, false));
+            half ? 0 : m.cheaperRouterCost(bytes, dest1, active);
         ledger.router += n * (send0 + send1);
         ledger.routerSends += n * ((send0 > 0) + (send1 > 0));
       }

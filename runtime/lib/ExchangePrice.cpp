@@ -98,9 +98,7 @@ bool mapc::rt::chargeExchangeFromPairs(MasPar &m, const TileMap &from,
     }
     // Plain or clustered connections, whichever is cheaper (5.6.4), as
     // runExchange chooses per send.
-    const int64_t router =
-        std::min(m.routerCost(xferBytes, dest, active, true),
-                 m.routerCost(xferBytes, dest, active, false));
+    const int64_t router = m.cheaperRouterCost(xferBytes, dest, active);
     const int64_t times = int64_t(r.times);
     ledger.memory += times * (c.load[widthIndex(8)] +
                               xfers * (c.loadIndirect[w] + c.storeIndirect(w)));

@@ -734,8 +734,7 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
                   active[p] = 1;
                   dest[p] = q;
                 }
-                it->second = std::min(m.routerCost(bytes, dest, active, true),
-                                      m.routerCost(bytes, dest, active, false));
+                it->second = m.cheaperRouterCost(bytes, dest, active);
                 for (const auto &pq : byRound[r])
                   active[pq.first] = 0;
               }
@@ -763,9 +762,7 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
           dest[p] = q;
         }
         // Plain or clustered connections, whichever is cheaper (5.6.4).
-        bool clustered = m.routerCost(bytes, dest, active, true) <
-                         m.routerCost(bytes, dest, active, false);
-        Plural got = m.routerSend(bytes, z, dest, active, clustered, received);
+        Plural got = m.routerSendCheaper(bytes, z, dest, active, received);
         if (r == 0 && staying)
           for (unsigned p = 0; p < pes; ++p)
             if (stay[p]) {
@@ -929,10 +926,8 @@ bool GeneralStepRunner::runExchange(std::string *why) {
       const std::vector<ExchangeSend> &round = byRound[group[g]];
       for (unsigned x = 0; x < xfers; ++x) {
         setUp(round, x);
-        bool clustered = m.routerCost(xferBytes, dest, active, true) <
-                         m.routerCost(xferBytes, dest, active, false);
-        Plural got = m.routerSend(xferBytes, held[g][x], dest, active,
-                                  clustered, received);
+        Plural got =
+            m.routerSendCheaper(xferBytes, held[g][x], dest, active, received);
         m.storeIndirect(xferBytes, recvAddr, got, received);
       }
       tearDown(round);

@@ -403,6 +403,20 @@ int64_t MasPar::routerCost(unsigned bytes, const Plural &dest,
                      routerScratch().from);
 }
 
+int64_t MasPar::cheaperRouterCost(unsigned bytes, const Plural &dest,
+                                  const Mask &active) const {
+  return std::min(routerCost(bytes, dest, active, true),
+                  routerCost(bytes, dest, active, false));
+}
+
+Plural MasPar::routerSendCheaper(unsigned bytes, const Plural &values,
+                                 const Plural &dest, const Mask &active,
+                                 Mask &received) {
+  const bool clustered = routerCost(bytes, dest, active, true) <
+                         routerCost(bytes, dest, active, false);
+  return routerSend(bytes, values, dest, active, clustered, received);
+}
+
 Plural MasPar::routerSend(unsigned bytes, const Plural &values,
                           const Plural &dest, const Mask &active,
                           bool clustered, Mask &received, unsigned extraBytes) {

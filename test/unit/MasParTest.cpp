@@ -476,6 +476,39 @@ TEST(MasParTest, ClusterPreservingPermutation) {
   }
 }
 
+// routerSendCheaper takes the cheaper mode and charges cheaperRouterCost:
+// clustered for whole-cluster swaps (one connection per cluster), plain
+// for a bit reversal (every cluster pair carries one PE's value, so
+// clustered mode saves no connection).
+TEST(MasParTest, CheaperModeChosenAndCharged) {
+  const Plural swap = mapPes(1024, [](uint64_t i) { return i ^ 16; });
+  // Bit reversal of the PE number: the 16 PEs of a cluster go to 16
+  // different clusters.
+  const Plural reversed = mapPes(1024, [](uint64_t i) {
+    uint64_t r = 0;
+    for (int b = 0; b < 10; ++b)
+      r |= ((i >> b) & 1) << (9 - b);
+    return r;
+  });
+  for (const Plural *dest : {&swap, &reversed})
+    for (unsigned bytes : kWidths) {
+      MasPar m(32, 32, 8);
+      Mask got, all = m.allActive();
+      const int64_t plain = m.routerCost(bytes, *dest, all, false);
+      const int64_t clustered = m.routerCost(bytes, *dest, all, true);
+      if (dest == &swap)
+        EXPECT_LT(clustered, plain) << bytes;
+      else
+        EXPECT_LE(plain, clustered) << bytes;
+      EXPECT_EQ(m.cheaperRouterCost(bytes, *dest, all),
+                std::min(plain, clustered));
+      Plural vals = mapPes(1024, [](uint64_t i) { return i + 7; });
+      Plural out = m.routerSendCheaper(bytes, vals, *dest, all, got);
+      EXPECT_EQ(m.ledger().router, std::min(plain, clustered)) << bytes;
+      expectDelivered(vals, *dest, all, out, got, bytes);
+    }
+}
+
 // One send from every PE of a 32 x 32 machine (clusters of 16) to `dest`,
 // at every width and in both modes: the router's ticks are want(width
 // index, clustered), and every value arrives.

@@ -140,6 +140,14 @@ public:
   /// The ticks routerSend would charge, without moving data.
   int64_t routerCost(unsigned bytes, const Plural &dest, const Mask &active,
                      bool clustered, unsigned extraBytes = 0) const;
+  /// The ticks of the cheaper of plain and clustered connections (5.6.4),
+  /// the mode general steps choose per send.
+  int64_t cheaperRouterCost(unsigned bytes, const Plural &dest,
+                            const Mask &active) const;
+  /// routerSend in the cheaper mode (plain when the two cost the same).
+  Plural routerSendCheaper(unsigned bytes, const Plural &values,
+                           const Plural &dest, const Mask &active,
+                           Mask &received);
 
   /// Xnet: every active PE sends values[i] `distance` PEs in direction
   /// `dir` with toroidal wrap; the receiver gets it whether or not it is
