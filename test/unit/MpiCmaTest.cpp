@@ -60,12 +60,7 @@ TEST(MpiCma, AFailedReadSaysWhy) {
 TEST(MpiCma, PriceIsCallsRunsAndBytes) {
   // Two ranks: rank 0 reads 3000 elements from rank 1 in 3 source runs and
   // 2500 destination runs (three calls), and copies 10 that stay.
-  TrafficMatrix t;
-  t.ranks = 2;
-  t.elementBytes = 8;
-  t.counts = {10, 0, 3000, 0};
-  t.sourceRuns = {0, 0, 3, 0};
-  t.destRuns = {0, 0, 2500, 0};
+  TrafficMatrix t = mapc::test::twoRankTraffic();
   LinkCosts c;
   c.ts = 1e-6;
   c.to = 1e-7;

@@ -3,6 +3,7 @@
 #define MAPC_TEST_UNIT_RANDOMRUNS_H
 
 #include "mapc/mpi/Cma.h"
+#include "mapc/mpi/Schedule.h"
 
 #include <cstdint>
 #include <cstring>
@@ -70,6 +71,19 @@ inline RandomCopy randomCopy(std::mt19937 &rng, int round) {
     std::memcpy(&c.want[size_t(into[k]) * eb], &c.src[size_t(from[k]) * eb],
                 eb);
   return c;
+}
+
+/// The price tests' traffic: on two ranks, rank 0 takes 3000 elements of 8
+/// bytes from rank 1 in 3 source runs and 2500 destination runs, and keeps
+/// 10 of its own.
+inline mpi::TrafficMatrix twoRankTraffic() {
+  mpi::TrafficMatrix t;
+  t.ranks = 2;
+  t.elementBytes = 8;
+  t.counts = {10, 0, 3000, 0};
+  t.sourceRuns = {0, 0, 3, 0};
+  t.destRuns = {0, 0, 2500, 0};
+  return t;
 }
 
 } // namespace mapc::test
