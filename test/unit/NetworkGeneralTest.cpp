@@ -90,6 +90,13 @@ rt::NetworkShape randomNetwork(std::mt19937 &rng) {
   return rt::NetworkShape::mesh(dims);
 }
 
+/// Whether both layouts' PEs are nodes of `net`.
+bool fitsNodes(const rt::TileMap &a, const rt::TileMap &b,
+               const rt::NetworkShape &net) {
+  return uint64_t(rt::pesOf(a)) <= net.nodeCount() &&
+         uint64_t(rt::pesOf(b)) <= net.nodeCount();
+}
+
 /// A 1-d layout of `n` elements, `perNode` per node, in order or reversed.
 rt::TileMap line(int64_t n, int64_t perNode, bool reversed) {
   KTile t;
@@ -186,8 +193,7 @@ TEST(NetworkGeneral, RandomTilesOnAnyMesh) {
     ASSERT_TRUE(a.verify().empty());
     ASSERT_TRUE(b.verify().empty());
     rt::NetworkShape net = randomNetwork(rng);
-    if (uint64_t(rt::pesOf(a)) > net.nodeCount() ||
-        uint64_t(rt::pesOf(b)) > net.nodeCount())
+    if (!fitsNodes(a, b, net))
       continue; // the layouts must fit the machine's nodes
     unsigned elemBytes = 1u
                          << std::uniform_int_distribution<unsigned>(0, 3)(rng);
@@ -224,8 +230,7 @@ TEST(NetworkGeneral, TimeRouteEqualsTheSimulation) {
     KTile a = test::randomTileFor(rng, shape, spec);
     KTile b = test::randomTileFor(rng, shape, spec);
     rt::NetworkShape net = randomNetwork(rng);
-    if (uint64_t(rt::pesOf(a)) > net.nodeCount() ||
-        uint64_t(rt::pesOf(b)) > net.nodeCount())
+    if (!fitsNodes(a, b, net))
       continue;
     const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
     const std::vector<rt::RouteMove> moves =
@@ -271,8 +276,7 @@ TEST(NetworkGeneral, RouteLinksAreTheTransfersPaths) {
         d = 1 + unsigned(rng() % 9);
       net = rt::NetworkShape::mesh(dims);
     }
-    if (uint64_t(rt::pesOf(a)) > net.nodeCount() ||
-        uint64_t(rt::pesOf(b)) > net.nodeCount())
+    if (!fitsNodes(a, b, net))
       continue;
     const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
     const std::vector<int32_t> strides = rt::nodeStrides(net);
@@ -329,8 +333,7 @@ TEST(NetworkGeneral, MovesAreTheTransfersThatChangeNode) {
     KTile a = test::randomTileFor(rng, shape, spec);
     KTile b = test::randomTileFor(rng, shape, spec);
     rt::NetworkShape net = randomNetwork(rng);
-    if (uint64_t(rt::pesOf(a)) > net.nodeCount() ||
-        uint64_t(rt::pesOf(b)) > net.nodeCount())
+    if (!fitsNodes(a, b, net))
       continue;
     const rt::TileMap x = a, y = b;
     const std::vector<uint32_t> sources = rt::sourcesOf(x, y);
@@ -401,8 +404,7 @@ TEST(NetworkGeneral, FlowBoundEqualsTheElementBound) {
     rt::NetworkShape net = randomNetwork(rng);
     if (rng() % 4 == 0)
       net = rt::NetworkShape::booleanCube(unsigned(rng() % 8));
-    if (uint64_t(rt::pesOf(a)) > net.nodeCount() ||
-        uint64_t(rt::pesOf(b)) > net.nodeCount())
+    if (!fitsNodes(a, b, net))
       continue;
     const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
     const std::vector<rt::RouteFlow> flows =
