@@ -3,8 +3,11 @@
 
 #include "passes/GeneralPlanner.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 using namespace mapc;
 
@@ -54,13 +57,12 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
                      "dimension-order routing, store and forward (001 sec. 2)";
   // The orders of the route, each timed by the reservation walk (as the
   // simulation times it); the fastest wins, the first of equals. Reversing
-  // or rotating the dims matters only on more than one dim. Bound and skip
-  // (as the MasPar planner's candidates): each order's paths bound its time
-  // (rt::routeOrderBound, never below the step's lower bound), the orders
-  // are timed from the lowest bound up, an order whose bound cannot beat
-  // the best in hand is not timed, and a walk stops once its elements
-  // already take as long as the best. The choice is the one timing every
-  // order would make (NetworkGeneral.SkippedOrdersChooseAsTimingAll).
+  // or rotating the dims matters only on more than one dim. Bound and race:
+  // each order's paths bound its time (rt::routeOrderBound, never below the
+  // step's lower bound), the orders' walks are raced from the lowest bound
+  // up (below), and an order whose bound or time so far cannot beat the
+  // best in hand is dropped. The choice is the one timing every order
+  // would make (NetworkGeneral.SkippedOrdersChooseAsTimingAll).
   auto name = [](unsigned order) {
     return std::string(order & rt::kRouteDimsDown ? "dims down" : "dims up") +
            (order & rt::kRouteRotated ? ", rotated" : "") +
@@ -101,33 +103,46 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   };
   std::stable_sort(orders.begin(), orders.end(),
                    [&](unsigned a, unsigned b) { return rank(a) < rank(b); });
-  std::string said[8];
+  // The race: the order with the least time it is known to take (its
+  // bound, or its walk's time so far when larger) walks on until it passes
+  // the next, or reaches the best in hand, or ends; an order whose known
+  // time reaches the best cannot beat it and is dropped. An order before
+  // the best in the list may still tie it and win, so it is dropped only
+  // past the best. Walking the orders one after another, the first walked
+  // ran to its end whatever it took, and the next ones up to it; raced, a
+  // losing order stops about where it passes the winner (on the 31 x 33
+  // mesh a quarter to a third fewer elements walked).
+  std::optional<rt::RouteWalk> walks[8];
+  int64_t exact[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
   int64_t best = -1;
-  // Each walk's stopping time (INT64_MAX: to the end) and what it gave.
-  bool walked[8] = {};
-  int64_t walkedTo[8] = {}, walkedTime[8] = {};
-  for (unsigned order : orders) {
-    // An order after the best must beat it; one before it may tie.
-    const int64_t toBeat = best < 0                  ? INT64_MAX
-                           : order > step.routeOrder ? best
-                                                     : best + 1;
-    if (bounds[order] >= toBeat) {
-      said[order] =
-          "at least " + std::to_string(bounds[order]) + " (its bound; not run)";
-      continue;
-    }
-    // The twin's walk gives this one's time when it stopped at the same
-    // time, or ran to its end at a time T <= toBeat: a walk stops at the
-    // first element that takes its time to toBeat or more, which is then T
-    // itself (the time so far never passes the whole route's).
-    const int twin = twinOf(order);
-    int64_t t = -1;
-    if (twin >= 0 && walked[twin] &&
-        (walkedTo[twin] == toBeat ||
-         (walkedTime[twin] < walkedTo[twin] && walkedTime[twin] <= toBeat)))
-      t = walkedTime[twin];
-    else
-      t = rt::timeRoute(req.shape, moves, order, toBeat);
+  auto toBeat = [&](unsigned order) {
+    return best < 0 ? INT64_MAX : order > step.routeOrder ? best : best + 1;
+  };
+  auto known = [&](unsigned order) {
+    return walks[order] ? std::max(bounds[order], walks[order]->timeSoFar())
+                        : bounds[order];
+  };
+  std::vector<unsigned> racing; // in the timing order: the first of equals
+  for (unsigned order : orders)
+    if (twinOf(order) < 0)
+      racing.push_back(order);
+  for (;;) {
+    llvm::erase_if(
+        racing, [&](unsigned order) { return known(order) >= toBeat(order); });
+    if (racing.empty())
+      break;
+    auto least = std::min_element(
+        racing.begin(), racing.end(),
+        [&](unsigned a, unsigned b) { return known(a) < known(b); });
+    const unsigned order = *least;
+    int64_t next = INT64_MAX;
+    for (unsigned other : racing)
+      if (other != order)
+        next = std::min(next, known(other));
+    if (!walks[order])
+      walks[order].emplace(req.shape, moves, order);
+    int64_t t = walks[order]->advance(
+        next == INT64_MAX ? toBeat(order) : std::min(toBeat(order), next + 1));
     if (t < 0) { // past the reservation walk's memory: simulate the cycles
       plan.steps = {step};
       plan.steps[0].routeOrder = order;
@@ -135,17 +150,33 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
       t = rt::predictNetworkGeneralStep(req.shape, plan, 0, &sources, &why);
       if (t < 0)
         return "the route cannot run: " + why;
-    }
-    walked[order] = true;
-    walkedTo[order] = toBeat;
-    walkedTime[order] = t;
-    if (t >= toBeat) {
-      said[order] = "at least " + std::to_string(t) + " (not run to the end)";
+      exact[order] = t;
+    } else if (walks[order]->finished()) {
+      exact[order] = t;
+    } else {
       continue;
     }
-    said[order] = std::to_string(t);
-    best = t;
-    step.routeOrder = order;
+    racing.erase(least);
+    if (t < toBeat(order)) {
+      best = t;
+      step.routeOrder = order;
+    }
+  }
+  // Each order's time, or what it takes at least: its walk's time so far
+  // (or its bound, when larger) where the walk stopped, its bound where it
+  // was not walked. A twin shows the walk of the order it repeats.
+  std::string said[8];
+  for (unsigned order : orders) {
+    const unsigned walked =
+        twinOf(order) >= 0 ? unsigned(twinOf(order)) : order;
+    if (exact[walked] >= 0)
+      said[order] = std::to_string(exact[walked]);
+    else if (walks[walked])
+      said[order] =
+          "at least " + std::to_string(known(walked)) + " (not run to the end)";
+    else
+      said[order] =
+          "at least " + std::to_string(bounds[order]) + " (its bound; not run)";
   }
   std::string prices;
   for (unsigned order = 0; order < 8; ++order)

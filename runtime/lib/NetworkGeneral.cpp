@@ -129,6 +129,13 @@ private:
   std::vector<uint32_t> coords; ///< nodes x dims, on a mesh
 };
 
+/// The shape and order flags that pick a path's links, fixed at compile
+/// time: the hot loops (the walks, the order bounds) dispatch once
+/// (RouteLinks::dispatch), not on the flags at every hop.
+template <bool Cube, bool Down, bool Rotated> struct PathKind {
+  static constexpr bool cube = Cube, down = Down, rotated = Rotated;
+};
+
 /// The directed links (node x linksPerNode + slot) of RoutePaths::build's
 /// path, visited in order without building it: the timing walks and the
 /// order bounds take every element's or flow's path, so a path costs no
@@ -138,9 +145,29 @@ public:
   explicit RouteLinks(const NetworkShape &shape)
       : shape(shape), dims(unsigned(shape.dims.size())),
         perNode(linksPerNode(shape)), strides(nodeStrides(shape)),
-        paths(shape) {}
+        byDims(std::max(1u, dims)), paths(shape) {}
 
   const RoutePaths &table() const { return paths; }
+
+  /// Calls body(PathKind<...>{}) for the shape and `routeOrder`
+  /// (kRouteFarthestFirst ignored: it ranks, it does not route).
+  template <class Body>
+  decltype(auto) dispatch(unsigned routeOrder, Body &&body) const {
+    const bool down = routeOrder & kRouteDimsDown,
+               rotated = routeOrder & kRouteRotated;
+    if (shape.cube) {
+      if (down)
+        return rotated ? body(PathKind<true, true, true>{})
+                       : body(PathKind<true, true, false>{});
+      return rotated ? body(PathKind<true, false, true>{})
+                     : body(PathKind<true, false, false>{});
+    }
+    if (down)
+      return rotated ? body(PathKind<false, true, true>{})
+                     : body(PathKind<false, true, false>{});
+    return rotated ? body(PathKind<false, false, true>{})
+                   : body(PathKind<false, false, false>{});
+  }
 
   /// Calls visit(link) for every link from `from` to `to` in `routeOrder`
   /// (kRouteFarthestFirst ignored: it ranks, it does not route), until
@@ -148,63 +175,69 @@ public:
   template <class Visit>
   bool forEach(uint32_t from, uint32_t to, unsigned routeOrder,
                Visit &&visit) const {
+    return dispatch(routeOrder, [&](auto kind) {
+      return forEachIn<decltype(kind)>(from, to, visit);
+    });
+  }
+
+  /// forEach for the order of `Kind`.
+  template <class Kind, class Visit>
+  [[gnu::always_inline]] bool forEachIn(uint32_t from, uint32_t to,
+                                        Visit &&visit) const {
     if (from == to || dims == 0)
       return true;
-    const bool down = routeOrder & kRouteDimsDown;
     // Rotated: from dim (from mod dims) on, wrapping around, which is
     // build's rotation to the first run at or after that dim.
-    const unsigned first = routeOrder & kRouteRotated ? from % dims : 0;
-    if (shape.cube)
-      return cube(from, from ^ to, down, routeOrder & kRouteRotated, first,
-                  visit);
-    const uint32_t *at = paths.coordsOf(from), *end = paths.coordsOf(to);
+    const unsigned first = Kind::rotated ? byDims.remainder(from) : 0;
     uint32_t node = from;
-    unsigned i = routeOrder & kRouteRotated ? first : down ? dims - 1 : 0;
-    for (unsigned k = 0; k < dims;
-         ++k, i = down ? (i ? i - 1 : dims - 1) : (i + 1 < dims ? i + 1 : 0)) {
-      const unsigned x = at[i], y = end[i];
-      if (x == y)
-        continue;
-      const unsigned slot = 2 * i + (y < x);
-      const int32_t step = y > x ? strides[i] : -strides[i];
-      for (unsigned s = y > x ? y - x : x - y; s > 0; --s) {
-        if (!visit(size_t(node) * perNode + slot))
-          return false;
-        node = uint32_t(int32_t(node) + step);
+    if constexpr (Kind::cube) {
+      // The differing bits, ascending (descending when down), those at or
+      // after `first` first when rotated.
+      const uint64_t diff = from ^ to;
+      uint64_t parts[2] = {diff, 0};
+      if constexpr (Kind::rotated) {
+        // Up: bits >= first, then below; down: bits <= first, then above.
+        const uint64_t low = Kind::down ? (uint64_t(2) << first) - 1
+                                        : (uint64_t(1) << first) - 1;
+        parts[0] = Kind::down ? diff & low : diff & ~low;
+        parts[1] = Kind::down ? diff & ~low : diff & low;
       }
+      for (unsigned p = 0; p < (Kind::rotated ? 2u : 1u); ++p)
+        for (uint64_t m = parts[p]; m;) {
+          const unsigned i = Kind::down ? 63u - unsigned(__builtin_clzll(m))
+                                        : unsigned(__builtin_ctzll(m));
+          m &= ~(uint64_t(1) << i);
+          if (!visit(size_t(node) * perNode + i))
+            return false;
+          node ^= uint32_t(1) << i;
+        }
+      return true;
+    } else {
+      const uint32_t *at = paths.coordsOf(from), *end = paths.coordsOf(to);
+      unsigned i = Kind::rotated ? first : Kind::down ? dims - 1 : 0;
+      for (unsigned k = 0; k < dims;
+           ++k, i = Kind::down ? (i ? i - 1 : dims - 1)
+                               : (i + 1 < dims ? i + 1 : 0)) {
+        const unsigned x = at[i], y = end[i];
+        if (x == y)
+          continue;
+        const unsigned slot = 2 * i + (y < x);
+        const int32_t step = y > x ? strides[i] : -strides[i];
+        for (unsigned s = y > x ? y - x : x - y; s > 0; --s) {
+          if (!visit(size_t(node) * perNode + slot))
+            return false;
+          node = uint32_t(int32_t(node) + step);
+        }
+      }
+      return true;
     }
-    return true;
   }
 
 private:
-  /// A cube's links: the differing bits, ascending (or descending when
-  /// `down`), those at or after `first` first when `rotated`.
-  template <class Visit>
-  bool cube(uint32_t node, uint64_t diff, bool down, bool rotated,
-            unsigned first, Visit &visit) const {
-    uint64_t parts[2] = {diff, 0};
-    if (rotated) {
-      // Up: bits >= first, then below; down: bits <= first, then above.
-      const uint64_t low =
-          down ? (uint64_t(2) << first) - 1 : (uint64_t(1) << first) - 1;
-      parts[0] = down ? diff & low : diff & ~low;
-      parts[1] = down ? diff & ~low : diff & low;
-    }
-    for (uint64_t m : parts)
-      while (m) {
-        const unsigned i = down ? 63u - unsigned(__builtin_clzll(m))
-                                : unsigned(__builtin_ctzll(m));
-        m &= ~(uint64_t(1) << i);
-        if (!visit(size_t(node) * perNode + i))
-          return false;
-        node ^= uint32_t(1) << i;
-      }
-    return true;
-  }
-
   const NetworkShape &shape;
   unsigned dims, perNode;
   std::vector<int32_t> strides;
+  Divider32 byDims; ///< a node's first dim when rotated, without a division
   RoutePaths paths;
 };
 
@@ -346,16 +379,36 @@ mapc::rt::generalRouteMoves(const NetworkShape &shape, const TileMap &from,
   return out;
 }
 
-int64_t mapc::rt::timeRoute(const NetworkShape &shape,
-                            const std::vector<RouteMove> &moves,
-                            unsigned routeOrder, int64_t stopAt) {
-  // Keys are (priority, index). Farthest first ranks by path length, which
-  // dimension order makes the distance; a counting sort keeps the index
-  // order within a rank.
-  const RouteLinks links(shape);
-  const unsigned diameter = shape.diameter();
+/// A walk's state: the paths, the keys' order, the calendar and how far
+/// it has gone.
+struct mapc::rt::RouteWalk::State {
+  const std::vector<RouteMove> &moves;
+  unsigned routeOrder;
+  RouteLinks links;
+  /// The moves in key order (empty: their own order).
   std::vector<uint32_t> order;
-  if (routeOrder & kRouteFarthestFirst) {
+  LinkCalendar calendar;
+  size_t next = 0;
+  uint32_t end = 0;
+  bool failed = false;
+
+  State(const NetworkShape &shape, const std::vector<RouteMove> &moves,
+        unsigned routeOrder)
+      : moves(moves), routeOrder(routeOrder), links(shape),
+        // No clear(): the calendar need not list the links it dirties. Its
+        // bitmaps start as deep as a link's load would be if every element
+        // went the longest way (at most twice the routes' times here), so
+        // that they seldom grow: each growth copies them.
+        calendar(linkCount(shape),
+                 shape.diameter() + moves.size() * shape.diameter() /
+                                        std::max<size_t>(1, linkCount(shape)),
+                 size_t(1) << 24, /*listTaken=*/false) {
+    // Keys are (priority, index). Farthest first ranks by path length,
+    // which dimension order makes the distance; a counting sort keeps the
+    // index order within a rank.
+    if (!(routeOrder & kRouteFarthestFirst))
+      return;
+    const unsigned diameter = shape.diameter();
     std::vector<uint32_t> start(diameter + 2, 0), rank(moves.size());
     for (size_t i = 0; i < moves.size(); ++i) {
       rank[i] = diameter - links.table().distance(moves[i].from, moves[i].to);
@@ -367,35 +420,75 @@ int64_t mapc::rt::timeRoute(const NetworkShape &shape,
     for (size_t i = 0; i < moves.size(); ++i)
       order[start[rank[i]]++] = uint32_t(i);
   }
-  // No clear() here: the calendar need not list the links it dirties. Its
-  // bitmaps start as deep as a link's load would be if every element went
-  // the longest way (at most twice the routes' times here), so that they
-  // seldom grow: each growth copies them.
-  const size_t linkCount = size_t(shape.nodeCount()) * linksPerNode(shape);
-  LinkCalendar calendar(linkCount,
-                        diameter + moves.size() * diameter /
-                                       std::max<size_t>(1, linkCount),
-                        size_t(1) << 24, /*listTaken=*/false);
-  uint32_t end = 0;
-  for (size_t k = 0; k < moves.size(); ++k) {
-    const RouteMove &m = moves[order.empty() ? k : order[k]];
-    // The keys are ranked above: the hops need no priority.
-    uint32_t cycle = 0;
-    // Inlined: the hop loop's one call.
-    if (!links.forEach(
-            m.from, m.to,
-            routeOrder, [&](size_t link) __attribute__((always_inline)) {
-              cycle = calendar.takeAfter(link, cycle);
-              return cycle != 0;
-            }))
-      return -1; // past the bitmaps' cap
-    end = std::max(end, cycle);
-    // Elements finish once and for all in key order: the route takes at
-    // least `end` cycles already.
-    if (int64_t(end) >= stopAt)
-      return int64_t(end);
+
+  static size_t linkCount(const NetworkShape &shape) {
+    return size_t(shape.nodeCount()) * linksPerNode(shape);
   }
+};
+
+mapc::rt::RouteWalk::RouteWalk(const NetworkShape &shape,
+                               const std::vector<RouteMove> &moves,
+                               unsigned routeOrder)
+    : state(std::make_unique<State>(shape, moves, routeOrder)) {}
+mapc::rt::RouteWalk::RouteWalk(RouteWalk &&) noexcept = default;
+mapc::rt::RouteWalk &
+mapc::rt::RouteWalk::operator=(RouteWalk &&) noexcept = default;
+mapc::rt::RouteWalk::~RouteWalk() = default;
+
+bool mapc::rt::RouteWalk::finished() const {
+  return state->next == state->moves.size();
+}
+int64_t mapc::rt::RouteWalk::timeSoFar() const {
+  return state->failed ? -1 : int64_t(state->end);
+}
+size_t mapc::rt::RouteWalk::walked() const { return state->next; }
+
+int64_t mapc::rt::RouteWalk::advance(int64_t stopAt) {
+  State &s = *state;
+  if (s.failed)
+    return -1;
+  // Elements finish once and for all in key order: the route takes at
+  // least `end` cycles already.
+  if (int64_t(s.end) >= stopAt)
+    return int64_t(s.end);
+  const std::vector<RouteMove> &moves = s.moves;
+  const uint32_t *order = s.order.empty() ? nullptr : s.order.data();
+  LinkCalendar &calendar = s.calendar;
+  uint32_t end = s.end;
+  size_t k = s.next;
+  const bool fits = s.links.dispatch(s.routeOrder, [&](auto kind) {
+    using Kind = decltype(kind);
+    while (k < moves.size()) {
+      const RouteMove &m = moves[order ? order[k] : k];
+      ++k;
+      // The keys are ranked above: the hops need no priority.
+      uint32_t cycle = 0;
+      // Inlined: the hop loop's one call.
+      if (!s.links.forEachIn<Kind>(
+              m.from, m.to, [&](size_t link) __attribute__((always_inline)) {
+                cycle = calendar.takeAfter(link, cycle);
+                return cycle != 0;
+              }))
+        return false; // past the bitmaps' cap
+      end = std::max(end, cycle);
+      if (int64_t(end) >= stopAt)
+        break;
+    }
+    return true;
+  });
+  if (!fits) {
+    s.failed = true;
+    return -1;
+  }
+  s.next = k;
+  s.end = end;
   return int64_t(end);
+}
+
+int64_t mapc::rt::timeRoute(const NetworkShape &shape,
+                            const std::vector<RouteMove> &moves,
+                            unsigned routeOrder, int64_t stopAt) {
+  return RouteWalk(shape, moves, routeOrder).advance(stopAt);
 }
 
 std::vector<size_t> mapc::rt::routeLinks(const NetworkShape &shape,
@@ -475,18 +568,21 @@ int64_t mapc::rt::routeOrderBound(const NetworkShape &shape,
     uint32_t before = ~0u, after = ~0u;
   };
   std::vector<Crossing> at(links);
-  for (const RouteFlow &f : flows) {
-    const uint32_t length = walk.table().distance(f.from, f.to);
-    uint32_t done = 0;
-    walk.forEach(f.from, f.to, routeOrder, [&](size_t link) {
-      Crossing &c = at[link];
-      c.load += f.count;
-      c.before = std::min(c.before, done);
-      c.after = std::min(c.after, length - done - 1);
-      ++done;
-      return true;
-    });
-  }
+  walk.dispatch(routeOrder, [&](auto kind) {
+    for (const RouteFlow &f : flows) {
+      const uint32_t length = walk.table().distance(f.from, f.to);
+      uint32_t done = 0;
+      walk.forEachIn<decltype(kind)>(f.from, f.to, [&](size_t link) {
+        Crossing &c = at[link];
+        c.load += f.count;
+        c.before = std::min(c.before, done);
+        c.after = std::min(c.after, length - done - 1);
+        ++done;
+        return true;
+      });
+    }
+    return true;
+  });
   uint64_t bound = 0;
   for (const Crossing &c : at)
     if (c.load)

@@ -1,12 +1,14 @@
 //===- NetworkRouteOrderTest.cpp - bound and skip among route orders ------===//
 //
-// planNetworkGeneralRemap times the route orders from the lowest
-// rt::routeOrderBound up, skips those whose bound cannot beat the best in
-// hand and stops walks that already take as long. These tests check that
-// it chooses exactly what timing every order in full would (the fastest,
-// the first of equals), with the same ticks, and that no order's bound is
-// above its time: random HPF redistributions, digit maps and k-Tile
-// formats on random meshes of any sides and on cubes.
+// planNetworkGeneralRemap races the route orders' walks from the lowest
+// rt::routeOrderBound up and drops those whose bound or time so far cannot
+// beat the best in hand. These tests check that it chooses exactly what
+// timing every order in full would (the fastest, the first of equals),
+// with the same ticks, that every figure its `why` gives is true and
+// enough to lose, and that no order's bound is above its time: random HPF
+// redistributions, digit maps and k-Tile formats on random meshes of any
+// sides and on cubes. A race stops and resumes walks (rt::RouteWalk):
+// walked in pieces, a walk gives what one walk to the same stop gives.
 //
 //===----------------------------------------------------------------------===//
 #include "DigitTile.h"
@@ -73,60 +75,62 @@ std::pair<KTile, KTile> randomDigitPair(std::mt19937 &rng) {
   return {test::digitTile(bases, mem, pe), test::digitTile(bases, mem2, pe2)};
 }
 
-/// The planner's list of orders and their prices, by bound and skip with
-/// every order's bound and walk computed for itself (no order standing in
-/// for its twin): what the `why` says.
-std::string referenceOrderPrices(const rt::NetworkShape &net,
-                                 const std::vector<rt::RouteMove> &moves,
-                                 const std::vector<rt::RouteFlow> &flows,
-                                 int64_t lowerBound) {
-  auto name = [](unsigned order) {
-    return std::string(order & rt::kRouteDimsDown ? "dims down" : "dims up") +
-           (order & rt::kRouteRotated ? ", rotated" : "") +
-           (order & rt::kRouteFarthestFirst ? ", farthest first" : "");
-  };
+/// The route orders the planner considers on `net`, and their names.
+std::vector<unsigned> routeOrdersOn(const rt::NetworkShape &net) {
   std::vector<unsigned> orders;
-  int64_t bounds[8] = {};
-  for (unsigned order = 0; order < 8; ++order) {
-    if ((order & (rt::kRouteDimsDown | rt::kRouteRotated)) &&
-        net.dims.size() < 2)
-      continue;
-    orders.push_back(order);
-    bounds[order] = std::max(
-        lowerBound,
-        rt::routeOrderBound(net, flows, order & ~rt::kRouteFarthestFirst));
-  }
-  std::stable_sort(orders.begin(), orders.end(), [&](unsigned a, unsigned b) {
-    return std::make_pair(bounds[a], !(a & rt::kRouteFarthestFirst)) <
-           std::make_pair(bounds[b], !(b & rt::kRouteFarthestFirst));
-  });
-  std::string said[8];
-  int64_t best = -1;
-  unsigned bestOrder = 0;
-  for (unsigned order : orders) {
-    const int64_t toBeat = best < 0            ? INT64_MAX
-                           : order > bestOrder ? best
-                                               : best + 1;
-    if (bounds[order] >= toBeat) {
-      said[order] =
-          "at least " + std::to_string(bounds[order]) + " (its bound; not run)";
-      continue;
-    }
-    const int64_t t = rt::timeRoute(net, moves, order, toBeat);
-    if (t >= toBeat) {
-      said[order] = "at least " + std::to_string(t) + " (not run to the end)";
-      continue;
-    }
-    said[order] = std::to_string(t);
-    best = t;
-    bestOrder = order;
-  }
-  std::string prices;
   for (unsigned order = 0; order < 8; ++order)
-    if (!said[order].empty())
-      prices += std::string(prices.empty() ? "" : ", ") + name(order) + " " +
-                said[order];
-  return name(bestOrder) + " is fastest: " + prices;
+    if (!(order & (rt::kRouteDimsDown | rt::kRouteRotated)) ||
+        net.dims.size() >= 2)
+      orders.push_back(order);
+  return orders;
+}
+std::string orderName(unsigned order) {
+  return std::string(order & rt::kRouteDimsDown ? "dims down" : "dims up") +
+         (order & rt::kRouteRotated ? ", rotated" : "") +
+         (order & rt::kRouteFarthestFirst ? ", farthest first" : "");
+}
+
+/// Checks the `why`'s list of orders and prices after "is fastest: "
+/// against every order's full time: an exact time must be the order's
+/// time; "at least N" must be at most it, and enough to lose to the chosen
+/// order (N >= its time, or its time + 1 for an order before it in the
+/// list, which would win a tie); "its bound" must be the order's bound.
+/// Every order is listed once, in the list's order.
+void expectTruePrices(const std::string &prices, const int64_t *times,
+                      const int64_t *bounds,
+                      const std::vector<unsigned> &orders, unsigned best,
+                      const std::string &what) {
+  size_t at = 0;
+  for (unsigned order : orders) {
+    const std::string head = (at == 0 ? "" : ", ") + orderName(order) + " ";
+    ASSERT_EQ(prices.compare(at, head.size(), head), 0)
+        << what << ": " << prices << " at " << at;
+    at += head.size();
+    const bool atLeast = prices.compare(at, 9, "at least ") == 0;
+    if (atLeast)
+      at += 9;
+    size_t digits = 0;
+    const int64_t n = std::stoll(prices.substr(at), &digits);
+    at += digits;
+    const std::string ofOrder = what + ", order " + std::to_string(order);
+    if (!atLeast) {
+      EXPECT_EQ(n, times[order]) << ofOrder;
+      continue;
+    }
+    EXPECT_LE(n, times[order]) << ofOrder;
+    EXPECT_GE(n, times[best] + (order < best)) << ofOrder;
+    const std::string bound = " (its bound; not run)",
+                      stopped = " (not run to the end)";
+    if (prices.compare(at, bound.size(), bound) == 0) {
+      EXPECT_EQ(n, bounds[order]) << ofOrder;
+      at += bound.size();
+    } else {
+      ASSERT_EQ(prices.compare(at, stopped.size(), stopped), 0)
+          << what << ": " << prices << " at " << at;
+      at += stopped.size();
+    }
+  }
+  EXPECT_EQ(at, prices.size()) << what << ": " << prices;
 }
 
 /// What timing every order in full chooses: the fastest, the first of
@@ -146,15 +150,15 @@ void expectSameChoice(const rt::TileMap &a, const rt::TileMap &b,
   const std::vector<rt::RouteMove> moves =
       rt::generalRouteMoves(net, a, b, sources);
   const std::vector<rt::RouteFlow> flows = rt::routeFlows(net, moves);
-  int64_t best = -1;
+  const std::vector<unsigned> orders = routeOrdersOn(net);
+  int64_t best = -1, times[8] = {}, bounds[8] = {};
   unsigned bestOrder = 0;
-  for (unsigned order = 0; order < 8; ++order) {
-    if ((order & (rt::kRouteDimsDown | rt::kRouteRotated)) &&
-        net.dims.size() < 2)
-      continue;
+  for (unsigned order : orders) {
     const int64_t t = rt::timeRoute(net, moves, order);
-    EXPECT_LE(rt::routeOrderBound(net, flows, order), t)
-        << what << ", order " << order;
+    times[order] = t;
+    bounds[order] =
+        std::max(plan.lowerBound, rt::routeOrderBound(net, flows, order));
+    EXPECT_LE(bounds[order], t) << what << ", order " << order;
     if (best < 0 || t < best) {
       best = t;
       bestOrder = order;
@@ -165,9 +169,12 @@ void expectSameChoice(const rt::TileMap &a, const rt::TileMap &b,
   EXPECT_LE(plan.lowerBound, best) << what;
   const std::string &why = plan.steps[0].why;
   if (!moves.empty()) {
-    EXPECT_EQ(why.substr(why.find("; ") + 2),
-              referenceOrderPrices(net, moves, flows, plan.lowerBound))
-        << what;
+    const std::string fastest = orderName(bestOrder) + " is fastest: ";
+    const size_t at = why.find("; ");
+    ASSERT_EQ(why.compare(at + 2, fastest.size(), fastest), 0)
+        << what << ": " << why;
+    expectTruePrices(why.substr(at + 2 + fastest.size()), times, bounds, orders,
+                     bestOrder, what);
   }
   skipped += why.find("not run") != std::string::npos;
 }
@@ -286,4 +293,54 @@ TEST(NetworkGeneral, RotatedTwinsOnTwoDims) {
     ++runs;
   }
   EXPECT_GT(moving, 500u);
+}
+
+// rt::RouteWalk resumed at rising stops gives, at every stop, what one
+// timeRoute to that stop gives (the same time so far), and walked to its
+// end the route's time; on random k-Tile pairs and HPF redistributions in
+// every route order on meshes and cubes.
+TEST(NetworkGeneral, ResumedWalksEqualOneWalk) {
+  std::mt19937 rng(1128);
+  unsigned runs = 0, resumed = 0;
+  while (runs < 600) {
+    rt::TileMap a, b;
+    if (runs % 2) {
+      std::vector<int64_t> procs = {1 + int64_t(rng() % 7),
+                                    1 + int64_t(rng() % 5)};
+      std::vector<int64_t> shape;
+      for (int64_t p : procs)
+        shape.push_back(p + int64_t(rng() % 30));
+      a = test::randomBlockCyclic(rng, shape, procs);
+      b = test::randomBlockCyclic(rng, shape, procs);
+    } else {
+      std::vector<int64_t> shape(1 + rng() % 3);
+      for (int64_t &s : shape)
+        s = 1 + int64_t(rng() % 9);
+      test::RandomTileSpec spec;
+      a = test::randomTileFor(rng, shape, spec);
+      b = test::randomTileFor(rng, shape, spec);
+    }
+    const rt::NetworkShape net =
+        randomNetwork(rng, std::max(rt::pesOf(a), rt::pesOf(b)));
+    const std::vector<rt::RouteMove> moves =
+        rt::generalRouteMoves(net, a, b, rt::sourcesOf(a, b));
+    for (unsigned order : routeOrdersOn(net)) {
+      const int64_t full = rt::timeRoute(net, moves, order);
+      rt::RouteWalk walk(net, moves, order);
+      for (int64_t stop = 1 + int64_t(rng() % 4); !walk.finished();
+           stop += 1 + int64_t(rng() % 4)) {
+        const int64_t t = walk.advance(stop);
+        ASSERT_EQ(t, rt::timeRoute(net, moves, order, stop))
+            << "run " << runs << " order " << order << " stop " << stop;
+        ASSERT_EQ(t, walk.timeSoFar());
+        ASSERT_LE(t, full);
+        ASSERT_TRUE(walk.finished() || t >= stop);
+        resumed += !walk.finished() && walk.walked() > 0;
+      }
+      ASSERT_EQ(walk.timeSoFar(), full) << "run " << runs << " order " << order;
+      ASSERT_EQ(walk.walked(), moves.size());
+    }
+    ++runs;
+  }
+  EXPECT_GT(resumed, 1000u);
 }

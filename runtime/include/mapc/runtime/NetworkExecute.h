@@ -14,6 +14,8 @@
 #include "mapc/runtime/General.h"
 #include "mapc/runtime/Network.h"
 
+#include <memory>
+
 namespace mapc::rt {
 
 /// The transfers of one step, reading at `readBase` and writing at
@@ -84,6 +86,34 @@ std::vector<RouteMove> generalRouteMoves(const NetworkShape &shape,
 int64_t timeRoute(const NetworkShape &shape,
                   const std::vector<RouteMove> &moves, unsigned routeOrder,
                   int64_t stopAt = INT64_MAX);
+
+/// timeRoute's walk, resumable: the planner races the route orders,
+/// advancing the one with the least time so far and dropping those that
+/// reach the best, so each walk goes on from where it stopped.
+class RouteWalk {
+public:
+  RouteWalk(const NetworkShape &shape, const std::vector<RouteMove> &moves,
+            unsigned routeOrder);
+  RouteWalk(RouteWalk &&) noexcept;
+  RouteWalk &operator=(RouteWalk &&) noexcept;
+  ~RouteWalk();
+
+  /// Walks on, in key order, until every move is walked or the moves
+  /// walked take `stopAt` cycles or more; returns the cycles they take
+  /// (a time the whole route cannot beat), or -1 past the walk's memory
+  /// cap.
+  int64_t advance(int64_t stopAt = INT64_MAX);
+  /// Every move walked: the time so far is the route's.
+  bool finished() const;
+  /// The cycles the moves walked so far take.
+  int64_t timeSoFar() const;
+  /// The moves walked so far.
+  size_t walked() const;
+
+private:
+  struct State;
+  std::unique_ptr<State> state;
+};
 
 /// The directed links (node x linksPerNode + slot, NetworkTiming.h) that
 /// an element from node `from` to node `to` crosses in `routeOrder`, in
