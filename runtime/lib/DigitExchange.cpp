@@ -668,7 +668,7 @@ int64_t roundRouterCost(const MasPar &m, unsigned bytes, const Plural &dest,
   auto it = known.find(key);
   if (it != known.end())
     return it->second;
-  if (known.size() >= 4096)
+  if (known.size() >= 1024) // a bounded memory: 1024 sends at most
     known.clear();
   const int64_t ticks = m.cheaperRouterCost(bytes, dest, active);
   known.emplace(std::move(key), ticks);
