@@ -1,6 +1,7 @@
 //===- DigitPlanner.cpp - 003 6.2.2's digit permutation in steps ----------===//
 #include "passes/DigitPlanner.h"
 #include "passes/FrameMove.h"
+#include "passes/FramePrice.h"
 #include "passes/ResignifyWithin.h"
 
 #include <algorithm>
@@ -14,29 +15,6 @@ using rt::GeneralStepKind;
 namespace {
 
 using Digits = std::vector<unsigned>; ///< k-Tile dims, least significant first
-
-/// Whether `t` is a digit map whose device is [memory, PEs] with plain
-/// dims, each as long as the product of its digits, so that moving digits
-/// between them gives another such layout.
-bool isDigitFrame(const rt::TileMap &t) {
-  if (t.device.size() != 2 || t.m.size() != 2)
-    return false;
-  for (size_t i = 0; i < 2; ++i) {
-    const rt::SpaceDim &d = t.device[i];
-    if (d.len != d.tlen || d.off || d.toff || t.m[i].empty())
-      return false;
-    int64_t n = 1;
-    for (unsigned l : t.m[i]) {
-      const rt::KDim &k = t.kdims[l];
-      if (k.k != k.tk || k.otk || k.enc != rt::Encoding::Binary)
-        return false;
-      n = rt::satMul(n, k.tk);
-    }
-    if (n != d.len)
-      return false;
-  }
-  return true;
-}
 
 /// `frame` with its memory and PE digits replaced.
 rt::TileMap withDigits(const rt::TileMap &frame, const Digits &mem,
@@ -103,26 +81,6 @@ std::optional<rt::TileMap> refine(const rt::TileMap &t,
     dim = out;
   }
   return r;
-}
-
-/// Whether every cell of `t` (a digit frame) holds one element: no
-/// constant or replicated digits, no data templates or offsets.
-bool everyCellHeld(const rt::TileMap &t) {
-  for (const rt::KDim &k : t.kdims)
-    if (!(k.k == k.tk && k.otk == 0 && k.ok == 0))
-      return false;
-  if (t.groups.size() != t.data.size())
-    return false;
-  unsigned l = 0;
-  for (size_t i = 0; i < t.data.size(); ++i) {
-    const rt::SpaceDim &d = t.data[i];
-    int64_t n = 1;
-    for (unsigned g = 0; g < t.groups[i]; ++g)
-      n = rt::satMul(n, t.kdims[l++].k);
-    if (d.len != d.tlen || d.off || d.toff || n != d.len)
-      return false;
-  }
-  return true;
 }
 
 bool contains(const Digits &ds, unsigned l) {
@@ -237,19 +195,30 @@ std::optional<rt::GeneralStep> Planner::price(const rt::TileMap &from,
   // A digit permutation's shape comes from its digits (FrameMove.h); the
   // elements each PE sends away only when an exchange is an option.
   const bool frames = everyCellHeld(from) && everyCellHeld(to);
+  // Local and slotwise steps, and a digit exchange that cannot apply, are
+  // priced from the digits (FramePrice.h); the table of sources is built
+  // only for a step that still needs it.
+  const bool byDigits =
+      req.priceFramesByDigits && heldFramesOverOneFactorisation(from, to);
   std::vector<uint32_t> walked;
-  if (frames)
-    frameSources(from, to, table);
-  else
-    walked = rt::sourcesOf(from, to);
-  const std::vector<uint32_t> &sources = frames ? table : walked;
+  bool tabled = false;
+  auto sources = [&]() -> const std::vector<uint32_t> & {
+    if (!tabled) {
+      if (frames)
+        frameSources(from, to, table);
+      else
+        walked = rt::sourcesOf(from, to);
+      tabled = true;
+    }
+    return frames ? table : walked;
+  };
   FrameShape shape;
   if (frames) {
     shape = frameShape(from, to, false);
     if (!digitExchangeOnly && !shape.local && !shape.slotUniformFrom)
       shape.leaving = frameShape(from, to, true).leaving;
   } else {
-    const rt::MoveShape all = rt::analyseMove(from, to, sources);
+    const rt::MoveShape all = rt::analyseMove(from, to, sources());
     shape = {all.local, all.keepsSlots, all.slotUniformFrom, all.slotUniformTo,
              all.leaving};
   }
@@ -316,7 +285,13 @@ std::optional<rt::GeneralStep> Planner::price(const rt::TileMap &from,
     s.inPlace = o.inPlace;
     s.why = o.how;
     one.steps = {s};
-    int64_t t = rt::predictGeneralStep(one, 0, req.shape, req.cost, &sources);
+    const std::optional<int64_t> fromDigits =
+        byDigits ? frameStepTicks(o.kind, o.inPlace, from, to, req.elemBytes,
+                                  req.shape, req.cost)
+                 : std::nullopt;
+    const int64_t t = fromDigits ? *fromDigits
+                                 : rt::predictGeneralStep(one, 0, req.shape,
+                                                          req.cost, &sources());
     if (t < 0 || (best && t >= best->predictedTicks))
       continue;
     s.predictedTicks = t;
@@ -403,9 +378,19 @@ std::optional<PricedPlan> mapc::pricedPlanOf(const GeneralPlanRequest &req,
     back.why = "in place: copy back from the scratch region (003 6.3.3)";
     plan.steps.push_back(back);
     // Every candidate's copy back is the same step: price it once.
-    if (copyBackTicks < 0)
-      copyBackTicks = rt::predictGeneralStep(plan, plan.steps.size() - 1,
-                                             req.shape, req.cost);
+    if (copyBackTicks < 0) {
+      // An identity local step: from the digits when it can be.
+      const std::optional<int64_t> fromDigits =
+          req.priceFramesByDigits &&
+                  heldFramesOverOneFactorisation(req.dst, req.dst)
+              ? frameStepTicks(GeneralStepKind::Local, false, req.dst, req.dst,
+                               req.elemBytes, req.shape, req.cost)
+              : std::nullopt;
+      copyBackTicks = fromDigits
+                          ? *fromDigits
+                          : rt::predictGeneralStep(plan, plan.steps.size() - 1,
+                                                   req.shape, req.cost);
+    }
     if (copyBackTicks < 0)
       return std::nullopt;
     plan.steps.back().predictedTicks = copyBackTicks;
@@ -715,6 +700,19 @@ std::vector<PricedPlan> resignifiedPlans(const GeneralPlanRequest &req) {
 }
 
 } // namespace
+
+std::optional<std::pair<rt::TileMap, rt::TileMap>>
+mapc::alignedFrames(const rt::TileMap &src, const rt::TileMap &dst) {
+  if (!isDigitFrame(src) || !isDigitFrame(dst))
+    return std::nullopt;
+  std::pair<rt::TileMap, rt::TileMap> out{src, dst};
+  if (!heldFramesOverOneFactorisation(src, dst) &&
+      !alignBoth(src, dst, out.first, out.second))
+    return std::nullopt;
+  if (!heldFramesOverOneFactorisation(out.first, out.second))
+    return std::nullopt;
+  return out;
+}
 
 std::vector<PricedPlan>
 mapc::digitPermutationPlans(const GeneralPlanRequest &req) {

@@ -27,6 +27,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mapc {
@@ -47,6 +48,13 @@ struct PricedPlan {
 /// where they are, and the PE digits moved to the bottom or left. Every
 /// step is priced on the simulator; the plan ends in the destination.
 std::vector<PricedPlan> digitPermutationPlans(const GeneralPlanRequest &req);
+
+/// `src` and `dst` factorised alike when both are digit frames that align
+/// (fig. 6.1: compact forms re-factorised at every place either splits the
+/// index), every cell held: the same layouts, whose move FramePrice.h and
+/// FrameMove.h read off the digits. None otherwise.
+std::optional<std::pair<rt::TileMap, rt::TileMap>>
+alignedFrames(const rt::TileMap &src, const rt::TileMap &dst);
 
 /// `steps` (each priced) as a plan of `req` that ends in the destination:
 /// a copy back from the scratch region appended when the steps end there

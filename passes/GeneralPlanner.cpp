@@ -1,6 +1,8 @@
 //===- GeneralPlanner.cpp - choosing a method for a general remap ---------===//
 #include "passes/GeneralPlanner.h"
 #include "passes/DigitPlanner.h"
+#include "passes/FrameMove.h"
+#include "passes/FramePrice.h"
 
 #include <algorithm>
 #include <climits>
@@ -49,11 +51,19 @@ bool countsSuffice(const rt::GeneralStep &step, const GeneralPlanRequest &req,
 /// when there are any, price most candidates without it.
 struct Sources {
   const rt::TileMap &src, &dst;
+  /// The two as digit frames over one factorisation (alignedFrames), if
+  /// they are: walked as an odometer of the destination's digits
+  /// (frameSources, FrameMove.h).
+  const std::optional<std::pair<rt::TileMap, rt::TileMap>> &frames;
   std::vector<uint32_t> table;
   bool built = false;
   const std::vector<uint32_t> &get() {
-    if (!built)
-      table = rt::sourcesOf(src, dst);
+    if (!built) {
+      if (frames)
+        frameSources(frames->first, frames->second, table);
+      else
+        table = rt::sourcesOf(src, dst);
+    }
     built = true;
     return table;
   }
@@ -85,10 +95,25 @@ bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
     const bool back = before == req.dst && plan.steps[i].to == req.dst &&
                       plan.steps[i].kind == GeneralStepKind::Local &&
                       !plan.steps[i].inPlace;
-    int64_t t = back && copyBack >= 0
-                    ? copyBack
-                    : rt::predictGeneralStep(plan, i, req.shape, req.cost,
-                                             known, summary);
+    // A local or slotwise step between digit frames: from the digits (the
+    // source and destination as factorised alike).
+    std::optional<int64_t> fromDigits;
+    if (!(back && copyBack >= 0) && sources.frames) {
+      auto framed = [&](const rt::TileMap &t) {
+        return t == req.src   ? &sources.frames->first
+               : t == req.dst ? &sources.frames->second
+                              : &t;
+      };
+      const rt::TileMap &a = *framed(before), &b = *framed(plan.steps[i].to);
+      if (heldFramesOverOneFactorisation(a, b))
+        fromDigits = frameStepTicks(plan.steps[i].kind, plan.steps[i].inPlace,
+                                    a, b, req.elemBytes, req.shape, req.cost);
+    }
+    int64_t t = copyBack;
+    if (!(back && copyBack >= 0))
+      t = fromDigits ? *fromDigits
+                     : rt::predictGeneralStep(plan, i, req.shape, req.cost,
+                                              known, summary);
     if (t < 0)
       return false;
     if (back)
@@ -189,7 +214,9 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   // A large move of HPF-like layouts is counted from their runs and
   // periods, in time that does not grow with the elements (MoveCounts.h);
   // any other from its table.
-  Sources sources{req.src, req.dst, {}, false};
+  const std::optional<std::pair<rt::TileMap, rt::TileMap>> frames =
+      req.priceFramesByDigits ? alignedFrames(req.src, req.dst) : std::nullopt;
+  Sources sources{req.src, req.dst, frames, {}, false};
   const std::optional<rt::MoveCounts> counts =
       req.countByRuns && req.src.dataSize() >= req.countByRunsFrom
           ? rt::countMoveByRuns(req.src, req.dst,

@@ -42,6 +42,10 @@ struct GeneralPlanRequest {
   /// reach it, or turn it off to compare.
   bool countByRuns = true;
   int64_t countByRunsFrom = int64_t(1) << 16;
+  /// Price local and slotwise steps between digit frames from their digits
+  /// (FramePrice.h) and tabulate such moves with frameSources; tests turn
+  /// it off to compare with the prices run on tables.
+  bool priceFramesByDigits = true;
 };
 
 /// The most device cells a general plan may span: planning walks every

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <numeric>
+#include <unordered_map>
 
 using namespace mapc::rt;
 
@@ -621,6 +622,61 @@ void runDirect(MasPar &m, const DigitExchangeShape &s,
 
 } // namespace
 
+namespace {
+
+/// One router send of a priced exchange: the machine, the width, and the
+/// destinations of PEs 0 .. n - 1 (every one active).
+struct RouterSendKey {
+  unsigned width, height, clusterSize, bytes;
+  int64_t ropen, rsend;
+  std::vector<uint64_t> dest;
+  bool operator==(const RouterSendKey &o) const {
+    return width == o.width && height == o.height &&
+           clusterSize == o.clusterSize && bytes == o.bytes &&
+           ropen == o.ropen && rsend == o.rsend && dest == o.dest;
+  }
+};
+struct RouterSendKeyHash {
+  size_t operator()(const RouterSendKey &k) const {
+    uint64_t h = 0xcbf29ce484222325ull; // FNV-1a over the words
+    for (uint64_t x : {uint64_t(k.width), uint64_t(k.height),
+                       uint64_t(k.clusterSize), uint64_t(k.bytes)})
+      h = (h ^ x) * 0x100000001b3ull;
+    for (uint64_t d : k.dest)
+      h = (h ^ d) * 0x100000001b3ull;
+    return size_t(h);
+  }
+};
+
+/// MasPar::cheaperRouterCost of a round's sends, PEs 0 .. n - 1 active.
+/// The prices depend on the PE side alone (each PE's destination per
+/// round), which the planner's candidates share: 003 6.2.2's folded
+/// memory permutations around one processor side, each priced in place
+/// and not. So the prices are kept per thread (the least of a send's two
+/// router modes, computed as the machine computes them: the same ticks).
+int64_t roundRouterCost(const MasPar &m, unsigned bytes, const Plural &dest,
+                        const Mask &active, int64_t n) {
+  thread_local std::unordered_map<RouterSendKey, int64_t, RouterSendKeyHash>
+      known;
+  RouterSendKey key{m.width(),
+                    m.height(),
+                    m.clusterSize(),
+                    bytes,
+                    m.cost().ropen,
+                    m.cost().rsend[widthIndex(bytes)],
+                    std::vector<uint64_t>(dest.begin(), dest.begin() + n)};
+  auto it = known.find(key);
+  if (it != known.end())
+    return it->second;
+  if (known.size() >= 1024) // a bounded memory: 1024 sends at most
+    known.clear();
+  const int64_t ticks = m.cheaperRouterCost(bytes, dest, active);
+  known.emplace(std::move(key), ticks);
+  return ticks;
+}
+
+} // namespace
+
 void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
                                 const DigitExchangeRegions &where) {
   const unsigned pes = m.peCount();
@@ -721,9 +777,9 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
         if (!n)
           continue;
         const unsigned bytes = 1u << w;
-        const int64_t send0 = m.cheaperRouterCost(bytes, dest0, active);
+        const int64_t send0 = roundRouterCost(m, bytes, dest0, active, s.pes);
         const int64_t send1 =
-            half ? 0 : m.cheaperRouterCost(bytes, dest1, active);
+            half ? 0 : roundRouterCost(m, bytes, dest1, active, s.pes);
         ledger.router += n * (send0 + send1);
         ledger.routerSends += n * ((send0 > 0) + (send1 > 0));
       }

@@ -73,6 +73,46 @@ inline KTile digitTile(const std::vector<int64_t> &bases,
   return t;
 }
 
+/// The compact form of a digitTile (003 6.1.3): neighbouring data digits
+/// that sit next to each other, in order, in one device dim become one
+/// digit, as the language's digit maps lower. The planner must re-factorise
+/// it to align it with the other layout (fig. 6.1).
+inline KTile compact(const KTile &t) {
+  std::vector<unsigned> runOf(t.kdims.size(), 0);
+  std::vector<std::pair<unsigned, int64_t>> runs; // first digit, base
+  for (const auto &dim : t.m)
+    for (size_t i = 0; i < dim.size(); ++i) {
+      if (i > 0 && dim[i] == dim[i - 1] + 1) {
+        runOf[dim[i]] = runOf[dim[i - 1]];
+        runs[runOf[dim[i]]].second *= t.kdims[dim[i]].k;
+        continue;
+      }
+      runOf[dim[i]] = unsigned(runs.size());
+      runs.push_back({dim[i], t.kdims[dim[i]].k});
+    }
+  std::vector<unsigned> order(runs.size()), rank(runs.size());
+  for (unsigned r = 0; r < runs.size(); ++r)
+    order[r] = r;
+  std::sort(order.begin(), order.end(), [&](unsigned x, unsigned y) {
+    return runs[x].first < runs[y].first;
+  });
+  KTile c = t;
+  c.kdims.clear();
+  for (unsigned i = 0; i < order.size(); ++i) {
+    rank[order[i]] = i;
+    c.kdims.push_back(KDim::plain(runs[order[i]].second));
+  }
+  c.groups = {unsigned(c.kdims.size())};
+  for (auto &dim : c.m) {
+    std::vector<unsigned> out;
+    for (size_t i = 0; i < dim.size(); ++i)
+      if (i == 0 || dim[i] != dim[i - 1] + 1)
+        out.push_back(rank[runOf[dim[i]]]);
+    dim = out;
+  }
+  return c;
+}
+
 /// A plan of one step of `kind` from `from` to `to` (tests that run or
 /// price a single step).
 inline rt::GeneralPlan oneStepPlan(const rt::TileMap &from,

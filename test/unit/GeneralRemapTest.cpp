@@ -23,6 +23,7 @@
 #include <random>
 
 using namespace mapc;
+using mapc::test::compact;
 using mapc::test::digitTile;
 using mapc::test::oneStepPlan;
 
@@ -287,50 +288,6 @@ TEST(GeneralRemap, ReplicationByRecursiveDoubling) {
   runAndCheck(src, dst, 32, 1, 16, 4, false, "doubling");
   runAndCheck(src, dst, 32, 1, 16, 16, true, "doubling copy");
 }
-
-namespace {
-
-/// The compact form of a digitTile (003 6.1.3): neighbouring data digits
-/// that sit next to each other, in order, in one device dim become one
-/// digit, as the language's digit maps lower. The planner must re-factorise
-/// it to align it with the other layout (fig. 6.1).
-KTile compact(const KTile &t) {
-  std::vector<unsigned> runOf(t.kdims.size(), 0);
-  std::vector<std::pair<unsigned, int64_t>> runs; // first digit, base
-  for (const auto &dim : t.m)
-    for (size_t i = 0; i < dim.size(); ++i) {
-      if (i > 0 && dim[i] == dim[i - 1] + 1) {
-        runOf[dim[i]] = runOf[dim[i - 1]];
-        runs[runOf[dim[i]]].second *= t.kdims[dim[i]].k;
-        continue;
-      }
-      runOf[dim[i]] = unsigned(runs.size());
-      runs.push_back({dim[i], t.kdims[dim[i]].k});
-    }
-  std::vector<unsigned> order(runs.size()), rank(runs.size());
-  for (unsigned r = 0; r < runs.size(); ++r)
-    order[r] = r;
-  std::sort(order.begin(), order.end(), [&](unsigned x, unsigned y) {
-    return runs[x].first < runs[y].first;
-  });
-  KTile c = t;
-  c.kdims.clear();
-  for (unsigned i = 0; i < order.size(); ++i) {
-    rank[order[i]] = i;
-    c.kdims.push_back(KDim::plain(runs[order[i]].second));
-  }
-  c.groups = {unsigned(c.kdims.size())};
-  for (auto &dim : c.m) {
-    std::vector<unsigned> out;
-    for (size_t i = 0; i < dim.size(); ++i)
-      if (i == 0 || dim[i] != dim[i - 1] + 1)
-        out.push_back(rank[runOf[dim[i]]]);
-    dim = out;
-  }
-  return c;
-}
-
-} // namespace
 
 // 003 fig. 6.3: a base-6 P/M exchange on 6 PEs is one digit-exchange step
 // in place: 5 rounds paired as function 6.1 pairs them, with per-PE offsets

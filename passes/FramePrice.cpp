@@ -1,0 +1,243 @@
+//===- FramePrice.cpp - steps between digit frames priced from their digits
+//===//
+#include "passes/FramePrice.h"
+
+#include "mapc/runtime/MasPar.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace mapc;
+using rt::GeneralStepKind;
+
+bool mapc::isDigitFrame(const rt::TileMap &t) {
+  if (t.device.size() != 2 || t.m.size() != 2)
+    return false;
+  for (size_t i = 0; i < 2; ++i) {
+    const rt::SpaceDim &d = t.device[i];
+    if (d.len != d.tlen || d.off || d.toff || t.m[i].empty())
+      return false;
+    int64_t n = 1;
+    for (unsigned l : t.m[i]) {
+      const rt::KDim &k = t.kdims[l];
+      if (k.k != k.tk || k.otk || k.enc != rt::Encoding::Binary)
+        return false;
+      n = rt::satMul(n, k.tk);
+    }
+    if (n != d.len)
+      return false;
+  }
+  return true;
+}
+
+bool mapc::everyCellHeld(const rt::TileMap &t) {
+  for (const rt::KDim &k : t.kdims)
+    if (!(k.k == k.tk && k.otk == 0 && k.ok == 0))
+      return false;
+  if (t.groups.size() != t.data.size())
+    return false;
+  unsigned l = 0;
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    const rt::SpaceDim &d = t.data[i];
+    int64_t n = 1;
+    for (unsigned g = 0; g < t.groups[i]; ++g)
+      n = rt::satMul(n, t.kdims[l++].k);
+    if (d.len != d.tlen || d.off || d.toff || n != d.len)
+      return false;
+  }
+  return true;
+}
+
+bool mapc::heldFramesOverOneFactorisation(const rt::TileMap &a,
+                                          const rt::TileMap &b) {
+  if (!isDigitFrame(a) || !isDigitFrame(b) || !everyCellHeld(a) ||
+      !everyCellHeld(b))
+    return false;
+  rt::TileMap same = b;
+  same.m = a.m;
+  same.device = a.device;
+  return same == a;
+}
+
+namespace {
+
+/// Each digit's weight in a frame's slot number and in its PE number (003
+/// 3.2.2's skmap per digit): one of the two is 0.
+struct Weights {
+  std::vector<int64_t> slot, pe;
+  explicit Weights(const rt::TileMap &t)
+      : slot(t.kdims.size(), 0), pe(t.kdims.size(), 0) {
+    for (size_t dim = 0; dim < 2; ++dim) {
+      int64_t place = 1;
+      for (unsigned l : t.m[dim]) {
+        (dim == 0 ? slot : pe)[l] = place;
+        place *= t.kdims[l].tk;
+      }
+    }
+  }
+};
+
+/// For every value v of frame `t`'s device dim `dim` (0 memory, 1 PEs), in
+/// order, the sum over its digits of digit value x `weight`: counted like
+/// an odometer, no division.
+std::vector<int64_t> sumsOver(const rt::TileMap &t, size_t dim,
+                              const std::vector<int64_t> &weight) {
+  std::vector<int64_t> base, w, value;
+  for (unsigned l : t.m[dim])
+    if (t.kdims[l].tk > 1) {
+      base.push_back(t.kdims[l].tk);
+      w.push_back(weight[l]);
+      value.push_back(0);
+    }
+  const int64_t n = dim == 0 ? rt::slotsOf(t) : rt::pesOf(t);
+  std::vector<int64_t> out(size_t(n), 0);
+  int64_t sum = 0;
+  for (int64_t v = 0; v < n; ++v) {
+    out[size_t(v)] = sum;
+    for (size_t i = 0; i < base.size(); ++i) {
+      if (++value[i] < base[i]) {
+        sum += w[i];
+        break;
+      }
+      value[i] = 0;
+      sum -= (base[i] - 1) * w[i];
+    }
+  }
+  return out;
+}
+
+/// moveLocal's price (pricing mode): every PE reads the same slot for each
+/// slot it writes, so one direct load and store per slot written, or in
+/// place (runLocalInPlace) per slot that takes another slot's element,
+/// walked along the cycles (a frame's slot map is a permutation: no
+/// chains).
+int64_t localTicks(const rt::TileMap &from, const rt::TileMap &to, bool inPlace,
+                   unsigned elemBytes, const rt::CostModel &cost) {
+  const Weights wf(from), wt(to);
+  for (size_t l = 0; l < from.kdims.size(); ++l)
+    if (from.kdims[l].tk > 1 && wf.pe[l] != wt.pe[l])
+      return -1; // an element changes PE
+  const unsigned xferBytes = std::min(elemBytes, 8u);
+  const int64_t xfers = int64_t(elemBytes / xferBytes);
+  const unsigned w = rt::widthIndex(xferBytes);
+  const int64_t perSlot = xfers * (cost.load[w] + cost.store(w));
+  if (!inPlace)
+    return rt::slotsOf(to) * perSlot;
+  const std::vector<int64_t> readSlot = sumsOver(to, 0, wf.slot);
+  int64_t moved = 0;
+  for (size_t t = 0; t < readSlot.size(); ++t)
+    moved += readSlot[t] != int64_t(t);
+  return moved * perSlot;
+}
+
+/// runSlotwise's price (pricing mode) from the digits: source slot s goes
+/// to slot target[s], its element on PE p to PE base[p] + key[s].
+int64_t slotwiseTicks(const rt::TileMap &from, const rt::TileMap &to,
+                      bool inPlace, unsigned elemBytes,
+                      const rt::MachineShape &shape,
+                      const rt::CostModel &cost) {
+  const Weights wf(from), wt(to);
+  for (size_t l = 0; l < from.kdims.size(); ++l)
+    if (from.kdims[l].tk > 1 && wt.slot[l] != 0 && wf.slot[l] == 0)
+      return -1; // a source slot feeds two destination slots
+  const std::vector<int64_t> target = sumsOver(from, 0, wt.slot),
+                             key = sumsOver(from, 0, wt.pe),
+                             base = sumsOver(from, 1, wt.pe);
+  const int64_t slots = int64_t(target.size()), pes = int64_t(base.size());
+  if (inPlace)
+    for (int64_t s = 0; s < slots; ++s)
+      if (target[size_t(s)] != s)
+        return -1; // an in-place slotwise step must keep every slot
+  const unsigned xferBytes = std::min(elemBytes, 8u);
+  const int64_t xfers = int64_t(elemBytes / xferBytes);
+  // chunkRun's rule: powers of two narrower than 64 bits travel in chunks.
+  const bool chunks =
+      xfers == 1 && (elemBytes & (elemBytes - 1)) == 0 && elemBytes < 8;
+  const int64_t most = chunks ? 8 / elemBytes : 1;
+
+  rt::MasPar m =
+      rt::MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
+  rt::Plural dest(m.peCount(), 0);
+  rt::Mask active(m.peCount(), 0);
+  // Per key and send width: the router price of the PEs that send away,
+  // and whether any keeps its element.
+  struct Sends {
+    int64_t router = 0;
+    bool leaves = false, stays = false;
+  };
+  std::map<std::pair<int64_t, unsigned>, Sends> priced;
+  auto sendsOf = [&](int64_t k, unsigned bytes) -> const Sends & {
+    auto [it, fresh] = priced.try_emplace({k, bytes});
+    if (!fresh)
+      return it->second;
+    Sends &out = it->second;
+    for (int64_t p = 0; p < pes; ++p) {
+      const int64_t q = base[size_t(p)] + k;
+      active[size_t(p)] = q != p;
+      dest[size_t(p)] = uint64_t(q);
+      out.leaves |= q != p;
+      out.stays |= q == p;
+    }
+    if (out.leaves)
+      out.router = m.cheaperRouterCost(bytes, dest, active);
+    return out;
+  };
+
+  int64_t ticks = 0;
+  for (int64_t s = 0; s < slots;) {
+    int64_t run = 1;
+    while (run < most && s + run < slots &&
+           target[size_t(s + run)] == target[size_t(s)] + run &&
+           key[size_t(s + run)] == key[size_t(s)])
+      ++run;
+    int64_t chunk = 1;
+    while (chunk * 2 <= run)
+      chunk *= 2;
+    const unsigned bytes = xferBytes * unsigned(chunk);
+    const unsigned wb = rt::widthIndex(bytes);
+    const Sends &sends = sendsOf(key[size_t(s)], bytes);
+    // A load per transfer; a send and a store when an element leaves, a
+    // store alone when elements only stay (not in place).
+    int64_t perXfer = cost.load[wb];
+    if (sends.leaves)
+      perXfer += sends.router + cost.store(wb);
+    else if (sends.stays && !inPlace)
+      perXfer += cost.store(wb);
+    ticks += xfers * perXfer;
+    s += chunk;
+  }
+  return ticks;
+}
+
+} // namespace
+
+std::optional<int64_t> mapc::frameStepTicks(GeneralStepKind kind, bool inPlace,
+                                            const rt::TileMap &from,
+                                            const rt::TileMap &to,
+                                            unsigned elemBytes,
+                                            const rt::MachineShape &shape,
+                                            const rt::CostModel &cost) {
+  if (rt::pesOf(from) > int64_t(shape.peCount()) ||
+      rt::pesOf(to) > int64_t(shape.peCount()))
+    return -1; // a layout spans more PEs than the machine has
+  switch (kind) {
+  case GeneralStepKind::Local:
+    return localTicks(from, to, inPlace, elemBytes, cost);
+  case GeneralStepKind::Slotwise:
+    return slotwiseTicks(from, to, inPlace, elemBytes, shape, cost);
+  case GeneralStepKind::DigitExchange: {
+    if (rt::slotsOf(from) != rt::slotsOf(to) ||
+        rt::pesOf(from) != rt::pesOf(to))
+      return -1; // a digit exchange keeps the number of slots and PEs
+    // Without a memory digit bound for the PEs, every element of PE 0
+    // lands on one PE: findDigitExchange finds no exchanged digit.
+    const Weights wf(from), wt(to);
+    for (size_t l = 0; l < from.kdims.size(); ++l)
+      if (from.kdims[l].tk > 1 && wf.slot[l] != 0 && wt.pe[l] != 0)
+        return std::nullopt;
+    return -1;
+  }
+  default:
+    return std::nullopt;
+  }
+}

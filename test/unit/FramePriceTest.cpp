@@ -1,0 +1,180 @@
+//===- FramePriceTest.cpp - digit frames' steps priced from their digits
+//---===//
+//
+// frameStepTicks (passes/FramePrice.h) against rt::predictGeneralStep, run
+// on the table of sources, for local, slotwise and digit-exchange steps
+// between random digit frames (in place and not, elements of 1 to 16
+// bytes, grids with clusters of 1 to 16 PEs, some too small for the
+// layouts); and the general planner with and without the digit prices:
+// the same plan, the same prices of every candidate, the same `why`.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/FramePrice.h"
+#include "DigitTile.h"
+#include "passes/GeneralPlanner.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <random>
+
+using namespace mapc;
+using mapc::test::compact;
+using mapc::test::digitTile;
+using mapc::test::oneStepPlan;
+using rt::GeneralStepKind;
+
+namespace {
+
+/// Digits 0 .. n - 1 shuffled and cut in two non-empty device dims.
+void randomPlaces(std::mt19937_64 &rng, unsigned n, std::vector<unsigned> &mem,
+                  std::vector<unsigned> &pe) {
+  std::vector<unsigned> all(n);
+  for (unsigned l = 0; l < n; ++l)
+    all[l] = l;
+  std::shuffle(all.begin(), all.end(), rng);
+  const unsigned cut = 1 + unsigned(rng() % (n - 1));
+  mem.assign(all.begin(), all.begin() + cut);
+  pe.assign(all.begin() + cut, all.end());
+}
+
+/// A random pair of frames over the same digits: a memory, processor or
+/// combined permutation (the digits keep their sides), or any placement.
+void randomFrames(std::mt19937_64 &rng, KTile &from, KTile &to) {
+  const unsigned n = 2 + unsigned(rng() % 4);
+  std::vector<int64_t> bases(n);
+  for (int64_t &b : bases)
+    b = 1 + int64_t(rng() % 6);
+  std::vector<unsigned> mem, pe;
+  randomPlaces(rng, n, mem, pe);
+  from = digitTile(bases, mem, pe);
+  if (rng() % 2) {
+    std::vector<unsigned> mem2 = mem, pe2 = pe;
+    if (rng() % 2)
+      std::shuffle(mem2.begin(), mem2.end(), rng);
+    if (rng() % 2)
+      std::shuffle(pe2.begin(), pe2.end(), rng);
+    to = digitTile(bases, mem2, pe2);
+  } else {
+    randomPlaces(rng, n, mem, pe);
+    to = digitTile(bases, mem, pe);
+  }
+}
+
+TEST(FramePrice, EqualsThePriceRunOnTheTable) {
+  std::mt19937_64 rng(20261126);
+  const unsigned sizes[] = {1, 2, 4, 8, 16};
+  int compared[3] = {0, 0, 0}, priced[3] = {0, 0, 0};
+  for (int trial = 0; trial < 3000; ++trial) {
+    KTile from, to;
+    randomFrames(rng, from, to);
+    ASSERT_TRUE(heldFramesOverOneFactorisation(from, to));
+    const unsigned width = 1 + unsigned(rng() % 8),
+                   height = 1 + unsigned(rng() % 8);
+    const rt::MachineShape shape{width, height, 1u << (rng() % 5)};
+    const unsigned elemBytes = sizes[rng() % 5];
+    const GeneralStepKind kinds[] = {GeneralStepKind::Local,
+                                     GeneralStepKind::Slotwise,
+                                     GeneralStepKind::DigitExchange};
+    for (int k = 0; k < 3; ++k)
+      for (bool inPlace : {false, true}) {
+        const rt::CostModel cost;
+        const std::optional<int64_t> byDigits =
+            frameStepTicks(kinds[k], inPlace, from, to, elemBytes, shape, cost);
+        if (!byDigits)
+          continue;
+        const int64_t onTable = rt::predictGeneralStep(
+            oneStepPlan(from, to, kinds[k], inPlace, elemBytes), 0, shape,
+            cost);
+        ASSERT_EQ(*byDigits, onTable)
+            << "trial " << trial << " kind " << k << " in place " << inPlace;
+        ++compared[k];
+        priced[k] += onTable >= 0;
+      }
+  }
+  // Every kind compared often, and priced (not only refused) often.
+  for (int k = 0; k < 3; ++k)
+    EXPECT_GT(compared[k], 1000) << k;
+  EXPECT_GT(priced[0], 300);
+  EXPECT_GT(priced[1], 1000);
+  EXPECT_EQ(priced[2], 0); // the digits decide only a refusal
+}
+
+/// The planner's choice and its list of prices, without and with the
+/// digit prices.
+void expectSamePlans(const GeneralPlanRequest &base, const std::string &what) {
+  GeneralPlanRequest onTables = base, byDigits = base;
+  onTables.priceFramesByDigits = false;
+  byDigits.priceFramesByDigits = true;
+  auto a = planGeneralRemap(onTables), b = planGeneralRemap(byDigits);
+  ASSERT_EQ(a.index(), b.index()) << what;
+  if (!std::holds_alternative<rt::GeneralPlan>(a))
+    return;
+  const rt::GeneralPlan &pa = std::get<rt::GeneralPlan>(a),
+                        &pb = std::get<rt::GeneralPlan>(b);
+  EXPECT_EQ(pa.predictedTicks, pb.predictedTicks) << what;
+  EXPECT_EQ(pa.lowerBound, pb.lowerBound) << what;
+  ASSERT_EQ(pa.steps.size(), pb.steps.size()) << what;
+  for (size_t i = 0; i < pa.steps.size(); ++i) {
+    EXPECT_EQ(pa.steps[i].kind, pb.steps[i].kind) << what;
+    EXPECT_EQ(pa.steps[i].inPlace, pb.steps[i].inPlace) << what;
+    EXPECT_EQ(pa.steps[i].predictedTicks, pb.steps[i].predictedTicks) << what;
+    EXPECT_TRUE(pa.steps[i].to == pb.steps[i].to) << what;
+    EXPECT_EQ(pa.steps[i].why, pb.steps[i].why) << what;
+  }
+}
+
+// Random aligned digit permutations (some digits trading sides, as 003
+// 6.2.2's candidates need; either side in compact form) on MasPar grids,
+// copies and in place, 1- to 16-byte elements: with the digit prices the
+// planner lists the same prices for every candidate and picks the same
+// plan as with every step run on its table.
+TEST(FramePrice, PlannerChoosesTheSamePlans) {
+  std::mt19937_64 rng(7);
+  int plans = 0, multiStep = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const unsigned n = 2 + unsigned(rng() % 5);
+    std::vector<int64_t> bases(n);
+    for (int64_t &b : bases)
+      b = 2 + int64_t(rng() % 5);
+    std::vector<unsigned> mem, pe;
+    randomPlaces(rng, n, mem, pe);
+    std::vector<unsigned> mem2 = mem, pe2 = pe;
+    for (unsigned &x : mem2)
+      for (unsigned &y : pe2)
+        if (bases[x] == bases[y] && rng() % 2)
+          std::swap(x, y);
+    if (rng() % 2)
+      std::shuffle(mem2.begin(), mem2.end(), rng);
+    if (rng() % 2)
+      std::shuffle(pe2.begin(), pe2.end(), rng);
+    KTile a = digitTile(bases, mem, pe), b = digitTile(bases, mem2, pe2);
+    // Compact forms: the planner aligns them (fig. 6.1) before it reads
+    // the move off their digits.
+    if (rng() % 2)
+      a = compact(a);
+    if (rng() % 2)
+      b = compact(b);
+    const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
+    if (pes > 256 || rt::slotsOf(a) > 256)
+      continue;
+    const unsigned width = 1 + unsigned(rng() % 16);
+    const unsigned height = unsigned((pes + width - 1) / width);
+    GeneralPlanRequest req;
+    req.src = a;
+    req.dst = b;
+    req.elemBytes = 1u << (rng() % 5);
+    req.copy = rng() % 4 == 0;
+    req.shape = {width, height, 1u << (rng() % 5)};
+    expectSamePlans(req, "trial " + std::to_string(trial));
+    if (HasFailure())
+      return;
+    ++plans;
+    auto planned = planGeneralRemap(req);
+    multiStep += std::get<rt::GeneralPlan>(planned).steps.size() > 1;
+  }
+  EXPECT_GT(plans, 300);
+  EXPECT_GT(multiStep, 15);
+}
+
+} // namespace
