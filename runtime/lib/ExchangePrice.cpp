@@ -12,6 +12,7 @@
 #include "ExchangePrice.h"
 
 #include "PairSchedule.h"
+#include "ProductRounds.h"
 
 #include <algorithm>
 
@@ -66,6 +67,57 @@ bool mapc::rt::chargeExchangeByPairs(MasPar &m, const TileMap &from,
                                  elemBytes);
 }
 
+namespace {
+
+/// Charges `m` one round of an exchange used `rounds` times whose send
+/// costs `router` ticks: the schedule entry, then per transfer an indirect
+/// load, the send and an indirect store.
+void chargeRounds(MasPar &m, unsigned elemBytes, uint64_t rounds,
+                  int64_t router) {
+  const unsigned xferBytes = std::min(elemBytes, 8u);
+  const int64_t xfers = elemBytes / xferBytes, times = int64_t(rounds);
+  const unsigned w = widthIndex(xferBytes);
+  const CostModel &c = m.cost();
+  Ledger &ledger = m.ledger();
+  ledger.memory += times * (c.load[widthIndex(8)] +
+                            xfers * (c.loadIndirect[w] + c.storeIndirect(w)));
+  ledger.router += times * xfers * router;
+  if (router > 0)
+    ledger.routerSends += times * xfers;
+}
+
+/// Charges the product rounds `p`, each priced from its factors; false,
+/// charging nothing, when the machine's clusters do not factor so.
+bool chargeProduct(MasPar &m, unsigned elemBytes, const ProductRounds &p) {
+  std::vector<int64_t> router;
+  if (!productRouterTicks(m, std::min(elemBytes, 8u), p, router))
+    return false;
+  const size_t outer = p.outerRounds.size();
+  for (size_t i = 0; i < p.innerRounds.size(); ++i)
+    for (size_t j = 0; j < outer; ++j) {
+      const FactorRound &ri = p.innerRounds[i], &rj = p.outerRounds[j];
+      if (!(ri.stay && rj.stay))
+        chargeRounds(m, elemBytes, p.scale * ri.times * rj.times,
+                     router[i * outer + j]);
+    }
+  return true;
+}
+
+} // namespace
+
+bool mapc::rt::chargeExchangeByFactors(MasPar &m, const TileMap &from,
+                                       const TileMap &to,
+                                       const MoveCounts &counts, uint64_t sends,
+                                       size_t moving, unsigned elemBytes) {
+  const unsigned pes = m.peCount();
+  if (to.replicates() || pesOf(from) > pes || pesOf(to) > pes ||
+      !exchangePairsApply(sends, moving))
+    return false;
+  std::optional<ProductRounds> product =
+      productRounds(counts.pairs, sharedPeGrid(from, to));
+  return product && chargeProduct(m, elemBytes, *product);
+}
+
 bool mapc::rt::chargeExchangeFromPairs(MasPar &m, const TileMap &from,
                                        const TileMap &to,
                                        std::vector<PairCount> pairs,
@@ -75,21 +127,20 @@ bool mapc::rt::chargeExchangeFromPairs(MasPar &m, const TileMap &from,
     return false;
   if (!exchangePairsApply(sends, pairs.size()))
     return false;
+  const std::vector<int64_t> grid = sharedPeGrid(from, to);
+  // A separable move: each product round priced from its factors'
+  // traffic, the rounds never listed (ProductRounds.h).
+  if (std::optional<ProductRounds> product = productRounds(pairs, grid))
+    if (chargeProduct(m, elemBytes, *product))
+      return true;
   const int64_t toPes = pesOf(to);
   // Numbered as scheduleByPairs numbers them: sender by sender, each
   // sender's receivers in order of shift (receiver - sender mod the
   // destination's PEs), the order colourByShift sorts the sends in.
   sortPairsByShift(pairs, uint32_t(std::max<int64_t>(1, toPes)));
-
-  const unsigned xferBytes = std::min(elemBytes, 8u);
-  const int64_t xfers = elemBytes / xferBytes;
-  const unsigned w = widthIndex(xferBytes);
-  const CostModel &c = m.cost();
   Plural dest(pes, 0);
   Mask active(pes, 0);
-  Ledger &ledger = m.ledger();
-  for (const PairRound &r :
-       planPairRounds(pairs, pes, sharedPeGrid(from, to))) {
+  for (const PairRound &r : planPairRounds(pairs, pes, grid)) {
     if (r.pairs.empty() || r.times == 0)
       continue;
     for (uint32_t k : r.pairs) {
@@ -98,13 +149,8 @@ bool mapc::rt::chargeExchangeFromPairs(MasPar &m, const TileMap &from,
     }
     // Plain or clustered connections, whichever is cheaper (5.6.4), as
     // runExchange chooses per send.
-    const int64_t router = m.cheaperRouterCost(xferBytes, dest, active);
-    const int64_t times = int64_t(r.times);
-    ledger.memory += times * (c.load[widthIndex(8)] +
-                              xfers * (c.loadIndirect[w] + c.storeIndirect(w)));
-    ledger.router += times * xfers * router;
-    if (router > 0)
-      ledger.routerSends += times * xfers;
+    chargeRounds(m, elemBytes, r.times,
+                 m.cheaperRouterCost(std::min(elemBytes, 8u), dest, active));
     for (uint32_t k : r.pairs)
       active[pairs[k].left] = 0;
   }

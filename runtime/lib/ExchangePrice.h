@@ -4,6 +4,7 @@
 
 #include "mapc/runtime/General.h"
 #include "mapc/runtime/MasPar.h"
+#include "mapc/runtime/MoveCounts.h"
 #include "mapc/runtime/PairColouring.h"
 
 namespace mapc::rt {
@@ -31,6 +32,15 @@ bool chargeExchangeByPairs(MasPar &m, const TileMap &from, const TileMap &to,
 bool chargeExchangeFromPairs(MasPar &m, const TileMap &from, const TileMap &to,
                              std::vector<PairCount> pairs, uint64_t sends,
                              unsigned elemBytes);
+
+/// The same for a separable move (ProductRounds.h), straight from its
+/// counts without listing its pairs again; `sends` and `moving` are the
+/// elements and pairs between different PEs. False, charging nothing,
+/// when it is not one, its pair counts would not schedule it, or the
+/// machine's clusters do not factor as its PE grid.
+bool chargeExchangeByFactors(MasPar &m, const TileMap &from, const TileMap &to,
+                             const MoveCounts &counts, uint64_t sends,
+                             size_t moving, unsigned elemBytes);
 
 } // namespace mapc::rt
 

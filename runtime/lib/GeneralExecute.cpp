@@ -436,21 +436,28 @@ bool GeneralStepRunner::priceExchangeByCounts(std::string *why, bool &done) {
       *why = "an in-place exchange step cannot also move elements within a PE";
     return false;
   }
-  std::vector<PairCount> pairs;
-  uint64_t sends = 0;
-  int64_t busiestLocal = 0;
-  for (const PePairCount &p : counts->pairs) {
-    if (p.from == p.to) {
-      busiestLocal = std::max(busiestLocal, p.count);
-      continue;
-    }
-    pairs.push_back({p.from, p.to, uint64_t(p.count)});
-    sends += uint64_t(p.count);
+  // The elements that keep their PE, from the pairs of a PE with itself.
+  const std::vector<PePairCount> kept = counts->keptPairs();
+  int64_t busiestLocal = 0, keptElements = 0;
+  for (const PePairCount &p : kept) {
+    busiestLocal = std::max(busiestLocal, p.count);
+    keptElements += p.count;
   }
-  if (!chargeExchangeFromPairs(m, from, to, std::move(pairs), sends,
-                               elemBytes)) {
-    done = false;
-    return false;
+  const uint64_t sends = uint64_t(counts->elements - keptElements);
+  // A separable move is priced from its factors, without its pairs listed
+  // again (ProductRounds.h).
+  if (!chargeExchangeByFactors(m, from, to, *counts, sends,
+                               counts->pairs.size() - kept.size(), elemBytes)) {
+    std::vector<PairCount> pairs;
+    pairs.reserve(counts->pairs.size());
+    for (const PePairCount &p : counts->pairs)
+      if (p.from != p.to)
+        pairs.push_back({p.from, p.to, uint64_t(p.count)});
+    if (!chargeExchangeFromPairs(m, from, to, std::move(pairs), sends,
+                                 elemBytes)) {
+      done = false;
+      return false;
+    }
   }
   const unsigned w = widthIndex(xferBytes);
   const CostModel &c = m.cost();

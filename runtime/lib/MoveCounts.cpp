@@ -44,11 +44,37 @@ const char *mapc::rt::digitExchangeRefusal(const MoveCounts &counts,
   return nullptr;
 }
 
+std::vector<PePairCount> MoveCounts::keptPairs() const {
+  std::vector<PePairCount> kept;
+  // The pairs are sorted: each sender's pair with itself is searched for
+  // from its first pair on, in steps that double (half a million pairs on
+  // 31 x 33 PEs, a few hundred a sender), then so is the next sender.
+  auto gallop = [&](auto it, auto before) {
+    size_t step = 1;
+    auto lo = it;
+    while (size_t(pairs.end() - lo) > step && before(lo[ptrdiff_t(step)])) {
+      lo += ptrdiff_t(step);
+      step *= 2;
+    }
+    const auto hi = size_t(pairs.end() - lo) > step ? lo + ptrdiff_t(step) + 1
+                                                    : pairs.end();
+    return std::partition_point(lo, hi, before);
+  };
+  for (auto it = pairs.begin(); it != pairs.end();) {
+    const uint32_t pe = it->from;
+    it = gallop(
+        it, [pe](const PePairCount &p) { return p.from == pe && p.to < pe; });
+    if (it != pairs.end() && it->from == pe && it->to == pe)
+      kept.push_back(*it);
+    it = gallop(it, [pe](const PePairCount &p) { return p.from == pe; });
+  }
+  return kept;
+}
+
 int64_t MoveCounts::localMoves() const {
   int64_t kept = 0, stays = 0;
-  for (const PePairCount &p : pairs)
-    if (p.from == p.to)
-      kept += p.count;
+  for (const PePairCount &p : keptPairs())
+    kept += p.count;
   for (int64_t s : stay)
     stays += s;
   return kept - stays;
@@ -344,6 +370,63 @@ bool convolve(const Table &x, const Table &y, Table &out, size_t most) {
 
 constexpr size_t kMostEntries = size_t(1) << 22;
 
+/// The pairs of every entry of `x` (the first dims' PE parts) with every
+/// entry of `y` (the last dim's), sorted by source, then destination, when
+/// each source and destination PE splits into its two parts one way only:
+/// `y`'s parts are multiples of some g that every part of `x` is below,
+/// as PE dims' place values give. Then the pairs are listed in order
+/// without a table of every PE pair (10^6 of them on 31 x 33 PEs). False,
+/// listing nothing, otherwise.
+bool pairsInOrder(const Table &x, const Table &y, int64_t pes, MoveCounts &c,
+                  int64_t &kept) {
+  struct Part {
+    int64_t a, b, n;
+  };
+  std::vector<Part> xs, ys;
+  int64_t below = 1, g = 0;
+  for (const auto &[k, n] : x) {
+    if (k.peA < 0 || k.peB < 0)
+      return false;
+    below = std::max({below, k.peA + 1, k.peB + 1});
+    xs.push_back({k.peA, k.peB, n});
+  }
+  int64_t most = 0;
+  for (const auto &[k, n] : y) {
+    if (k.peA < 0 || k.peB < 0)
+      return false;
+    g = std::gcd(g, std::gcd(k.peA, k.peB));
+    most = std::max({most, k.peA, k.peB});
+    ys.push_back({k.peA, k.peB, n});
+  }
+  if ((g != 0 && g < below) || (g == 0 && ys.size() > 1) ||
+      below - 1 + most >= pes)
+    return false;
+  // Table keys are sorted by (peA, peB): the parts already are.
+  c.pairs.reserve(xs.size() * ys.size());
+  for (size_t yi = 0; yi < ys.size();) {
+    size_t yEnd = yi;
+    while (yEnd < ys.size() && ys[yEnd].a == ys[yi].a)
+      ++yEnd;
+    for (size_t xi = 0; xi < xs.size();) {
+      size_t xEnd = xi;
+      while (xEnd < xs.size() && xs[xEnd].a == xs[xi].a)
+        ++xEnd;
+      const uint32_t p = uint32_t(ys[yi].a + xs[xi].a);
+      for (size_t j = yi; j < yEnd; ++j)
+        for (size_t i = xi; i < xEnd; ++i) {
+          const uint32_t q = uint32_t(ys[j].b + xs[i].b);
+          const int64_t n = ys[j].n * xs[i].n;
+          c.pairs.push_back({p, q, n});
+          c.elements += n;
+          kept += p == q ? n : 0;
+        }
+      xi = xEnd;
+    }
+    yi = yEnd;
+  }
+  return true;
+}
+
 } // namespace
 
 // One dim: every count is a sum over the families. Several: the PE pairs
@@ -399,25 +482,28 @@ std::optional<MoveCounts> mapc::rt::countMoveByRuns(const TileMap &from,
     std::swap(pairs, next);
   }
   const int64_t pes = int64_t(c.stay.size());
-  if (pairs.size() * dimPairs.back().size() > (size_t(1) << 24) ||
-      pes * pes > (int64_t(1) << 22))
+  if (pairs.size() * dimPairs.back().size() > (size_t(1) << 24))
     return std::nullopt;
-  std::vector<int64_t> table(size_t(pes * pes), 0);
-  for (const auto &[x, nx] : pairs)
-    for (const auto &[y, ny] : dimPairs.back()) {
-      const int64_t p = x.peA + y.peA, q = x.peB + y.peB;
-      if (p < 0 || q < 0 || p >= pes || q >= pes)
-        return std::nullopt;
-      table[size_t(p * pes + q)] += nx * ny;
-    }
   int64_t kept = 0;
-  for (int64_t p = 0; p < pes; ++p)
-    for (int64_t q = 0; q < pes; ++q)
-      if (const int64_t n = table[size_t(p * pes + q)]) {
-        c.pairs.push_back({uint32_t(p), uint32_t(q), n});
-        c.elements += n;
-        kept += p == q ? n : 0;
+  if (!pairsInOrder(pairs, dimPairs.back(), pes, c, kept)) {
+    if (pes * pes > (int64_t(1) << 22))
+      return std::nullopt;
+    std::vector<int64_t> table(size_t(pes * pes), 0);
+    for (const auto &[x, nx] : pairs)
+      for (const auto &[y, ny] : dimPairs.back()) {
+        const int64_t p = x.peA + y.peA, q = x.peB + y.peB;
+        if (p < 0 || q < 0 || p >= pes || q >= pes)
+          return std::nullopt;
+        table[size_t(p * pes + q)] += nx * ny;
       }
+    for (int64_t p = 0; p < pes; ++p)
+      for (int64_t q = 0; q < pes; ++q)
+        if (const int64_t n = table[size_t(p * pes + q)]) {
+          c.pairs.push_back({uint32_t(p), uint32_t(q), n});
+          c.elements += n;
+          kept += p == q ? n : 0;
+        }
+  }
   // With no element keeping its PE, the local slots are uniform and none.
   if (kept == 0 || !c.localUniform) {
     c.localUniform |= kept == 0;

@@ -1,5 +1,6 @@
 //===- PairSchedule.cpp - exchange rounds from pair counts (see header) ---===//
 #include "PairSchedule.h"
+#include "ProductRounds.h"
 
 #include "mapc/runtime/PairColouring.h"
 
@@ -159,7 +160,11 @@ void mapc::rt::sortPairsByShift(std::vector<PairCount> &pairs, uint32_t span) {
 
 std::vector<PairRound>
 mapc::rt::planPairRounds(const std::vector<PairCount> &pairs, unsigned pes,
-                         const std::vector<int64_t> &grid) {
+                         const std::vector<int64_t> &grid, bool byFactors) {
+  // A separable move: its factors' rounds multiplied (ProductRounds.h).
+  if (byFactors)
+    if (std::optional<ProductRounds> product = productRounds(pairs, grid))
+      return expandProductRounds(*product, pairs);
   std::vector<uint64_t> left(pairs.size()), degL(pes, 0), degR(pes, 0);
   for (uint32_t k = 0; k < pairs.size(); ++k) {
     left[k] = pairs[k].count;

@@ -23,12 +23,15 @@ bool pairScheduleApplies(size_t sends, size_t pairs);
 void sortPairsByShift(std::vector<PairCount> &pairs, uint32_t span);
 
 /// The rounds of the multigraph `pairs` on `pes` PEs as matchings used
-/// `times` rounds each (scheduleByPairs below, without the elements): first
-/// whole diagonals of `grid`, then colourPairs on what remains. Pair
+/// `times` rounds each (scheduleByPairs below, without the elements): the
+/// products of its factors' rounds when it is a large separable move
+/// (ProductRounds.h), else first whole diagonals of `grid`, then
+/// colourPairs on what remains (always, without `byFactors`). Pair
 /// indices refer to `pairs`.
 std::vector<PairRound> planPairRounds(const std::vector<PairCount> &pairs,
                                       unsigned pes,
-                                      const std::vector<int64_t> &grid);
+                                      const std::vector<int64_t> &grid,
+                                      bool byFactors = true);
 
 /// The rounds of an exchange step's `sends` on `pes` PEs, in as many rounds
 /// as the busiest PE's degree, built from the traffic between each

@@ -82,6 +82,8 @@ struct MoveCounts {
 
   /// Elements that keep their PE but change slot.
   int64_t localMoves() const;
+  /// The pairs of a PE with itself, found in the sorted pairs.
+  std::vector<PePairCount> keptPairs() const;
   bool operator==(const MoveCounts &o) const;
 };
 
