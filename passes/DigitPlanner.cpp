@@ -235,21 +235,29 @@ std::optional<rt::GeneralStep> Planner::price(const rt::TileMap &from,
                                               const rt::TileMap &to, bool first,
                                               bool digitExchangeOnly) {
   // A digit permutation's shape comes from its digits (FrameMove.h); the
-  // elements each PE sends away only when an exchange is an option.
+  // elements each PE sends away only when an exchange is an option. Its
+  // local and slotwise steps are priced from the digits too, so its table
+  // of sources is built only for an exchange.
   const bool frames = everyCellHeld(from) && everyCellHeld(to);
   std::vector<uint32_t> walked;
-  if (frames)
-    frameSources(from, to, table);
-  else
+  bool tabled = false;
+  auto sources = [&]() -> const std::vector<uint32_t> & {
+    if (!frames)
+      return walked;
+    if (!tabled)
+      frameSources(from, to, table);
+    tabled = true;
+    return table;
+  };
+  if (!frames)
     walked = rt::sourcesOf(from, to);
-  const std::vector<uint32_t> &sources = frames ? table : walked;
   FrameShape shape;
   if (frames) {
     shape = frameShape(from, to, false);
     if (!digitExchangeOnly && !shape.local && !shape.slotUniformFrom)
       shape.leaving = frameShape(from, to, true).leaving;
   } else {
-    const rt::MoveShape all = rt::analyseMove(from, to, sources);
+    const rt::MoveShape all = rt::analyseMove(from, to, walked);
     shape = {all.local, all.keepsSlots, all.slotUniformFrom, all.slotUniformTo,
              all.leaving};
   }
@@ -316,7 +324,16 @@ std::optional<rt::GeneralStep> Planner::price(const rt::TileMap &from,
     s.inPlace = o.inPlace;
     s.why = o.how;
     one.steps = {s};
-    int64_t t = rt::predictGeneralStep(one, 0, req.shape, req.cost, &sources);
+    const bool fromDigits = frames && (o.kind == GeneralStepKind::Local ||
+                                       o.kind == GeneralStepKind::Slotwise);
+    const int64_t t =
+        !fromDigits
+            ? rt::predictGeneralStep(one, 0, req.shape, req.cost, &sources())
+        : o.kind == GeneralStepKind::Local
+            ? frameLocalTicks(from, to, o.inPlace, req.elemBytes, req.shape,
+                              req.cost)
+            : frameSlotwiseTicks(from, to, o.inPlace, req.elemBytes, req.shape,
+                                 req.cost);
     if (t < 0 || (best && t >= best->predictedTicks))
       continue;
     s.predictedTicks = t;

@@ -26,6 +26,7 @@
 #ifndef MAPC_PASSES_FRAMEMOVE_H
 #define MAPC_PASSES_FRAMEMOVE_H
 
+#include "mapc/runtime/CostModel.h"
 #include "mapc/runtime/General.h"
 
 #include <cstdint>
@@ -53,6 +54,29 @@ struct FrameShape {
 };
 FrameShape frameShape(const rt::TileMap &from, const rt::TileMap &to,
                       bool withLeaving);
+
+/// The ticks rt::predictGeneralStep charges a local step (a memory
+/// permutation, GeneralExecute.cpp's moveLocal) from `from` to `to` (frames
+/// as for frameSources), from the digits, without a table: a digit
+/// permutation that keeps every PE moves the same slots in every PE, so out
+/// of place every slot is one direct load and store; in place the slots the
+/// permutation does not fix are (runLocalInPlace walks its cycles). -1 when
+/// an element changes PE, as predictGeneralStep.
+int64_t frameLocalTicks(const rt::TileMap &from, const rt::TileMap &to,
+                        bool inPlace, unsigned elemBytes,
+                        const rt::MachineShape &shape,
+                        const rt::CostModel &cost);
+/// The same for a slotwise step (permute_p per slot, runSlotwise): source
+/// slot s goes to one slot t(s), and its PE pairs depend only on the source
+/// memory digits the destination puts on the PEs (their contribution to
+/// the destination PE, the same for every sender), so the sends are priced
+/// once per such value and width, and the chunks of neighbouring slots are
+/// found from t(s) and that value slot by slot, not cell by cell. -1 when a
+/// source slot feeds two slots, or in place when a slot moves.
+int64_t frameSlotwiseTicks(const rt::TileMap &from, const rt::TileMap &to,
+                           bool inPlace, unsigned elemBytes,
+                           const rt::MachineShape &shape,
+                           const rt::CostModel &cost);
 
 } // namespace mapc
 
