@@ -411,7 +411,11 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
       sorted[count[size_t(shift(e))]++] = e;
     list.swap(sorted);
   }
-  std::vector<std::vector<ExchangeSend>> waves;
+  // The waves' sends, each wave to be coloured on its own and follow the
+  // last. A wave takes at least as many rounds as its busiest PE sends or
+  // receives in it: `wavesFloor` sums that over the waves.
+  std::vector<std::vector<ExchangeSend>> waveSends;
+  uint64_t wavesFloor = 0;
   for (unsigned w = 0;; ++w) {
     std::vector<ExchangeSend> wave;
     for (const auto &list : bySource) {
@@ -431,32 +435,50 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
     }
     if (wave.empty())
       break;
+    std::fill(sends.begin(), sends.end(), 0);
+    std::fill(receives.begin(), receives.end(), 0);
+    uint32_t busiest = 0;
+    for (const ExchangeSend &e : wave)
+      busiest = std::max({busiest, ++sends[e.srcPe], ++receives[e.dstPe]});
+    wavesFloor += busiest;
+    waveSends.push_back(std::move(wave));
+  }
+  std::vector<const std::vector<ExchangeSend> *> lists;
+  for (const auto &list : bySource)
+    lists.push_back(&list);
+  // All elements' copies scheduled together (when its search stays small:
+  // it looks at every wanted element), and an all-gather built
+  // (ReplicationRounds.h).
+  std::vector<std::vector<ExchangeSend>> together, built;
+  const bool gathered = gatherTogether(
+      lists, pes, 64 * deliveries + (uint64_t(1) << 20), together);
+  const bool allGather = allGatherRounds(lists, pes, built);
+  // The built schedule wins when it takes fewer rounds than the direct
+  // colouring, the joint search and the waves' floor: the waves need not
+  // be coloured (200 elements over 1000 PEs: 202 rounds against a floor of
+  // 655, the waves' own rounds).
+  if (allGather && built.size() < degree && built.size() < wavesFloor &&
+      (!gathered || built.size() < together.size())) {
+    rounds.swap(built);
+    return true;
+  }
+  std::vector<std::vector<ExchangeSend>> waves;
+  for (std::vector<ExchangeSend> &wave : waveSends)
     if (!colourByShift(std::move(wave), pes, span, grid, waves))
       return false;
-  }
-  // The fewest rounds so far, the direct colouring's first (not built).
+  // The fewest rounds, the direct colouring's first (not built); on a tie
+  // the earlier stays.
   size_t fewest = degree;
   std::vector<std::vector<ExchangeSend>> *best = nullptr;
   if (waves.size() < fewest) {
     fewest = waves.size();
     best = &waves;
   }
-  std::vector<const std::vector<ExchangeSend> *> lists;
-  for (const auto &list : bySource)
-    lists.push_back(&list);
-  // All elements' copies scheduled together, when that takes fewer rounds
-  // still (and its search stays small: it looks at every wanted element).
-  std::vector<std::vector<ExchangeSend>> together;
-  if (gatherTogether(lists, pes, 64 * deliveries + (uint64_t(1) << 20),
-                     together) &&
-      together.size() < fewest) {
+  if (gathered && together.size() < fewest) {
     fewest = together.size();
     best = &together;
   }
-  // An all-gather built (ReplicationRounds.h), when that takes fewer rounds
-  // than all of them.
-  std::vector<std::vector<ExchangeSend>> built;
-  if (allGatherRounds(lists, pes, built) && built.size() < fewest)
+  if (allGather && built.size() < fewest)
     best = &built;
   if (!best)
     return colourDirect();

@@ -96,7 +96,19 @@ std::vector<uint32_t> mapc::rt::sourcesOf(const TileMap &from,
     return src;
   }
   // Between a layout and itself (an in-place plan's copy back) every
-  // element stays.
+  // element stays: a replicated one on plain digits walked with its
+  // replicated digits held at 0, each copy an offset (as below).
+  std::vector<int64_t> copyOffsets;
+  TileMap firstCopy = to;
+  const bool copiesWalk = replicaOffsets(to, firstCopy, copyOffsets) &&
+                          TileWalk::walkable(firstCopy);
+  if (from == to && copiesWalk) {
+    TileWalk b(firstCopy);
+    for (int64_t n = to.dataSize(); b.index() < n; b.next())
+      for (int64_t off : copyOffsets)
+        src[size_t(b.address() + off)] = uint32_t(b.address() + off);
+    return src;
+  }
   if (from == to) {
     for (int64_t b = 0; b < cells; ++b)
       if (to.dataAt(b) >= 0)
@@ -106,10 +118,7 @@ std::vector<uint32_t> mapc::rt::sourcesOf(const TileMap &from,
   // Only the destination replicates, on plain digits: walk both with the
   // replicated digits held at 0, and each copy is the same cell plus a sum
   // of one weight per replicated digit (no dataAt per cell).
-  std::vector<int64_t> copyOffsets;
-  TileMap firstCopy = to;
-  if (TileWalk::walkable(from) && replicaOffsets(to, firstCopy, copyOffsets) &&
-      TileWalk::walkable(firstCopy)) {
+  if (TileWalk::walkable(from) && copiesWalk) {
     TileWalk a(from), b(firstCopy);
     for (int64_t n = to.dataSize(); b.index() < n; a.next(), b.next())
       for (int64_t off : copyOffsets)

@@ -2,12 +2,15 @@
 //
 // frameSources and frameShape (passes/FrameMove.h) against rt::sourcesOf
 // and rt::analyseMove on random digit permutations between digit frames:
-// the same table, and the same flags and elements leaving each PE.
+// the same table, and the same flags and elements leaving each PE; and
+// frameStepTicks (FramePrice.h) for local and slotwise steps against
+// rt::predictGeneralStep on the table.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/FrameMove.h"
 #include "DigitTile.h"
 #include "mapc/runtime/General.h"
+#include "passes/FramePrice.h"
 
 #include "gtest/gtest.h"
 
@@ -78,6 +81,83 @@ TEST(FrameMove, EqualsTheTableAndItsAnalysis) {
   EXPECT_GT(uniform, 300);
   EXPECT_GT(identity, 10);
   EXPECT_GT(leaves, 1000); // an exchange is an option: `leaving` is read
+}
+
+/// What rt::predictGeneralStep charges one step of `kind` from `from` to
+/// `to`, on the table of sources.
+int64_t tableTicks(const rt::TileMap &from, const rt::TileMap &to,
+                   rt::GeneralStepKind kind, bool inPlace, unsigned elemBytes,
+                   const rt::MachineShape &shape) {
+  rt::GeneralPlan one;
+  one.source = from;
+  one.dest = to;
+  one.elemBytes = elemBytes;
+  rt::GeneralStep s;
+  s.kind = kind;
+  s.to = to;
+  s.inPlace = inPlace;
+  one.steps = {s};
+  const std::vector<uint32_t> sources = rt::sourcesOf(from, to);
+  return rt::predictGeneralStep(one, 0, shape, rt::CostModel(), &sources);
+}
+
+TEST(FrameMove, LocalAndSlotwiseTicksEqualTheTables) {
+  std::mt19937_64 rng(29);
+  // Machines of 8 x 8 PEs in clusters of 4 and 32 x 32 in clusters of 16,
+  // and one too small for some layouts (the step fails).
+  const rt::MachineShape shapes[] = {{8, 8, 4}, {32, 32, 16}, {4, 2, 4}};
+  const unsigned widths[] = {1, 2, 4, 8, 12, 16};
+  int priced[2] = {0, 0}, refused[2] = {0, 0}, chunked = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const unsigned n = 2 + unsigned(rng() % 4);
+    std::vector<int64_t> bases(n);
+    for (int64_t &b : bases)
+      b = 1 + int64_t(rng() % 6);
+    std::vector<unsigned> m1, p1, m2, p2;
+    randomPlaces(rng, n, m1, p1);
+    m2 = m1;
+    p2 = p1;
+    if (rng() % 2 == 0) {
+      // Digits move within memory, and within the PEs: local moves.
+      std::shuffle(m2.begin(), m2.end(), rng);
+      if (rng() % 2)
+        std::shuffle(p2.begin(), p2.end(), rng);
+    } else if (rng() % 2 == 0) {
+      // The PE digits permuted, memory kept or permuted: slotwise moves.
+      std::shuffle(p2.begin(), p2.end(), rng);
+      if (rng() % 3 == 0)
+        std::shuffle(m2.begin(), m2.end(), rng);
+    } else {
+      randomPlaces(rng, n, m2, p2);
+    }
+    const rt::TileMap from = digitTile(bases, m1, p1),
+                      to = digitTile(bases, m2, p2);
+    const rt::MachineShape &shape = shapes[rng() % 3];
+    const unsigned elemBytes = widths[rng() % 6];
+    for (bool inPlace : {false, true}) {
+      const int64_t local = tableTicks(from, to, rt::GeneralStepKind::Local,
+                                       inPlace, elemBytes, shape);
+      EXPECT_EQ(frameStepTicks(rt::GeneralStepKind::Local, inPlace, from, to,
+                               elemBytes, shape, rt::CostModel()),
+                std::optional<int64_t>(local))
+          << "trial " << trial << (inPlace ? " in place" : "");
+      const int64_t slotwise = tableTicks(
+          from, to, rt::GeneralStepKind::Slotwise, inPlace, elemBytes, shape);
+      EXPECT_EQ(frameStepTicks(rt::GeneralStepKind::Slotwise, inPlace, from, to,
+                               elemBytes, shape, rt::CostModel()),
+                std::optional<int64_t>(slotwise))
+          << "trial " << trial << (inPlace ? " in place" : "");
+      ++(local < 0 ? refused : priced)[0];
+      ++(slotwise < 0 ? refused : priced)[1];
+      chunked += slotwise > 0 && elemBytes < 8 && !inPlace;
+    }
+  }
+  // Both kinds priced and refused often, with chunks of several elements.
+  EXPECT_GT(priced[0], 500);
+  EXPECT_GT(refused[0], 500);
+  EXPECT_GT(priced[1], 500);
+  EXPECT_GT(refused[1], 500);
+  EXPECT_GT(chunked, 200);
 }
 
 } // namespace

@@ -250,7 +250,8 @@ TEST(ReplicationSchedule, RandomAllGather) {
 
 // The table of sources of a move into a replicated destination, walked
 // (the destination's replicated digits held at 0, every copy an offset;
-// sourcesOf) against cell by cell (dataAt, firstAddressOf) on 3,000 random
+// sourcesOf) against cell by cell (dataAt, firstAddressOf), and of the
+// destination to itself (its copy back), on 3,000 random
 // pairs of formats, plain ones (where the walk applies) and with
 // templates, offsets, senses and Gray digits (where it declines).
 TEST(ReplicationSchedule, ReplicatedSourcesWalked) {
@@ -279,6 +280,13 @@ TEST(ReplicationSchedule, ReplicatedSourcesWalked) {
         cells[size_t(b)] = uint32_t(from.firstAddressOf(d));
     }
     ASSERT_EQ(rt::sourcesOf(from, to), cells) << "iter " << iter;
+    // Between the destination and itself (a copy back) every held cell,
+    // replicated or not, keeps its element.
+    std::vector<uint32_t> own(size_t(to.deviceSize()), rt::kNoSource);
+    for (int64_t b = 0; b < to.deviceSize(); ++b)
+      if (to.dataAt(b) >= 0)
+        own[size_t(b)] = uint32_t(b);
+    ASSERT_EQ(rt::sourcesOf(to, to), own) << "iter " << iter << ", itself";
   }
   EXPECT_GT(replicated, 300);
 }
