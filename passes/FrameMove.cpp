@@ -7,22 +7,6 @@ using namespace mapc;
 
 namespace {
 
-/// Each digit's weight in a frame's slot number and in its PE number (003
-/// 3.2.2's skmap per digit): one of the two is 0.
-struct Weights {
-  std::vector<int64_t> slot, pe;
-  explicit Weights(const rt::TileMap &t)
-      : slot(t.kdims.size(), 0), pe(t.kdims.size(), 0) {
-    for (size_t dim = 0; dim < 2; ++dim) {
-      int64_t place = 1;
-      for (unsigned l : t.m[dim]) {
-        (dim == 0 ? slot : pe)[l] = place;
-        place *= t.kdims[l].tk;
-      }
-    }
-  }
-};
-
 /// An odometer over some digits, least significant first: `step` moves
 /// to the next value and returns what `weight` adds to a sum of
 /// digit x weight, false after the last.
@@ -60,7 +44,7 @@ void mapc::frameSources(const rt::TileMap &from, const rt::TileMap &to,
   // Walk `to`'s cells in order: its device digits, least significant
   // first, count like an odometer, and the source cell moves by each
   // digit's weight in `from`'s linear address.
-  const Weights wf(from);
+  const DigitWeights wf(from);
   const int64_t fromSlots = rt::slotsOf(from);
   Odometer cellsOfTo;
   for (const auto &dim : to.m)
@@ -86,7 +70,7 @@ void mapc::frameSources(const rt::TileMap &from, const rt::TileMap &to,
 
 FrameShape mapc::frameShape(const rt::TileMap &from, const rt::TileMap &to,
                             bool withLeaving) {
-  const Weights wf(from), wt(to);
+  const DigitWeights wf(from), wt(to);
   FrameShape s;
   for (size_t l = 0; l < from.kdims.size(); ++l) {
     if (from.kdims[l].tk < 2)

@@ -33,6 +33,22 @@
 
 namespace mapc {
 
+/// Each digit's weight in a digit frame's slot number and in its PE number
+/// (003 3.2.2's skmap per digit): one of the two is 0.
+struct DigitWeights {
+  std::vector<int64_t> slot, pe;
+  explicit DigitWeights(const rt::TileMap &t)
+      : slot(t.kdims.size(), 0), pe(t.kdims.size(), 0) {
+    for (size_t dim = 0; dim < 2; ++dim) {
+      int64_t place = 1;
+      for (unsigned l : t.m[dim]) {
+        (dim == 0 ? slot : pe)[l] = place;
+        place *= t.kdims[l].tk;
+      }
+    }
+  }
+};
+
 /// rt::sourcesOf(from, to) for two digit frames (device [memory, PEs],
 /// plain dims as long as their digits' product) over the same k-Tile dims,
 /// in which every cell holds one element.

@@ -1,6 +1,7 @@
 //===- FramePrice.cpp - steps between digit frames priced from their digits
 //===//
 #include "passes/FramePrice.h"
+#include "passes/FrameMove.h"
 
 #include "mapc/runtime/MasPar.h"
 
@@ -61,22 +62,6 @@ bool mapc::heldFramesOverOneFactorisation(const rt::TileMap &a,
 
 namespace {
 
-/// Each digit's weight in a frame's slot number and in its PE number (003
-/// 3.2.2's skmap per digit): one of the two is 0.
-struct Weights {
-  std::vector<int64_t> slot, pe;
-  explicit Weights(const rt::TileMap &t)
-      : slot(t.kdims.size(), 0), pe(t.kdims.size(), 0) {
-    for (size_t dim = 0; dim < 2; ++dim) {
-      int64_t place = 1;
-      for (unsigned l : t.m[dim]) {
-        (dim == 0 ? slot : pe)[l] = place;
-        place *= t.kdims[l].tk;
-      }
-    }
-  }
-};
-
 /// For every value v of frame `t`'s device dim `dim` (0 memory, 1 PEs), in
 /// order, the sum over its digits of digit value x `weight`: counted like
 /// an odometer, no division.
@@ -113,7 +98,7 @@ std::vector<int64_t> sumsOver(const rt::TileMap &t, size_t dim,
 /// chains).
 int64_t localTicks(const rt::TileMap &from, const rt::TileMap &to, bool inPlace,
                    unsigned elemBytes, const rt::CostModel &cost) {
-  const Weights wf(from), wt(to);
+  const DigitWeights wf(from), wt(to);
   for (size_t l = 0; l < from.kdims.size(); ++l)
     if (from.kdims[l].tk > 1 && wf.pe[l] != wt.pe[l])
       return -1; // an element changes PE
@@ -136,7 +121,7 @@ int64_t slotwiseTicks(const rt::TileMap &from, const rt::TileMap &to,
                       bool inPlace, unsigned elemBytes,
                       const rt::MachineShape &shape,
                       const rt::CostModel &cost) {
-  const Weights wf(from), wt(to);
+  const DigitWeights wf(from), wt(to);
   for (size_t l = 0; l < from.kdims.size(); ++l)
     if (from.kdims[l].tk > 1 && wt.slot[l] != 0 && wf.slot[l] == 0)
       return -1; // a source slot feeds two destination slots
@@ -231,7 +216,7 @@ std::optional<int64_t> mapc::frameStepTicks(GeneralStepKind kind, bool inPlace,
       return -1; // a digit exchange keeps the number of slots and PEs
     // Without a memory digit bound for the PEs, every element of PE 0
     // lands on one PE: findDigitExchange finds no exchanged digit.
-    const Weights wf(from), wt(to);
+    const DigitWeights wf(from), wt(to);
     for (size_t l = 0; l < from.kdims.size(); ++l)
       if (from.kdims[l].tk > 1 && wf.slot[l] != 0 && wt.pe[l] != 0)
         return std::nullopt;

@@ -9,6 +9,7 @@
 #include "passes/GeneralPlanner.h"
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,36 @@ inline void replicatedVector(int64_t n, int64_t pes, KTile &src, KTile &dst) {
   dst.groups = {1, 1};
   dst.m = {{0}, {1}};
   dst.device = {SpaceDim::plain(n), SpaceDim::plain(pes)};
+}
+
+/// Digits 0 .. n - 1 shuffled and cut in two non-empty device dims.
+inline void randomPlaces(std::mt19937_64 &rng, unsigned n,
+                         std::vector<unsigned> &mem,
+                         std::vector<unsigned> &pe) {
+  std::vector<unsigned> all(n);
+  for (unsigned l = 0; l < n; ++l)
+    all[l] = l;
+  std::shuffle(all.begin(), all.end(), rng);
+  const unsigned cut = 1 + unsigned(rng() % (n - 1));
+  mem.assign(all.begin(), all.begin() + cut);
+  pe.assign(all.begin() + cut, all.end());
+}
+
+/// Trades some pairs of digits of equal base between the memory and PE
+/// places, then shuffles each side at random: another placement of the
+/// same digits (a random aligned digit permutation).
+template <typename Rng>
+inline void tradeAndShuffle(Rng &rng, const std::vector<int64_t> &bases,
+                            std::vector<unsigned> &mem,
+                            std::vector<unsigned> &pe) {
+  for (unsigned &x : mem)
+    for (unsigned &y : pe)
+      if (bases[x] == bases[y] && rng() % 2)
+        std::swap(x, y);
+  if (rng() % 2)
+    std::shuffle(mem.begin(), mem.end(), rng);
+  if (rng() % 2)
+    std::shuffle(pe.begin(), pe.end(), rng);
 }
 
 /// A digit map (003 6.1) over the linear index of an array of prod(bases)

@@ -19,20 +19,9 @@
 
 using namespace mapc;
 using mapc::test::digitTile;
+using mapc::test::randomPlaces;
 
 namespace {
-
-/// Digits 0 .. n - 1 shuffled and cut in two non-empty device dims.
-void randomPlaces(std::mt19937_64 &rng, unsigned n, std::vector<unsigned> &mem,
-                  std::vector<unsigned> &pe) {
-  std::vector<unsigned> all(n);
-  for (unsigned l = 0; l < n; ++l)
-    all[l] = l;
-  std::shuffle(all.begin(), all.end(), rng);
-  const unsigned cut = 1 + unsigned(rng() % (n - 1));
-  mem.assign(all.begin(), all.begin() + cut);
-  pe.assign(all.begin() + cut, all.end());
-}
 
 TEST(FrameMove, EqualsTheTableAndItsAnalysis) {
   std::mt19937_64 rng(11);
@@ -88,17 +77,10 @@ TEST(FrameMove, EqualsTheTableAndItsAnalysis) {
 int64_t tableTicks(const rt::TileMap &from, const rt::TileMap &to,
                    rt::GeneralStepKind kind, bool inPlace, unsigned elemBytes,
                    const rt::MachineShape &shape) {
-  rt::GeneralPlan one;
-  one.source = from;
-  one.dest = to;
-  one.elemBytes = elemBytes;
-  rt::GeneralStep s;
-  s.kind = kind;
-  s.to = to;
-  s.inPlace = inPlace;
-  one.steps = {s};
   const std::vector<uint32_t> sources = rt::sourcesOf(from, to);
-  return rt::predictGeneralStep(one, 0, shape, rt::CostModel(), &sources);
+  return rt::predictGeneralStep(
+      mapc::test::oneStepPlan(from, to, kind, inPlace, elemBytes), 0, shape,
+      rt::CostModel(), &sources);
 }
 
 TEST(FrameMove, LocalAndSlotwiseTicksEqualTheTables) {

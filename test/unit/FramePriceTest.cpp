@@ -22,21 +22,11 @@ using namespace mapc;
 using mapc::test::compact;
 using mapc::test::digitTile;
 using mapc::test::oneStepPlan;
+using mapc::test::randomPlaces;
+using mapc::test::tradeAndShuffle;
 using rt::GeneralStepKind;
 
 namespace {
-
-/// Digits 0 .. n - 1 shuffled and cut in two non-empty device dims.
-void randomPlaces(std::mt19937_64 &rng, unsigned n, std::vector<unsigned> &mem,
-                  std::vector<unsigned> &pe) {
-  std::vector<unsigned> all(n);
-  for (unsigned l = 0; l < n; ++l)
-    all[l] = l;
-  std::shuffle(all.begin(), all.end(), rng);
-  const unsigned cut = 1 + unsigned(rng() % (n - 1));
-  mem.assign(all.begin(), all.begin() + cut);
-  pe.assign(all.begin() + cut, all.end());
-}
 
 /// A random pair of frames over the same digits: a memory, processor or
 /// combined permutation (the digits keep their sides), or any placement.
@@ -140,14 +130,7 @@ TEST(FramePrice, PlannerChoosesTheSamePlans) {
     std::vector<unsigned> mem, pe;
     randomPlaces(rng, n, mem, pe);
     std::vector<unsigned> mem2 = mem, pe2 = pe;
-    for (unsigned &x : mem2)
-      for (unsigned &y : pe2)
-        if (bases[x] == bases[y] && rng() % 2)
-          std::swap(x, y);
-    if (rng() % 2)
-      std::shuffle(mem2.begin(), mem2.end(), rng);
-    if (rng() % 2)
-      std::shuffle(pe2.begin(), pe2.end(), rng);
+    tradeAndShuffle(rng, bases, mem2, pe2);
     KTile a = digitTile(bases, mem, pe), b = digitTile(bases, mem2, pe2);
     // Compact forms: the planner aligns them (fig. 6.1) before it reads
     // the move off their digits.

@@ -26,6 +26,7 @@ using namespace mapc;
 using mapc::test::compact;
 using mapc::test::digitTile;
 using mapc::test::oneStepPlan;
+using mapc::test::tradeAndShuffle;
 
 namespace {
 
@@ -392,14 +393,7 @@ TEST(GeneralRemap, RandomDigitPermutations) {
         pe(order.begin() + split, order.end());
     // Trade some pairs of equal base between the sides, then shuffle each.
     std::vector<unsigned> mem2 = mem, pe2 = pe;
-    for (unsigned &x : mem2)
-      for (unsigned &y : pe2)
-        if (bases[x] == bases[y] && rng() % 2)
-          std::swap(x, y);
-    if (rng() % 2)
-      std::shuffle(mem2.begin(), mem2.end(), rng);
-    if (rng() % 2)
-      std::shuffle(pe2.begin(), pe2.end(), rng);
+    tradeAndShuffle(rng, bases, mem2, pe2);
     KTile a = digitTile(bases, mem, pe), b = digitTile(bases, mem2, pe2);
     if (rng() % 2)
       a = compact(a);
