@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <tuple>
 
 using namespace mapc;
 
@@ -73,6 +74,30 @@ std::pair<KTile, KTile> randomDigitPair(std::mt19937 &rng) {
       if (bases[p] == bases[m] && rng() % 2)
         std::swap(p, m);
   return {test::digitTile(bases, mem, pe), test::digitTile(bases, mem2, pe2)};
+}
+
+/// Two random HPF distributions of one array over the PE grid `procs`,
+/// each side p + (0 .. extra - 1) elements long.
+std::pair<KTile, KTile> blockCyclicPair(std::mt19937 &rng,
+                                        const std::vector<int64_t> &procs,
+                                        int64_t extra) {
+  std::vector<int64_t> shape;
+  for (int64_t p : procs)
+    shape.push_back(p + int64_t(rng() % extra));
+  KTile x = test::randomBlockCyclic(rng, shape, procs);
+  KTile y = test::randomBlockCyclic(rng, shape, procs);
+  return {x, y};
+}
+
+/// Two random k-Tiles of one array of 1-3 dims of 1-9 elements.
+std::pair<KTile, KTile> randomTilePair(std::mt19937 &rng) {
+  std::vector<int64_t> shape(1 + rng() % 3);
+  for (int64_t &s : shape)
+    s = 1 + int64_t(rng() % 9);
+  test::RandomTileSpec spec;
+  KTile x = test::randomTileFor(rng, shape, spec);
+  KTile y = test::randomTileFor(rng, shape, spec);
+  return {x, y};
 }
 
 /// The route orders the planner considers on `net`, and their names.
@@ -192,11 +217,7 @@ TEST(NetworkGeneral, SkippedOrdersChooseAsTimingAll) {
       std::vector<int64_t> procs = {1 + int64_t(rng() % 7)};
       if (rng() % 2)
         procs.push_back(1 + int64_t(rng() % 5));
-      std::vector<int64_t> shape;
-      for (int64_t p : procs)
-        shape.push_back(p + int64_t(rng() % (40 / procs.size())));
-      KTile x = test::randomBlockCyclic(rng, shape, procs),
-            y = test::randomBlockCyclic(rng, shape, procs);
+      auto [x, y] = blockCyclicPair(rng, procs, 40 / int64_t(procs.size()));
       a = x;
       b = y;
       ++hpf;
@@ -210,12 +231,9 @@ TEST(NetworkGeneral, SkippedOrdersChooseAsTimingAll) {
       break;
     }
     default: {
-      std::vector<int64_t> shape(1 + rng() % 3);
-      for (int64_t &s : shape)
-        s = 1 + int64_t(rng() % 9);
-      test::RandomTileSpec spec;
-      a = test::randomTileFor(rng, shape, spec);
-      b = test::randomTileFor(rng, shape, spec);
+      auto [x, y] = randomTilePair(rng);
+      a = x;
+      b = y;
       ++tiles;
       break;
     }
@@ -246,20 +264,8 @@ TEST(NetworkGeneral, RotatedTwinsOnTwoDims) {
     rt::TileMap a, b;
     std::vector<int64_t> procs = {1 + int64_t(rng() % 7),
                                   1 + int64_t(rng() % 5)};
-    if (runs % 2) {
-      std::vector<int64_t> shape;
-      for (int64_t p : procs)
-        shape.push_back(p + int64_t(rng() % 20));
-      a = test::randomBlockCyclic(rng, shape, procs);
-      b = test::randomBlockCyclic(rng, shape, procs);
-    } else {
-      std::vector<int64_t> shape(1 + rng() % 3);
-      for (int64_t &s : shape)
-        s = 1 + int64_t(rng() % 9);
-      test::RandomTileSpec spec;
-      a = test::randomTileFor(rng, shape, spec);
-      b = test::randomTileFor(rng, shape, spec);
-    }
+    std::tie(a, b) =
+        runs % 2 ? blockCyclicPair(rng, procs, 20) : randomTilePair(rng);
     const rt::NetworkShape net =
         rng() % 4 == 0 ? rt::NetworkShape::booleanCube(2)
                        : rt::NetworkShape::mesh({1 + unsigned(rng() % 9),
@@ -307,18 +313,9 @@ TEST(NetworkGeneral, ResumedWalksEqualOneWalk) {
     if (runs % 2) {
       std::vector<int64_t> procs = {1 + int64_t(rng() % 7),
                                     1 + int64_t(rng() % 5)};
-      std::vector<int64_t> shape;
-      for (int64_t p : procs)
-        shape.push_back(p + int64_t(rng() % 30));
-      a = test::randomBlockCyclic(rng, shape, procs);
-      b = test::randomBlockCyclic(rng, shape, procs);
+      std::tie(a, b) = blockCyclicPair(rng, procs, 30);
     } else {
-      std::vector<int64_t> shape(1 + rng() % 3);
-      for (int64_t &s : shape)
-        s = 1 + int64_t(rng() % 9);
-      test::RandomTileSpec spec;
-      a = test::randomTileFor(rng, shape, spec);
-      b = test::randomTileFor(rng, shape, spec);
+      std::tie(a, b) = randomTilePair(rng);
     }
     const rt::NetworkShape net =
         randomNetwork(rng, std::max(rt::pesOf(a), rt::pesOf(b)));
