@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <random>
 #include <tuple>
@@ -340,4 +341,49 @@ TEST(NetworkGeneral, ResumedWalksEqualOneWalk) {
     ++runs;
   }
   EXPECT_GT(resumed, 1000u);
+}
+
+// rt::routeOrderBound keeps per link its load and the fewest hops before
+// and after it in a record as narrow as the network allows (16-bit hops
+// below a diameter of 65535). It equals the bound counted from each flow's
+// links (rt::routeLinks) on random flows on random meshes and cubes, and
+// neither a path longer than 65535 hops nor a link loaded past 65535
+// elements wraps around.
+TEST(NetworkGeneral, OrderBoundIsEachLinksBound) {
+  std::mt19937 rng(20261127);
+  for (unsigned run = 0; run < 300; ++run) {
+    const rt::NetworkShape net = randomNetwork(rng, 1 + int64_t(rng() % 60));
+    const uint32_t nodes = net.nodeCount();
+    std::vector<rt::RouteFlow> flows(rng() % 40);
+    for (rt::RouteFlow &f : flows)
+      f = {uint32_t(rng() % nodes), uint32_t(rng() % nodes),
+           1 + uint32_t(rng() % (run % 2 ? 5 : 70000))};
+    for (unsigned order : routeOrdersOn(net)) {
+      struct Link {
+        uint64_t load = 0, before = ~uint64_t(0), after = ~uint64_t(0);
+      };
+      std::map<size_t, Link> at;
+      for (const rt::RouteFlow &f : flows) {
+        const std::vector<size_t> path =
+            rt::routeLinks(net, f.from, f.to, order);
+        for (size_t h = 0; h < path.size(); ++h) {
+          Link &l = at[path[h]];
+          l.load += f.count;
+          l.before = std::min<uint64_t>(l.before, h);
+          l.after = std::min<uint64_t>(l.after, path.size() - h - 1);
+        }
+      }
+      uint64_t bound = 0;
+      for (const auto &[link, l] : at)
+        bound = std::max(bound, l.before + l.load + l.after);
+      ASSERT_EQ(rt::routeOrderBound(net, flows, order), int64_t(bound))
+          << "run " << run << " order " << order;
+    }
+  }
+  // A line of 140,001 nodes: one flow end to end, 140,000 hops (past
+  // twice 65535, so that no link's hops before and after would add up
+  // right in 16 bits).
+  const rt::NetworkShape line = rt::NetworkShape::mesh({140001});
+  EXPECT_EQ(rt::routeOrderBound(line, {{0, 140000, 3}}, 0), 139999 + 3);
+  EXPECT_EQ(rt::routeOrderBound(line, {{140000, 1, 2}}, 0), 139998 + 2);
 }
