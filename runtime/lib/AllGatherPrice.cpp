@@ -40,36 +40,42 @@ mapc::rt::readAllGather(const TileMap &from, const TileMap &to,
       sources.size() != size_t(toPes * toSlots))
     return std::nullopt;
   constexpr uint32_t kNone = ~uint32_t(0);
-  // exchangeSchedule's grouping: the last PE each source cell went to, and
-  // the slot it took there, tell a copy within that PE (fan-out).
-  std::vector<uint32_t> lastPe(size_t(fromCells), kNone),
-      lastSlot(size_t(fromCells), 0), listOf(size_t(fromCells), kNone),
-      deliveries;
+  // exchangeSchedule's grouping, per source cell: its PE, the last PE it
+  // went to and the slot it took there (which tell a copy within that PE,
+  // fan-out), and its list.
+  struct Cell {
+    uint32_t pe, lastPe = kNone, lastSlot = 0, list = kNone;
+  };
+  std::vector<Cell> cells(static_cast<size_t>(fromCells));
+  const Divider32 bySlots{uint64_t(fromSlots)};
+  for (uint32_t a = 0; a < uint32_t(fromCells); ++a)
+    cells[a].pe = bySlots.quotient(a);
+  std::vector<uint32_t> deliveries;
   AllGatherMove move;
   move.pes = pes;
-  const Divider32 bySlots{uint64_t(fromSlots)};
   for (uint32_t q = 0, b = 0; q < pes; ++q)
     for (uint32_t t = 0; t < uint32_t(toSlots); ++t, ++b) {
       const uint32_t a = sources[b];
-      if (a == kNoSource)
-        continue;
-      if (a >= uint64_t(fromCells))
+      if (a >= uint64_t(fromCells)) {
+        if (a == kNoSource)
+          continue;
         return std::nullopt;
-      const uint32_t ap = bySlots.quotient(a);
-      if (ap == q)
+      }
+      Cell &c = cells[a];
+      if (c.pe == q)
         continue;
-      if (lastPe[a] == q) {
-        move.fanOut.push_back({q, q, lastSlot[a], t});
+      if (c.lastPe == q) {
+        move.fanOut.push_back({q, q, c.lastSlot, t});
         continue;
       }
-      lastPe[a] = q;
-      lastSlot[a] = t;
-      if (listOf[a] == kNone) {
-        listOf[a] = uint32_t(move.sourcePe.size());
-        move.sourcePe.push_back(ap);
+      c.lastPe = q;
+      c.lastSlot = t;
+      if (c.list == kNone) {
+        c.list = uint32_t(move.sourcePe.size());
+        move.sourcePe.push_back(c.pe);
         deliveries.push_back(0);
       }
-      ++deliveries[listOf[a]];
+      ++deliveries[c.list];
     }
   // allGatherRounds' conditions: 2 .. pes elements on distinct PEs, each
   // bound for every other PE.
@@ -162,13 +168,11 @@ public:
     ++senders[from];
     ++receivers[to];
     const size_t k = size_t(from) * clusters + to;
-    const uint32_t now = ++pair[k];
-    if (now == 1) {
+    if (pair[k]++ == 0) {
       touched.push_back(k);
       ++partnersOut[from];
       ++partnersIn[to];
     }
-    group = std::max(group, now);
   }
 
   /// The ticks of the send counted so far, and a fresh count.
@@ -179,11 +183,13 @@ public:
       partners = std::max<int64_t>({partners, partnersOut[c], partnersIn[c]});
       senders[c] = receivers[c] = partnersOut[c] = partnersIn[c] = 0;
     }
-    for (size_t k : touched)
+    int64_t group = 0;
+    for (size_t k : touched) {
+      group = std::max<int64_t>(group, pair[k]);
       pair[k] = 0;
+    }
     touched.clear();
-    const int64_t clustered = partners * (ropen + int64_t(group) * send);
-    group = 0;
+    const int64_t clustered = partners * (ropen + group * send);
     return std::min(clustered, busiest * (ropen + send));
   }
 
@@ -191,7 +197,6 @@ private:
   unsigned clusters;
   std::vector<uint32_t> pair, senders, receivers, partnersOut, partnersIn;
   std::vector<size_t> touched;
-  uint32_t group = 0;
 };
 
 } // namespace
