@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "mapc/runtime/General.h"
 
+#include "AllGatherPrice.h"
 #include "ExchangePrice.h"
 #include "ExchangeRounds.h"
 #include "mapc/runtime/DigitExchange.h"
@@ -849,6 +850,16 @@ bool GeneralStepRunner::runExchange(std::string *why) {
     // Priced from its pair counts, the rounds never built: the same ticks
     // as the rounds the executor builds from those counts (ExchangePrice.h).
     return true;
+  } else if (m.pricingOnly() && to.replicates()) {
+    // An all-gather whose built rounds exchangeSchedule takes: priced from
+    // its source PEs, the rounds never built (AllGatherPrice.h).
+    if (const std::optional<AllGatherMove> gather =
+            readAllGather(from, to, *given, pes);
+        gather && builtAllGatherChosen(*gather) == true) {
+      chargeBuiltAllGather(m, *gather, xferBytes, xfers);
+      copyWithinPes(gather->fanOut);
+      return true;
+    }
   }
   // Planners price a move out of place and then in place: the pricing
   // machine keeps the last schedule. Without a replicated destination no

@@ -64,39 +64,22 @@ bool mapc::rt::allGatherRounds(
       posOf[q] = t;
       peAt[t++] = q;
     }
-  const uint32_t g = pes / n, r = pes % n;
   // Element i sent from position `from` to position `to` (held there).
-  auto send = [&](std::vector<ExchangeSend> &round, uint32_t i, uint32_t from,
-                  uint32_t to) {
-    const uint32_t p = peAt[from], q = peAt[to];
-    const uint32_t *at = &slotAt[size_t(i) * pes];
-    round.push_back({p, q, at[p], at[q], from != i});
-  };
-  std::vector<std::vector<ExchangeSend>> out;
-  // 1. Doubling down each column (members m = 0 .. g (+1) at i + m n).
-  const uint32_t tallest = g + (r > 0);
-  for (uint32_t held = 1; held < tallest; held *= 2) {
-    std::vector<ExchangeSend> &round = out.emplace_back();
-    for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t members = g + (i < r);
-      for (uint32_t h = 0; h < held && held + h < members; ++h)
-        send(round, i, i + h * n, i + (held + h) * n);
-    }
-  }
-  // 2. Rotation.
-  for (uint32_t k = 1; k < n + (r > 0); ++k) {
-    std::vector<ExchangeSend> &round = out.emplace_back();
-    if (k < n)
-      for (uint32_t j = 0; j < g; ++j)
-        for (uint32_t c = 0; c < n; ++c) {
-          const uint32_t i = (c + n - k) % n;
-          const uint32_t row = j == 0 && i < r ? g : j;
-          send(round, i, row * n + i, j * n + c);
-        }
-    if (k >= 2)
-      for (uint32_t i = 0; i < r; ++i)
-        send(round, (i + n - (k - 1)) % n, i, g * n + i);
-  }
+  std::vector<std::vector<ExchangeSend>> out(allGatherRoundCount(n, pes));
+  forEachAllGatherSend(
+      n, pes, [&](uint32_t round, uint32_t i, uint32_t from, uint32_t to) {
+        const uint32_t p = peAt[from], q = peAt[to];
+        const uint32_t *at = &slotAt[size_t(i) * pes];
+        out[round].push_back({p, q, at[p], at[q], from != i});
+      });
   rounds = std::move(out);
   return true;
+}
+
+uint32_t mapc::rt::allGatherRoundCount(uint32_t n, uint32_t pes) {
+  const uint32_t g = pes / n, r = pes % n, tallest = g + (r > 0);
+  uint32_t doubling = 0;
+  for (uint32_t held = 1; held < tallest; held *= 2)
+    ++doubling;
+  return doubling + n - 1 + (r > 0);
 }
