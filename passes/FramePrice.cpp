@@ -1,6 +1,7 @@
 //===- FramePrice.cpp - steps between digit frames priced from their digits
 //===//
 #include "passes/FramePrice.h"
+#include "passes/FrameExchange.h"
 #include "passes/FrameMove.h"
 
 #include "mapc/runtime/MasPar.h"
@@ -62,35 +63,6 @@ bool mapc::heldFramesOverOneFactorisation(const rt::TileMap &a,
 
 namespace {
 
-/// For every value v of frame `t`'s device dim `dim` (0 memory, 1 PEs), in
-/// order, the sum over its digits of digit value x `weight`: counted like
-/// an odometer, no division.
-std::vector<int64_t> sumsOver(const rt::TileMap &t, size_t dim,
-                              const std::vector<int64_t> &weight) {
-  std::vector<int64_t> base, w, value;
-  for (unsigned l : t.m[dim])
-    if (t.kdims[l].tk > 1) {
-      base.push_back(t.kdims[l].tk);
-      w.push_back(weight[l]);
-      value.push_back(0);
-    }
-  const int64_t n = dim == 0 ? rt::slotsOf(t) : rt::pesOf(t);
-  std::vector<int64_t> out(size_t(n), 0);
-  int64_t sum = 0;
-  for (int64_t v = 0; v < n; ++v) {
-    out[size_t(v)] = sum;
-    for (size_t i = 0; i < base.size(); ++i) {
-      if (++value[i] < base[i]) {
-        sum += w[i];
-        break;
-      }
-      value[i] = 0;
-      sum -= (base[i] - 1) * w[i];
-    }
-  }
-  return out;
-}
-
 /// moveLocal's price (pricing mode): every PE reads the same slot for each
 /// slot it writes, so one direct load and store per slot written, or in
 /// place (runLocalInPlace) per slot that takes another slot's element,
@@ -108,7 +80,7 @@ int64_t localTicks(const rt::TileMap &from, const rt::TileMap &to, bool inPlace,
   const int64_t perSlot = xfers * (cost.load[w] + cost.store(w));
   if (!inPlace)
     return rt::slotsOf(to) * perSlot;
-  const std::vector<int64_t> readSlot = sumsOver(to, 0, wf.slot);
+  const std::vector<int64_t> readSlot = frameDigitSums(to, 0, wf.slot);
   int64_t moved = 0;
   for (size_t t = 0; t < readSlot.size(); ++t)
     moved += readSlot[t] != int64_t(t);
@@ -125,9 +97,9 @@ int64_t slotwiseTicks(const rt::TileMap &from, const rt::TileMap &to,
   for (size_t l = 0; l < from.kdims.size(); ++l)
     if (from.kdims[l].tk > 1 && wt.slot[l] != 0 && wf.slot[l] == 0)
       return -1; // a source slot feeds two destination slots
-  const std::vector<int64_t> target = sumsOver(from, 0, wt.slot),
-                             key = sumsOver(from, 0, wt.pe),
-                             base = sumsOver(from, 1, wt.pe);
+  const std::vector<int64_t> target = frameDigitSums(from, 0, wt.slot),
+                             key = frameDigitSums(from, 0, wt.pe),
+                             base = frameDigitSums(from, 1, wt.pe);
   const int64_t slots = int64_t(target.size()), pes = int64_t(base.size());
   if (inPlace)
     for (int64_t s = 0; s < slots; ++s)
@@ -194,6 +166,21 @@ int64_t slotwiseTicks(const rt::TileMap &from, const rt::TileMap &to,
   return ticks;
 }
 
+/// runDigitExchangeStep's price (pricing mode) with the exchange read off
+/// the digits (FrameExchange.h) rather than off a table of sources.
+int64_t digitExchangeTicks(const rt::TileMap &from, const rt::TileMap &to,
+                           bool inPlace, unsigned elemBytes,
+                           const rt::MachineShape &shape,
+                           const rt::CostModel &cost) {
+  const std::optional<rt::DigitExchangeShape> ex = frameDigitExchange(from, to);
+  if (!ex || (inPlace && !rt::digitExchangeRunsInPlace(*ex, elemBytes, cost)))
+    return -1;
+  rt::MasPar m =
+      rt::MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
+  rt::runDigitExchange(m, *ex, {0, 0, elemBytes, inPlace});
+  return m.ledger().total();
+}
+
 } // namespace
 
 std::optional<int64_t> mapc::frameStepTicks(GeneralStepKind kind, bool inPlace,
@@ -210,18 +197,8 @@ std::optional<int64_t> mapc::frameStepTicks(GeneralStepKind kind, bool inPlace,
     return localTicks(from, to, inPlace, elemBytes, cost);
   case GeneralStepKind::Slotwise:
     return slotwiseTicks(from, to, inPlace, elemBytes, shape, cost);
-  case GeneralStepKind::DigitExchange: {
-    if (rt::slotsOf(from) != rt::slotsOf(to) ||
-        rt::pesOf(from) != rt::pesOf(to))
-      return -1; // a digit exchange keeps the number of slots and PEs
-    // Without a memory digit bound for the PEs, every element of PE 0
-    // lands on one PE: findDigitExchange finds no exchanged digit.
-    const DigitWeights wf(from), wt(to);
-    for (size_t l = 0; l < from.kdims.size(); ++l)
-      if (from.kdims[l].tk > 1 && wf.slot[l] != 0 && wt.pe[l] != 0)
-        return std::nullopt;
-    return -1;
-  }
+  case GeneralStepKind::DigitExchange:
+    return digitExchangeTicks(from, to, inPlace, elemBytes, shape, cost);
   default:
     return std::nullopt;
   }

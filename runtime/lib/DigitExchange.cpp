@@ -137,6 +137,34 @@ bool mapc::rt::digitExchangeLoadsDirect(const DigitExchangeShape &s,
   return digitExchangeLoads(s, seqs, elemBytes, inPlace, cost).direct;
 }
 
+void mapc::rt::setDigitExchangePeSide(DigitExchangeShape &s,
+                                      std::vector<int64_t> sendDigit,
+                                      std::vector<int64_t> recvDigit,
+                                      std::vector<int64_t> destPe) {
+  const int64_t base = s.base, pes = s.pes;
+  // Function 6.1's own PE side: x = p / wp % b, sending to p + (y - x) wp.
+  const int64_t wp = destPe[size_t(1)] - destPe[size_t(0)];
+  bool regular = wp > 0 && pes % (base * wp) == 0;
+  for (int64_t p = 0; p < pes && regular; ++p) {
+    const int64_t x = p / wp % base;
+    regular = sendDigit[size_t(p)] == x && recvDigit[size_t(p)] == x;
+    for (int64_t y = 0; y < base && regular; ++y)
+      regular = destPe[size_t(p * base + y)] == p + (y - x) * wp;
+  }
+  s.keepsPeDigit = true;
+  for (int64_t p = 0; p < pes; ++p)
+    s.keepsPeDigit &= sendDigit[size_t(p)] == recvDigit[size_t(p)];
+  s.peWeight = regular ? wp : 0;
+  s.sendDigit.clear();
+  s.recvDigit.clear();
+  s.destPe.clear();
+  if (!regular) {
+    s.sendDigit = std::move(sendDigit);
+    s.recvDigit = std::move(recvDigit);
+    s.destPe = std::move(destPe);
+  }
+}
+
 bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
                                  const std::vector<uint32_t> &sources,
                                  DigitExchangeShape &shape, std::string *why) {
@@ -227,19 +255,11 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
       if (recvDigit[size_t(r)] != y || a == kNoSource || a / slots != p)
         return fail(notMoving);
     }
-  // Function 6.1's own PE side: x = p / wp % b, sending to p + (y - x) wp.
-  const int64_t wp = destPe[size_t(1)] - destPe[size_t(0)];
-  bool regular = wp > 0 && pes % (base * wp) == 0;
-  for (int64_t p = 0; p < pes && regular; ++p) {
-    const int64_t x = p / wp % base;
-    regular = sendDigit[size_t(p)] == x && recvDigit[size_t(p)] == x;
-    for (int64_t y = 0; y < base && regular; ++y)
-      regular = destPe[size_t(p * base + y)] == p + (y - x) * wp;
-  }
-  bool keepsPeDigit = true;
-  for (int64_t p = 0; p < pes; ++p)
-    keepsPeDigit &= sendDigit[size_t(p)] == recvDigit[size_t(p)];
+  DigitExchangeShape side;
+  side.base = base;
+  side.pes = pes;
   const int64_t x0 = sendDigit[0];
+  setDigitExchangePeSide(side, sendDigit, recvDigit, destPe);
   // The chunk: identity slot digits at the bottom of memory, a divisor of
   // both weights; the largest that fits the elements of PE 0 is tried
   // first, smaller ones if the move is finer than it looked.
@@ -251,20 +271,11 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
   for (int64_t c = std::min(run, g); c >= 1; --c) {
     if (g % c != 0 || home % c != 0)
       continue;
-    DigitExchangeShape s;
-    s.base = base;
-    s.peWeight = regular ? wp : 0;
+    DigitExchangeShape s = side;
     s.slotWeight = wm;
-    s.pes = pes;
     s.slots = slots;
     s.chunk = c;
     s.destSlotWeight = wd;
-    if (!regular) {
-      s.sendDigit = sendDigit;
-      s.recvDigit = recvDigit;
-      s.destPe = destPe;
-    }
-    s.keepsPeDigit = keepsPeDigit;
     const int64_t highs = s.highs();
     // Each high part's place on arrival, read off PE 0 (y = 0, its digit
     // x0 taken off); the places must be distinct, leave the chunk and the

@@ -163,6 +163,17 @@ int64_t digitExchangeValueRegisters(int64_t base, unsigned bytes,
 bool digitExchangeRunsInPlace(const DigitExchangeShape &shape,
                               unsigned elemBytes, const CostModel &cost);
 
+/// Sets the PE side of `shape` (base and pes set) from every PE's digit x
+/// (sendDigit[p]), the digit y it receives (recvDigit[p]) and where it
+/// sends its slot digit y (destPe[p * base + y]): function 6.1's own
+/// (peWeight, the lists left empty) when they are that, else the lists;
+/// and keepsPeDigit. findDigitExchange reads the lists off a table of
+/// sources, a planner pricing digit frames off their digits.
+void setDigitExchangePeSide(DigitExchangeShape &shape,
+                            std::vector<int64_t> sendDigit,
+                            std::vector<int64_t> recvDigit,
+                            std::vector<int64_t> destPe);
+
 /// Whether the move `sources` (sourcesOf(from, to)) is one P/M digit
 /// exchange; fills `shape` if so. Reads the digits off the elements of PE 0
 /// and then checks every held cell of `to`, so a yes is exact.
