@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <numeric>
 #include <random>
 
 using namespace mapc;
@@ -207,6 +208,47 @@ TEST(FrameExchange, PricedAsOnTheTable) {
   EXPECT_GT(priced, 1200);
   EXPECT_GT(pricedInPlace, 500);
   EXPECT_GT(refusedInPlace, 400); // found, but it cannot run in place
+}
+
+// The pricing machine counts an exchange's transfers and loads from its
+// shape (rt::digitExchangeTally), without making its sequences: the same
+// counts as the sequences the executor runs, for every shape found above,
+// every element size, in place and not.
+TEST(FrameExchange, TallyCountsTheSequences) {
+  std::mt19937_64 rng(20261127);
+  int shapes = 0, periods = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    KTile from, to;
+    randomPair(rng, from, to);
+    const std::optional<rt::DigitExchangeShape> ex =
+        frameDigitExchange(from, to);
+    if (!ex)
+      continue;
+    ++shapes;
+    for (unsigned eb : {1u, 2u, 3u, 4u, 8u, 12u, 16u})
+      for (bool inPlace : {false, true}) {
+        const rt::DigitExchangeTally a = rt::digitExchangeTally(
+                                         rt::digitExchangeSequences(*ex, eb,
+                                                                    inPlace)),
+                                     b = rt::digitExchangeTally(*ex, eb,
+                                                                inPlace);
+        const std::string what = "trial " + std::to_string(trial) + " eb " +
+                                 std::to_string(eb) + " in place " +
+                                 std::to_string(inPlace);
+        ASSERT_EQ(a.transfers, b.transfers) << what;
+        ASSERT_EQ(a.widest, b.widest) << what;
+        for (unsigned w = 0; w < 4; ++w) {
+          ASSERT_EQ(a.perSendWidth[w], b.perSendWidth[w]) << what;
+          ASSERT_EQ(a.roundParts[w], b.roundParts[w]) << what;
+          ASSERT_EQ(a.diagonalParts[w], b.diagonalParts[w]) << what;
+        }
+        // Streams longer than one period of their cuts.
+        periods += eb < 8 && ex->highs() * ex->chunk >
+                                 std::lcm(ex->chunk, int64_t(8 / eb));
+      }
+  }
+  EXPECT_GT(shapes, 800);
+  EXPECT_GT(periods, 1200);
 }
 
 } // namespace

@@ -121,6 +121,26 @@ struct DigitExchangeSequences {
 DigitExchangeSequences digitExchangeSequences(const DigitExchangeShape &shape,
                                               unsigned elemBytes, bool inPlace);
 
+/// What the pricing of an exchange needs of its sequences: the rounds'
+/// transfers (how many, the widest's bytes of data, how many of each send
+/// width: 1, 2, 4, 8 bytes), and the loads, each with its store, of the
+/// rounds' and the diagonal's pieces by width (forEachPart's powers of two).
+struct DigitExchangeTally {
+  int64_t transfers = 0;
+  unsigned widest = 1;
+  int64_t perSendWidth[4] = {0, 0, 0, 0};
+  int64_t roundParts[4] = {0, 0, 0, 0}, diagonalParts[4] = {0, 0, 0, 0};
+};
+/// The tally of `seqs`.
+DigitExchangeTally digitExchangeTally(const DigitExchangeSequences &seqs);
+/// The tally of digitExchangeSequences(shape, elemBytes, inPlace), counted
+/// without making them: the rounds' stream of chunks is cut alike every
+/// lcm(chunk, elements per send) elements, so one such period is cut and
+/// counted as often as it comes (a planner prices exchanges of 10^5 high
+/// parts a dozen times).
+DigitExchangeTally digitExchangeTally(const DigitExchangeShape &shape,
+                                      unsigned elemBytes, bool inPlace);
+
 /// How the exchange loads and stores. Direct (003 function 6.1 with every
 /// address the same in all PEs): each transfer's pieces are loaded at every
 /// slot digit y, one direct load per digit serving every PE, kept in
@@ -139,6 +159,11 @@ struct DigitExchangeLoads {
 };
 DigitExchangeLoads digitExchangeLoads(const DigitExchangeShape &shape,
                                       const DigitExchangeSequences &seqs,
+                                      unsigned elemBytes, bool inPlace,
+                                      const CostModel &cost);
+/// The same from the sequences' tally.
+DigitExchangeLoads digitExchangeLoads(const DigitExchangeShape &shape,
+                                      const DigitExchangeTally &tally,
                                       unsigned elemBytes, bool inPlace,
                                       const CostModel &cost);
 /// Whether digitExchangeLoads loads directly.
