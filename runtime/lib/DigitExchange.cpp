@@ -498,18 +498,37 @@ DigitExchangeTally mapc::rt::digitExchangeTally(const DigitExchangeShape &s,
     // such period is cut and counted as often as it comes, then the rest.
     const int64_t most = 8 / elemBytes, total = highs * s.chunk;
     const int64_t period = std::lcm(s.chunk, most);
+    // A period holds at most `most` chunks: cut each at the send that is
+    // open when it starts, in whole sends, and in the rest it leaves open.
     auto cut = [&](int64_t elems, int64_t times) {
       if (!times)
         return;
-      streamHighs(
-          elems / s.chunk, [](int64_t) { return int64_t(0); }, s.chunk,
-          elemBytes,
-          [&](const DigitExchangeTransfer &x) {
-            addRoundTransfer(x.bytes, times, t);
-            for (const DigitExchangePiece &c : x.pieces)
-              addParts(c.bytes, times, t.roundParts);
-            return true;
-          });
+      int64_t open = 0; // elements of the send being filled
+      for (int64_t c = 0; c < elems / s.chunk; ++c) {
+        int64_t left = s.chunk;
+        if (open) {
+          const int64_t k = std::min(most - open, left);
+          addParts(unsigned(k) * elemBytes, times, t.roundParts);
+          open += k;
+          left -= k;
+          if (open == most) {
+            addRoundTransfer(unsigned(most) * elemBytes, times, t);
+            open = 0;
+          }
+        }
+        if (left >= most) {
+          const int64_t whole = left / most;
+          addParts(unsigned(most) * elemBytes, whole * times, t.roundParts);
+          addRoundTransfer(unsigned(most) * elemBytes, whole * times, t);
+          left -= whole * most;
+        }
+        if (left) {
+          addParts(unsigned(left) * elemBytes, times, t.roundParts);
+          open = left;
+        }
+      }
+      if (open)
+        addRoundTransfer(unsigned(open) * elemBytes, times, t);
     };
     cut(period, total / period);
     cut(total % period, 1);
