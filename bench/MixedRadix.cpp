@@ -535,7 +535,8 @@ std::vector<Problem> hpfProblems(bool quick) {
        "cyclic, cyclic(3)", 12u << 20},
       // 10^8: copies planned without walking the elements; the simulation
       // would take minutes and gigabytes. On 10 PEs 003 6.2.2's candidates
-      // still tabulate their intermediate moves (seconds, GBs): --huge.
+      // price their intermediate moves in time linear in the slots (some
+      // 120 ms): --huge.
       {"1e8 on 7: block<->cyclic(3) copy", "7", "7", "100000000", "block",
        "cyclic(3)", 240u << 20, false},
       {"1e8 on 10: block<->cyclic(5) copy", "10", "10", "100000000", "block",

@@ -195,9 +195,10 @@ std::optional<rt::GeneralStep> Planner::price(const rt::TileMap &from,
   // A digit permutation's shape comes from its digits (FrameMove.h); the
   // elements each PE sends away only when an exchange is an option.
   const bool frames = everyCellHeld(from) && everyCellHeld(to);
-  // Local and slotwise steps, and a digit exchange that cannot apply, are
-  // priced from the digits (FramePrice.h); the table of sources is built
-  // only for a step that still needs it.
+  // Local, slotwise and digit-exchange steps are priced from the digits
+  // (FramePrice.h, FrameExchange.h); the table of sources is built only
+  // for a step that still needs it (an exchange step not skipped by its
+  // bound).
   const bool byDigits =
       req.priceFramesByDigits && heldFramesOverOneFactorisation(from, to);
   std::vector<uint32_t> walked;
@@ -426,7 +427,8 @@ void Planner::finish(std::vector<rt::GeneralStep> steps,
 /// its per-PE destinations send to permuted PEs, so only the halves left
 /// out remain steps of their own. A fold is tried only when the exchanged
 /// groups are runs in the layouts the exchange reads and writes; whether
-/// the chunks allow it is the finder's to say (rt::findDigitExchange).
+/// the chunks allow it is the finder's to say (rt::findDigitExchange, or
+/// frameDigitExchange off the digits).
 void foldedPlans(Planner &planner, const rt::TileMap &src,
                  const rt::TileMap &dst, const rt::TileMap &i1,
                  const rt::TileMap &i2, const Digits &gm, const Digits &gp,

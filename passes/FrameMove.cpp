@@ -5,32 +5,21 @@
 
 using namespace mapc;
 
-namespace {
-
-/// An odometer over some digits, least significant first: `step` moves
-/// to the next value and returns what `weight` adds to a sum of
-/// digit x weight, false after the last.
-struct Odometer {
-  std::vector<int64_t> base, weight, value;
-  void add(int64_t b, int64_t w) {
-    base.push_back(b);
-    weight.push_back(w);
-    value.push_back(0);
+std::vector<int64_t> mapc::frameDigitSums(const rt::TileMap &t, size_t dim,
+                                          const std::vector<int64_t> &weight) {
+  DigitOdometer digits;
+  for (unsigned l : t.m[dim])
+    if (t.kdims[l].tk > 1)
+      digits.add(t.kdims[l].tk, weight[l]);
+  const int64_t n = dim == 0 ? rt::slotsOf(t) : rt::pesOf(t);
+  std::vector<int64_t> out(size_t(n), 0);
+  int64_t sum = 0;
+  for (int64_t v = 0; v < n; ++v) {
+    out[size_t(v)] = sum;
+    digits.step(sum);
   }
-  bool step(int64_t &sum) {
-    for (size_t i = 0; i < base.size(); ++i) {
-      if (++value[i] < base[i]) {
-        sum += weight[i];
-        return true;
-      }
-      value[i] = 0;
-      sum -= (base[i] - 1) * weight[i];
-    }
-    return false;
-  }
-};
-
-} // namespace
+  return out;
+}
 
 std::vector<uint32_t> mapc::frameSources(const rt::TileMap &from,
                                          const rt::TileMap &to) {
@@ -46,7 +35,7 @@ void mapc::frameSources(const rt::TileMap &from, const rt::TileMap &to,
   // digit's weight in `from`'s linear address.
   const DigitWeights wf(from);
   const int64_t fromSlots = rt::slotsOf(from);
-  Odometer cellsOfTo;
+  DigitOdometer cellsOfTo;
   for (const auto &dim : to.m)
     for (unsigned l : dim)
       if (to.kdims[l].tk > 1)
@@ -87,7 +76,7 @@ FrameShape mapc::frameShape(const rt::TileMap &from, const rt::TileMap &to,
   // the PEs as another: a value whose destination PE is the source's
   // stays, for every value of the memory digits that stay in memory
   // (`perValue` of them).
-  Odometer sourcePe, toPes;
+  DigitOdometer sourcePe, toPes;
   for (unsigned l : from.m[1])
     if (from.kdims[l].tk > 1)
       sourcePe.add(from.kdims[l].tk, wt.pe[l]);

@@ -49,6 +49,35 @@ struct DigitWeights {
   }
 };
 
+/// An odometer over some digits, least significant first: `step` moves to
+/// the next value and adds to `sum` what that changes of the sum of digit
+/// value x weight; false after the last value (back at 0).
+struct DigitOdometer {
+  std::vector<int64_t> base, weight, value;
+  void add(int64_t b, int64_t w) {
+    base.push_back(b);
+    weight.push_back(w);
+    value.push_back(0);
+  }
+  bool step(int64_t &sum) {
+    for (size_t i = 0; i < base.size(); ++i) {
+      if (++value[i] < base[i]) {
+        sum += weight[i];
+        return true;
+      }
+      value[i] = 0;
+      sum -= (base[i] - 1) * weight[i];
+    }
+    return false;
+  }
+};
+
+/// For every value of digit frame `t`'s device dim `dim` (0 memory, 1 PEs),
+/// in order, the sum over its digits of digit value x `weight` (indexed by
+/// k-Tile dim): counted like an odometer, no division.
+std::vector<int64_t> frameDigitSums(const rt::TileMap &t, size_t dim,
+                                    const std::vector<int64_t> &weight);
+
 /// rt::sourcesOf(from, to) for two digit frames (device [memory, PEs],
 /// plain dims as long as their digits' product) over the same k-Tile dims,
 /// in which every cell holds one element.

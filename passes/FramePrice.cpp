@@ -1,6 +1,7 @@
 //===- FramePrice.cpp - steps between digit frames priced from their digits
 //===//
 #include "passes/FramePrice.h"
+#include "passes/FrameExchange.h"
 #include "passes/FrameMove.h"
 
 #include "mapc/runtime/MasPar.h"
@@ -62,35 +63,6 @@ bool mapc::heldFramesOverOneFactorisation(const rt::TileMap &a,
 
 namespace {
 
-/// For every value v of frame `t`'s device dim `dim` (0 memory, 1 PEs), in
-/// order, the sum over its digits of digit value x `weight`: counted like
-/// an odometer, no division.
-std::vector<int64_t> sumsOver(const rt::TileMap &t, size_t dim,
-                              const std::vector<int64_t> &weight) {
-  std::vector<int64_t> base, w, value;
-  for (unsigned l : t.m[dim])
-    if (t.kdims[l].tk > 1) {
-      base.push_back(t.kdims[l].tk);
-      w.push_back(weight[l]);
-      value.push_back(0);
-    }
-  const int64_t n = dim == 0 ? rt::slotsOf(t) : rt::pesOf(t);
-  std::vector<int64_t> out(size_t(n), 0);
-  int64_t sum = 0;
-  for (int64_t v = 0; v < n; ++v) {
-    out[size_t(v)] = sum;
-    for (size_t i = 0; i < base.size(); ++i) {
-      if (++value[i] < base[i]) {
-        sum += w[i];
-        break;
-      }
-      value[i] = 0;
-      sum -= (base[i] - 1) * w[i];
-    }
-  }
-  return out;
-}
-
 /// moveLocal's price (pricing mode): every PE reads the same slot for each
 /// slot it writes, so one direct load and store per slot written, or in
 /// place (runLocalInPlace) per slot that takes another slot's element,
@@ -108,15 +80,37 @@ int64_t localTicks(const rt::TileMap &from, const rt::TileMap &to, bool inPlace,
   const int64_t perSlot = xfers * (cost.load[w] + cost.store(w));
   if (!inPlace)
     return rt::slotsOf(to) * perSlot;
-  const std::vector<int64_t> readSlot = sumsOver(to, 0, wf.slot);
+  const std::vector<int64_t> readSlot = frameDigitSums(to, 0, wf.slot);
   int64_t moved = 0;
   for (size_t t = 0; t < readSlot.size(); ++t)
     moved += readSlot[t] != int64_t(t);
   return moved * perSlot;
 }
 
+/// The digits of `t`'s device dim `dim` that take more than one value,
+/// least significant first (a digit of base 1 is always 0).
+std::vector<unsigned> digitsOf(const rt::TileMap &t, size_t dim) {
+  std::vector<unsigned> out;
+  for (unsigned l : t.m[dim])
+    if (t.kdims[l].tk > 1)
+      out.push_back(l);
+  return out;
+}
+
 /// runSlotwise's price (pricing mode) from the digits: source slot s goes
-/// to slot target[s], its element on PE p to PE base[p] + key[s].
+/// to slot target(s), its element on PE p to PE base(p) + key(s), where
+/// target and key are sums over the source's memory digits of their
+/// weights in the destination's memory and PEs.
+///
+/// runSlotwise sends runs of slots whose targets follow each other and
+/// whose keys agree, up to 64 bits, in chunks of powers of two. The memory
+/// digits at the bottom of both frames in one order (product P) keep the
+/// targets consecutive and the key fixed in every block of P slots, and a
+/// run ends at a block's end unless the digits above let it go on (never,
+/// it seems, but it is checked: then the slots are walked one by one). So
+/// every block is cut alike: P / most chunks of `most` slots, then the
+/// rest in powers of two; and the key runs over the values of the memory
+/// digits bound for the PEs, each as often as the others.
 int64_t slotwiseTicks(const rt::TileMap &from, const rt::TileMap &to,
                       bool inPlace, unsigned elemBytes,
                       const rt::MachineShape &shape,
@@ -125,14 +119,14 @@ int64_t slotwiseTicks(const rt::TileMap &from, const rt::TileMap &to,
   for (size_t l = 0; l < from.kdims.size(); ++l)
     if (from.kdims[l].tk > 1 && wt.slot[l] != 0 && wf.slot[l] == 0)
       return -1; // a source slot feeds two destination slots
-  const std::vector<int64_t> target = sumsOver(from, 0, wt.slot),
-                             key = sumsOver(from, 0, wt.pe),
-                             base = sumsOver(from, 1, wt.pe);
-  const int64_t slots = int64_t(target.size()), pes = int64_t(base.size());
+  const std::vector<unsigned> fromMem = digitsOf(from, 0),
+                              toMem = digitsOf(to, 0);
   if (inPlace)
-    for (int64_t s = 0; s < slots; ++s)
-      if (target[size_t(s)] != s)
+    for (unsigned l : fromMem)
+      if (wt.slot[l] != wf.slot[l])
         return -1; // an in-place slotwise step must keep every slot
+  const std::vector<int64_t> base = frameDigitSums(from, 1, wt.pe);
+  const int64_t slots = rt::slotsOf(from), pes = int64_t(base.size());
   const unsigned xferBytes = std::min(elemBytes, 8u);
   const int64_t xfers = int64_t(elemBytes / xferBytes);
   // chunkRun's rule: powers of two narrower than 64 bits travel in chunks.
@@ -167,31 +161,98 @@ int64_t slotwiseTicks(const rt::TileMap &from, const rt::TileMap &to,
       out.router = m.cheaperRouterCost(bytes, dest, active);
     return out;
   };
-
-  int64_t ticks = 0;
-  for (int64_t s = 0; s < slots;) {
-    int64_t run = 1;
-    while (run < most && s + run < slots &&
-           target[size_t(s + run)] == target[size_t(s)] + run &&
-           key[size_t(s + run)] == key[size_t(s)])
-      ++run;
-    int64_t chunk = 1;
-    while (chunk * 2 <= run)
-      chunk *= 2;
+  // A chunk of `chunk` slots of key k: a load per transfer; a send and a
+  // store when an element leaves, a store alone when elements only stay
+  // (not in place).
+  auto chunkTicks = [&](int64_t k, int64_t chunk) {
     const unsigned bytes = xferBytes * unsigned(chunk);
     const unsigned wb = rt::widthIndex(bytes);
-    const Sends &sends = sendsOf(key[size_t(s)], bytes);
-    // A load per transfer; a send and a store when an element leaves, a
-    // store alone when elements only stay (not in place).
+    const Sends &sends = sendsOf(k, bytes);
     int64_t perXfer = cost.load[wb];
     if (sends.leaves)
       perXfer += sends.router + cost.store(wb);
     else if (sends.stays && !inPlace)
       perXfer += cost.store(wb);
-    ticks += xfers * perXfer;
-    s += chunk;
+    return xfers * perXfer;
+  };
+
+  // The blocks: P slots each, the digits above them an odometer.
+  size_t below = 0;
+  int64_t block = 1;
+  while (below < fromMem.size() && below < toMem.size() &&
+         fromMem[below] == toMem[below])
+    block *= from.kdims[fromMem[below++]].tk;
+  // A block's last slot and the next block's first continue a run when the
+  // step between them (the digits above carried up to some digit u_d)
+  // moves the target by one and keeps the key.
+  bool runsCross = false;
+  int64_t carriedSlot = 0, carriedKey = 0;
+  for (size_t d = below; d < fromMem.size(); ++d) {
+    const unsigned u = fromMem[d];
+    runsCross |= wt.slot[u] - carriedSlot == block && wt.pe[u] == carriedKey;
+    carriedSlot += (from.kdims[u].tk - 1) * wt.slot[u];
+    carriedKey += (from.kdims[u].tk - 1) * wt.pe[u];
   }
+  int64_t ticks = 0;
+  if (runsCross && most > 1) {
+    const std::vector<int64_t> target = frameDigitSums(from, 0, wt.slot),
+                               key = frameDigitSums(from, 0, wt.pe);
+    for (int64_t s = 0; s < slots;) {
+      int64_t run = 1;
+      while (run < most && s + run < slots &&
+             target[size_t(s + run)] == target[size_t(s)] + run &&
+             key[size_t(s + run)] == key[size_t(s)])
+        ++run;
+      int64_t chunk = 1;
+      while (chunk * 2 <= run)
+        chunk *= 2;
+      ticks += chunkTicks(key[size_t(s)], chunk);
+      s += chunk;
+    }
+    return ticks;
+  }
+  // Every key (the memory digits bound for the PEs) on as many blocks.
+  DigitOdometer keys;
+  int64_t values = 1;
+  for (size_t d = below; d < fromMem.size(); ++d)
+    if (wt.pe[fromMem[d]] != 0) {
+      keys.add(from.kdims[fromMem[d]].tk, wt.pe[fromMem[d]]);
+      values *= from.kdims[fromMem[d]].tk;
+    }
+  const int64_t blocksPerKey = slots / block / values;
+  int64_t k = 0;
+  do {
+    int64_t perBlock = block / most * chunkTicks(k, most);
+    for (int64_t chunk = most / 2; chunk >= 1; chunk /= 2)
+      if (block % most & chunk)
+        perBlock += chunkTicks(k, chunk);
+    ticks += blocksPerKey * perBlock;
+  } while (keys.step(k));
   return ticks;
+}
+
+/// runDigitExchangeStep's price (pricing mode) with the exchange read off
+/// the digits (FrameExchange.h) rather than off a table of sources.
+int64_t digitExchangeTicks(const rt::TileMap &from, const rt::TileMap &to,
+                           bool inPlace, unsigned elemBytes,
+                           const rt::MachineShape &shape,
+                           const rt::CostModel &cost) {
+  // The planners price a move in place and out of place one after the
+  // other: the shape read for the last pair of frames is kept.
+  struct Read {
+    rt::TileMap from, to;
+    std::optional<rt::DigitExchangeShape> shape;
+  };
+  thread_local std::optional<Read> last;
+  if (!last || !(last->from == from) || !(last->to == to))
+    last = Read{from, to, frameDigitExchange(from, to)};
+  const std::optional<rt::DigitExchangeShape> &ex = last->shape;
+  if (!ex || (inPlace && !rt::digitExchangeRunsInPlace(*ex, elemBytes, cost)))
+    return -1;
+  rt::MasPar m =
+      rt::MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
+  rt::runDigitExchange(m, *ex, {0, 0, elemBytes, inPlace});
+  return m.ledger().total();
 }
 
 } // namespace
@@ -210,18 +271,8 @@ std::optional<int64_t> mapc::frameStepTicks(GeneralStepKind kind, bool inPlace,
     return localTicks(from, to, inPlace, elemBytes, cost);
   case GeneralStepKind::Slotwise:
     return slotwiseTicks(from, to, inPlace, elemBytes, shape, cost);
-  case GeneralStepKind::DigitExchange: {
-    if (rt::slotsOf(from) != rt::slotsOf(to) ||
-        rt::pesOf(from) != rt::pesOf(to))
-      return -1; // a digit exchange keeps the number of slots and PEs
-    // Without a memory digit bound for the PEs, every element of PE 0
-    // lands on one PE: findDigitExchange finds no exchanged digit.
-    const DigitWeights wf(from), wt(to);
-    for (size_t l = 0; l < from.kdims.size(); ++l)
-      if (from.kdims[l].tk > 1 && wf.slot[l] != 0 && wt.pe[l] != 0)
-        return std::nullopt;
-    return -1;
-  }
+  case GeneralStepKind::DigitExchange:
+    return digitExchangeTicks(from, to, inPlace, elemBytes, shape, cost);
   default:
     return std::nullopt;
   }

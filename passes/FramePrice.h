@@ -20,13 +20,14 @@
 //   between the same PE pairs iff their k agree (PE 0 sends to base(0) +
 //   k), so 5.6.3's chunks, the sends and their router prices follow from
 //   t and k, each router price taken once per k and width;
-// - a digit exchange needs an element of PE 0 to land on another PE than
-//   its slot 0's, hence a memory digit bound for the PEs: without one it
-//   fails (rt::findDigitExchange).
+// - a digit exchange (003 6.2.1, function 6.1) is read off the digits
+//   (FrameExchange.h: the shape rt::findDigitExchange would find on the
+//   table) and priced by running it on the pricing machine, which prices
+//   each round once per width without touching the elements.
 //
 // Each price equals rt::predictGeneralStep's on the same step, to the
-// tick (FramePriceTest); the others (exchange steps, a digit exchange that
-// may apply) still need the table.
+// tick (FramePriceTest, FrameExchangeTest); exchange steps (rounds
+// coloured from the move's pair counts) still need the table.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAPC_PASSES_FRAMEPRICE_H
@@ -54,8 +55,7 @@ bool heldFramesOverOneFactorisation(const rt::TileMap &a, const rt::TileMap &b);
 
 /// The ticks rt::predictGeneralStep gives a step of `kind` from `from` to
 /// `to` (heldFramesOverOneFactorisation) on a machine of `shape`, -1 if
-/// the step fails; none when the digits do not decide it (exchange steps,
-/// a digit exchange that may apply).
+/// the step fails; none when the digits do not decide it (exchange steps).
 std::optional<int64_t> frameStepTicks(rt::GeneralStepKind kind, bool inPlace,
                                       const rt::TileMap &from,
                                       const rt::TileMap &to, unsigned elemBytes,

@@ -84,13 +84,9 @@ bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
   c.ticks = 0;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const rt::TileMap &before = plan.layoutAfter(int(i) - 1);
-    const std::vector<uint32_t> *known = nullptr;
     const rt::MoveCounts *summary = nullptr;
-    if (before == req.src && plan.steps[i].to == req.dst) {
+    if (before == req.src && plan.steps[i].to == req.dst)
       summary = counts;
-      if (!counts || !countsSuffice(plan.steps[i], req, *counts))
-        known = &sources.get();
-    }
     // Every candidate's copy back is the same step: priced once.
     const bool back = before == req.dst && plan.steps[i].to == req.dst &&
                       plan.steps[i].kind == GeneralStepKind::Local &&
@@ -109,6 +105,12 @@ bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
         fromDigits = frameStepTicks(plan.steps[i].kind, plan.steps[i].inPlace,
                                     a, b, req.elemBytes, req.shape, req.cost);
     }
+    // Otherwise on the pricing machine, the table built only when neither
+    // the digits nor the counts price the step.
+    const std::vector<uint32_t> *known = nullptr;
+    if (!fromDigits && before == req.src && plan.steps[i].to == req.dst &&
+        (!counts || !countsSuffice(plan.steps[i], req, *counts)))
+      known = &sources.get();
     int64_t t = copyBack;
     if (!(back && copyBack >= 0))
       t = fromDigits ? *fromDigits

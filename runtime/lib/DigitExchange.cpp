@@ -58,15 +58,29 @@ template <typename Fn> void forEachPart(unsigned bytes, Fn fn) {
     }
 }
 
-/// The loads and stores of one transfer at `load` and `store` prices.
-int64_t moveTicks(const DigitExchangeTransfer &t, const int64_t *load,
+/// Adds the loads (each with its store) of a piece of `bytes`, `times`
+/// over, to `parts` (by width index).
+void addParts(unsigned bytes, int64_t times, int64_t *parts) {
+  forEachPart(bytes,
+              [&](unsigned, unsigned w) { parts[widthIndex(w)] += times; });
+}
+
+/// The loads and stores of `parts` (by width index) at `load` and `store`
+/// prices: moveTicks summed over the transfers they came from.
+int64_t partTicks(const int64_t *parts, const int64_t *load,
                   const int64_t *store) {
   int64_t ticks = 0;
-  for (const DigitExchangePiece &c : t.pieces)
-    forEachPart(c.bytes, [&](unsigned, unsigned w) {
-      ticks += load[widthIndex(w)] + store[widthIndex(w)];
-    });
+  for (unsigned w = 0; w < 4; ++w)
+    ticks += parts[w] * (load[w] + store[w]);
   return ticks;
+}
+
+/// Adds to `t` the transfers of a send in the rounds of `bytes` of data,
+/// `times` over.
+void addRoundTransfer(unsigned bytes, int64_t times, DigitExchangeTally &t) {
+  t.transfers += times;
+  t.widest = std::max(t.widest, bytes);
+  t.perSendWidth[widthIndex(sendWidth(bytes))] += times;
 }
 
 } // namespace
@@ -85,6 +99,15 @@ int64_t mapc::rt::digitExchangeValueRegisters(int64_t base, unsigned bytes,
 DigitExchangeLoads mapc::rt::digitExchangeLoads(
     const DigitExchangeShape &s, const DigitExchangeSequences &seqs,
     unsigned elemBytes, bool inPlace, const CostModel &cost) {
+  return digitExchangeLoads(s, digitExchangeTally(seqs), elemBytes, inPlace,
+                            cost);
+}
+
+DigitExchangeLoads mapc::rt::digitExchangeLoads(const DigitExchangeShape &s,
+                                                const DigitExchangeTally &tally,
+                                                unsigned elemBytes,
+                                                bool inPlace,
+                                                const CostModel &cost) {
   const int64_t b = s.base;
   const bool peMoves = s.foldsPePermutation();
   // Registers (003 5.6.2: 40 of 32 bits for the programmer, 8 kept for
@@ -93,15 +116,9 @@ DigitExchangeLoads mapc::rt::digitExchangeLoads(
   // cycles in place), the received ones taking the places of those sent
   // in the same round pair; and a permuted exchange's schedule entries,
   // two registers each: every round pair's kept, or the running pair's.
-  unsigned widest = 1;
-  int64_t transfers = 0;
-  for (const auto &q : seqs.rounds)
-    for (const DigitExchangeTransfer &t : q) {
-      widest = std::max(widest, t.bytes);
-      ++transfers;
-    }
   const bool cycles = walksCycles(s, inPlace);
-  const int64_t values = digitExchangeValueRegisters(b, widest, cycles ? 2 : 1);
+  const int64_t values =
+      digitExchangeValueRegisters(b, tally.widest, cycles ? 2 : 1);
   const int64_t pairs = peMoves ? b / 2 + 1 : 0;
   DigitExchangeLoads out;
   if (values + 2 * pairs > 32) {
@@ -109,21 +126,17 @@ DigitExchangeLoads mapc::rt::digitExchangeLoads(
       return out;
     out.reloadsEntries = true;
   }
-  int64_t direct = 0, indirect = 0;
-  for (const auto &q : seqs.rounds)
-    for (const DigitExchangeTransfer &t : q) {
-      direct += b * moveTicks(t, cost.load, cost.load);
-      // A move per round: b - 1 rounds, or b with round 0 (PEs move).
-      indirect += (peMoves ? b : b - 1) *
-                  moveTicks(t, cost.loadIndirect, cost.loadIndirect);
-    }
+  int64_t direct = b * partTicks(tally.roundParts, cost.load, cost.load);
+  // A move per round: b - 1 rounds, or b with round 0 (PEs move).
+  int64_t indirect =
+      (peMoves ? b : b - 1) *
+      partTicks(tally.roundParts, cost.loadIndirect, cost.loadIndirect);
   if (!peMoves)
-    for (const auto &q : seqs.diagonal)
-      for (const DigitExchangeTransfer &t : q)
-        indirect += moveTicks(t, cost.loadIndirect, cost.loadIndirect);
+    indirect +=
+        partTicks(tally.diagonalParts, cost.loadIndirect, cost.loadIndirect);
   // Entries loaded again for every transfer after the first.
   if (out.reloadsEntries)
-    direct += (transfers - 1) * pairs * cost.load[widthIndex(8)];
+    direct += (tally.transfers - 1) * pairs * cost.load[widthIndex(8)];
   out.direct = direct < indirect;
   if (!out.direct)
     out.reloadsEntries = false;
@@ -135,6 +148,34 @@ bool mapc::rt::digitExchangeLoadsDirect(const DigitExchangeShape &s,
                                         unsigned elemBytes, bool inPlace,
                                         const CostModel &cost) {
   return digitExchangeLoads(s, seqs, elemBytes, inPlace, cost).direct;
+}
+
+void mapc::rt::setDigitExchangePeSide(DigitExchangeShape &s,
+                                      std::vector<int64_t> sendDigit,
+                                      std::vector<int64_t> recvDigit,
+                                      std::vector<int64_t> destPe) {
+  const int64_t base = s.base, pes = s.pes;
+  // Function 6.1's own PE side: x = p / wp % b, sending to p + (y - x) wp.
+  const int64_t wp = destPe[size_t(1)] - destPe[size_t(0)];
+  bool regular = wp > 0 && pes % (base * wp) == 0;
+  for (int64_t p = 0; p < pes && regular; ++p) {
+    const int64_t x = p / wp % base;
+    regular = sendDigit[size_t(p)] == x && recvDigit[size_t(p)] == x;
+    for (int64_t y = 0; y < base && regular; ++y)
+      regular = destPe[size_t(p * base + y)] == p + (y - x) * wp;
+  }
+  s.keepsPeDigit = true;
+  for (int64_t p = 0; p < pes; ++p)
+    s.keepsPeDigit &= sendDigit[size_t(p)] == recvDigit[size_t(p)];
+  s.peWeight = regular ? wp : 0;
+  s.sendDigit.clear();
+  s.recvDigit.clear();
+  s.destPe.clear();
+  if (!regular) {
+    s.sendDigit = std::move(sendDigit);
+    s.recvDigit = std::move(recvDigit);
+    s.destPe = std::move(destPe);
+  }
 }
 
 bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
@@ -227,19 +268,11 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
       if (recvDigit[size_t(r)] != y || a == kNoSource || a / slots != p)
         return fail(notMoving);
     }
-  // Function 6.1's own PE side: x = p / wp % b, sending to p + (y - x) wp.
-  const int64_t wp = destPe[size_t(1)] - destPe[size_t(0)];
-  bool regular = wp > 0 && pes % (base * wp) == 0;
-  for (int64_t p = 0; p < pes && regular; ++p) {
-    const int64_t x = p / wp % base;
-    regular = sendDigit[size_t(p)] == x && recvDigit[size_t(p)] == x;
-    for (int64_t y = 0; y < base && regular; ++y)
-      regular = destPe[size_t(p * base + y)] == p + (y - x) * wp;
-  }
-  bool keepsPeDigit = true;
-  for (int64_t p = 0; p < pes; ++p)
-    keepsPeDigit &= sendDigit[size_t(p)] == recvDigit[size_t(p)];
+  DigitExchangeShape side;
+  side.base = base;
+  side.pes = pes;
   const int64_t x0 = sendDigit[0];
+  setDigitExchangePeSide(side, sendDigit, recvDigit, destPe);
   // The chunk: identity slot digits at the bottom of memory, a divisor of
   // both weights; the largest that fits the elements of PE 0 is tried
   // first, smaller ones if the move is finer than it looked.
@@ -251,20 +284,11 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
   for (int64_t c = std::min(run, g); c >= 1; --c) {
     if (g % c != 0 || home % c != 0)
       continue;
-    DigitExchangeShape s;
-    s.base = base;
-    s.peWeight = regular ? wp : 0;
+    DigitExchangeShape s = side;
     s.slotWeight = wm;
-    s.pes = pes;
     s.slots = slots;
     s.chunk = c;
     s.destSlotWeight = wd;
-    if (!regular) {
-      s.sendDigit = sendDigit;
-      s.recvDigit = recvDigit;
-      s.destPe = destPe;
-    }
-    s.keepsPeDigit = keepsPeDigit;
     const int64_t highs = s.highs();
     // Each high part's place on arrival, read off PE 0 (y = 0, its digit
     // x0 taken off); the places must be distinct, leave the chunk and the
@@ -328,27 +352,42 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
 
 namespace {
 
-/// The chunks of high parts `hs`, in that order, as one stream of elements
-/// cut into sends of as many as fit in 64 bits; a send's pieces are its
-/// runs inside one chunk.
-void packHighs(const std::vector<int64_t> &hs, int64_t chunk,
-               unsigned elemBytes, std::vector<DigitExchangeTransfer> &out) {
+/// The chunks of `n` high parts, highAt(0), highAt(1), ..., as one stream
+/// of elements cut into sends of as many as fit in 64 bits; a send's
+/// pieces are its runs inside one chunk. Each send goes to `fn`, which
+/// returns whether to go on; false if it stopped.
+template <typename HighAt, typename Fn>
+bool streamHighs(int64_t n, HighAt highAt, int64_t chunk, unsigned elemBytes,
+                 Fn fn) {
   const unsigned most = 8 / elemBytes;
   DigitExchangeTransfer t;
-  for (int64_t h : hs)
+  for (int64_t i = 0; i < n; ++i)
     for (int64_t e = 0; e < chunk;) {
-      const unsigned n = unsigned(std::min<int64_t>(most - t.elems, chunk - e));
-      t.pieces.push_back({h, uint64_t(e) * elemBytes, n * elemBytes, t.bytes});
-      t.elems += n;
-      t.bytes += n * elemBytes;
-      e += n;
+      const unsigned k = unsigned(std::min<int64_t>(most - t.elems, chunk - e));
+      t.pieces.push_back(
+          {highAt(i), uint64_t(e) * elemBytes, k * elemBytes, t.bytes});
+      t.elems += k;
+      t.bytes += k * elemBytes;
+      e += k;
       if (t.elems == most) {
-        out.push_back(std::move(t));
+        if (!fn(t))
+          return false;
         t = {};
       }
     }
-  if (t.elems)
-    out.push_back(std::move(t));
+  return !t.elems || fn(t);
+}
+
+/// streamHighs into `out`, the high parts `hs` in that order.
+void packHighs(const std::vector<int64_t> &hs, int64_t chunk,
+               unsigned elemBytes, std::vector<DigitExchangeTransfer> &out) {
+  streamHighs(
+      int64_t(hs.size()), [&](int64_t i) { return hs[size_t(i)]; }, chunk,
+      elemBytes,
+      [&](const DigitExchangeTransfer &t) {
+        out.push_back(t);
+        return true;
+      });
 }
 
 } // namespace
@@ -426,33 +465,128 @@ mapc::rt::digitExchangeSequences(const DigitExchangeShape &s,
   return out;
 }
 
+DigitExchangeTally
+mapc::rt::digitExchangeTally(const DigitExchangeSequences &seqs) {
+  DigitExchangeTally t;
+  for (const auto &q : seqs.rounds)
+    for (const DigitExchangeTransfer &x : q) {
+      addRoundTransfer(x.bytes, 1, t);
+      for (const DigitExchangePiece &c : x.pieces)
+        addParts(c.bytes, 1, t.roundParts);
+    }
+  for (const auto &q : seqs.diagonal)
+    for (const DigitExchangeTransfer &x : q)
+      for (const DigitExchangePiece &c : x.pieces)
+        addParts(c.bytes, 1, t.diagonalParts);
+  return t;
+}
+
+DigitExchangeTally mapc::rt::digitExchangeTally(const DigitExchangeShape &s,
+                                                unsigned elemBytes,
+                                                bool inPlace) {
+  DigitExchangeTally t;
+  const int64_t highs = s.highs();
+  const bool cycles = walksCycles(s, inPlace);
+  const std::vector<DigitExchangeChunk> chunks =
+      digitExchangeChunks(s.chunk, elemBytes);
+  // The rounds, as digitExchangeSequences makes them.
+  const bool narrow = elemBytes < 8 && s.chunk * elemBytes <= 8;
+  if (elemBytes < 8 && (!cycles || narrow)) {
+    // One stream of every high part's chunk, cut into sends of `most`
+    // elements and at the chunks' ends: the cuts repeat every lcm(chunk,
+    // most) elements, where a send and a chunk start together, so one
+    // such period is cut and counted as often as it comes, then the rest.
+    const int64_t most = 8 / elemBytes, total = highs * s.chunk;
+    const int64_t period = std::lcm(s.chunk, most);
+    // A period holds at most `most` chunks: cut each at the send that is
+    // open when it starts, in whole sends, and in the rest it leaves open.
+    auto cut = [&](int64_t elems, int64_t times) {
+      if (!times)
+        return;
+      int64_t open = 0; // elements of the send being filled
+      for (int64_t c = 0; c < elems / s.chunk; ++c) {
+        int64_t left = s.chunk;
+        if (open) {
+          const int64_t k = std::min(most - open, left);
+          addParts(unsigned(k) * elemBytes, times, t.roundParts);
+          open += k;
+          left -= k;
+          if (open == most) {
+            addRoundTransfer(unsigned(most) * elemBytes, times, t);
+            open = 0;
+          }
+        }
+        if (left >= most) {
+          const int64_t whole = left / most;
+          addParts(unsigned(most) * elemBytes, whole * times, t.roundParts);
+          addRoundTransfer(unsigned(most) * elemBytes, whole * times, t);
+          left -= whole * most;
+        }
+        if (left) {
+          addParts(unsigned(left) * elemBytes, times, t.roundParts);
+          open = left;
+        }
+      }
+      if (open)
+        addRoundTransfer(unsigned(open) * elemBytes, times, t);
+    };
+    cut(period, total / period);
+    cut(total % period, 1);
+  } else {
+    // A transfer per chunk part and high part.
+    for (const DigitExchangeChunk &c : chunks) {
+      addRoundTransfer(c.bytes, highs, t);
+      addParts(c.bytes, highs, t.roundParts);
+    }
+  }
+  // The diagonal, a chunk part at a time: out of place every high part's;
+  // in place those on the folded permutation's cycles (the high parts that
+  // move), and none without one.
+  int64_t diagonal = inPlace ? 0 : highs;
+  for (int64_t h = 0; inPlace && cycles && h < highs; ++h)
+    diagonal += s.dstHigh(h) != s.srcHigh(h);
+  for (const DigitExchangeChunk &c : chunks)
+    addParts(c.bytes, diagonal, t.diagonalParts);
+  return t;
+}
+
 namespace {
 
-/// Whether every transfer of `seqs` writes the very bytes it reads (the
-/// same in every PE: the addresses of a direct load or store).
+/// Whether every transfer of the out-of-place sequences
+/// (digitExchangeSequences(s, elemBytes, false)) writes the very bytes it
+/// reads (the same in every PE: the addresses of a direct load or store).
+/// The transfers are made one at a time, up to the first that does not.
 bool transfersWriteWhatTheyRead(const DigitExchangeShape &s,
-                                const DigitExchangeSequences &seqs,
                                 unsigned elemBytes) {
   std::vector<uint64_t> reads, writes;
-  for (const auto &q : seqs.rounds)
-    for (const DigitExchangeTransfer &t : q) {
-      reads.clear();
-      writes.clear();
-      for (const DigitExchangePiece &c : t.pieces)
-        for (int64_t y = 0; y < s.base; ++y)
-          for (unsigned k = 0; k < c.bytes; ++k) {
-            reads.push_back(uint64_t(s.srcHigh(c.high) + y * s.slotWeight) *
-                                elemBytes +
-                            c.first + k);
-            writes.push_back(
-                uint64_t(s.dstHigh(c.high) + y * s.destSlotWeight) * elemBytes +
-                c.first + k);
-          }
-      std::sort(reads.begin(), reads.end());
-      std::sort(writes.begin(), writes.end());
-      if (reads != writes)
+  auto writesWhatItReads = [&](const DigitExchangeTransfer &t) {
+    reads.clear();
+    writes.clear();
+    for (const DigitExchangePiece &c : t.pieces)
+      for (int64_t y = 0; y < s.base; ++y)
+        for (unsigned k = 0; k < c.bytes; ++k) {
+          reads.push_back(uint64_t(s.srcHigh(c.high) + y * s.slotWeight) *
+                              elemBytes +
+                          c.first + k);
+          writes.push_back(uint64_t(s.dstHigh(c.high) + y * s.destSlotWeight) *
+                               elemBytes +
+                           c.first + k);
+        }
+    std::sort(reads.begin(), reads.end());
+    std::sort(writes.begin(), writes.end());
+    return reads == writes;
+  };
+  // Out of place every high part is a walk of its own, in order: narrow
+  // elements packed in one stream, wide ones a transfer per 8-byte part.
+  if (elemBytes < 8)
+    return streamHighs(
+        s.highs(), [](int64_t h) { return h; }, s.chunk, elemBytes,
+        writesWhatItReads);
+  for (const DigitExchangeChunk &c : digitExchangeChunks(s.chunk, elemBytes))
+    for (int64_t h = 0; h < s.highs(); ++h)
+      if (!writesWhatItReads(
+              {{{h, uint64_t(c.first), c.bytes, 0}}, c.elems, c.bytes}))
         return false;
-    }
   return true;
 }
 
@@ -463,10 +597,10 @@ bool mapc::rt::digitExchangeRunsInPlace(const DigitExchangeShape &s,
                                         const CostModel &cost) {
   if (s.canRunInPlace())
     return true;
-  const DigitExchangeSequences seqs =
-      digitExchangeSequences(s, elemBytes, false);
-  return digitExchangeLoads(s, seqs, elemBytes, false, cost).direct &&
-         transfersWriteWhatTheyRead(s, seqs, elemBytes);
+  return digitExchangeLoads(s, digitExchangeTally(s, elemBytes, false),
+                            elemBytes, false, cost)
+             .direct &&
+         transfersWriteWhatTheyRead(s, elemBytes);
 }
 
 namespace {
@@ -707,56 +841,30 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
 
   const unsigned eb = where.elemBytes;
   const int64_t highs = s.highs();
-  // Sequences of transfers, each stored after the next one is loaded.
-  using Sequence = std::vector<DigitExchangeTransfer>;
-  const DigitExchangeSequences seqs =
-      digitExchangeSequences(s, eb, where.inPlace);
-  const std::vector<Sequence> &rounds = seqs.rounds, &diagonal = seqs.diagonal;
-  const DigitExchangeLoads loads =
-      digitExchangeLoads(s, seqs, eb, where.inPlace, m.cost());
-  assert((!where.inPlace || s.canRunInPlace() || loads.direct) &&
-         "in place needs digitExchangeRunsInPlace");
-  const bool direct = loads.direct;
-  std::vector<int64_t> srcFirst(size_t(highs), 0), dstFirst(size_t(highs), 0);
-  for (int64_t h = 0; h < highs; ++h) {
-    srcFirst[size_t(h)] = s.srcHigh(h);
-    dstFirst[size_t(h)] = s.dstHigh(h);
-  }
-  auto readAddr = [&](const DigitExchangePiece &c, int64_t d) {
-    return where.readBase +
-           uint64_t(srcFirst[size_t(c.high)] + d * s.slotWeight) * eb + c.first;
-  };
-  auto writeAddr = [&](const DigitExchangePiece &c, int64_t d) {
-    return where.writeBase +
-           uint64_t(dstFirst[size_t(c.high)] + d * s.destSlotWeight) * eb +
-           c.first;
-  };
-  auto send = [&](unsigned bytes, const Plural &z, const Plural &dest,
-                  Mask &received) {
-    return m.routerSendCheaper(bytes, z, dest, active, received);
-  };
   Plural dest0(pes, 0), dest1(pes, 0);
   const CostModel &cost = m.cost();
   if (m.pricingOnly() && s.pes > 0) {
     // Every transfer of one round costs what any other of the same send
-    // width does: priced once per width, times their number. Loaded
-    // directly, every transfer's pieces are loaded and stored once per slot
-    // digit, the diagonal among them.
-    std::vector<int64_t> perWidth(4, 0);
-    int64_t roundMoves = 0, diagonalMoves = 0, transfers = 0;
-    for (const Sequence &q : rounds)
-      for (const DigitExchangeTransfer &t : q) {
-        ++transfers;
-        perWidth[widthIndex(sendWidth(t.bytes))] += 1;
-        if (direct)
-          diagonalMoves += b * moveTicks(t, cost.load, cost.load);
-        else
-          roundMoves += moveTicks(t, cost.loadIndirect, cost.loadIndirect);
-      }
-    if (!peMoves && !direct)
-      for (const Sequence &q : diagonal)
-        for (const DigitExchangeTransfer &t : q)
-          diagonalMoves += moveTicks(t, cost.loadIndirect, cost.loadIndirect);
+    // width does: priced once per width, times their number, from the
+    // sequences' tally (no sequences made). Loaded directly, every
+    // transfer's pieces are loaded and stored once per slot digit, the
+    // diagonal among them.
+    const DigitExchangeTally tally = digitExchangeTally(s, eb, where.inPlace);
+    const DigitExchangeLoads loads =
+        digitExchangeLoads(s, tally, eb, where.inPlace, cost);
+    assert((!where.inPlace || s.canRunInPlace() || loads.direct) &&
+           "in place needs digitExchangeRunsInPlace");
+    const int64_t *perWidth = tally.perSendWidth;
+    const int64_t transfers = tally.transfers;
+    int64_t roundMoves = 0, diagonalMoves = 0;
+    if (loads.direct)
+      diagonalMoves = b * partTicks(tally.roundParts, cost.load, cost.load);
+    else
+      roundMoves =
+          partTicks(tally.roundParts, cost.loadIndirect, cost.loadIndirect);
+    if (!peMoves && !loads.direct)
+      diagonalMoves +=
+          partTicks(tally.diagonalParts, cost.loadIndirect, cost.loadIndirect);
     Ledger &ledger = m.ledger();
     for (int64_t k = firstRound; 2 * k <= b; ++k) {
       const bool half = k == 0 || 2 * k == b;
@@ -787,6 +895,35 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
     ledger.memory += diagonalMoves;
     return;
   }
+
+  // Sequences of transfers, each stored after the next one is loaded.
+  using Sequence = std::vector<DigitExchangeTransfer>;
+  const DigitExchangeSequences seqs =
+      digitExchangeSequences(s, eb, where.inPlace);
+  const std::vector<Sequence> &rounds = seqs.rounds, &diagonal = seqs.diagonal;
+  const DigitExchangeLoads loads =
+      digitExchangeLoads(s, seqs, eb, where.inPlace, cost);
+  assert((!where.inPlace || s.canRunInPlace() || loads.direct) &&
+         "in place needs digitExchangeRunsInPlace");
+  const bool direct = loads.direct;
+  std::vector<int64_t> srcFirst(size_t(highs), 0), dstFirst(size_t(highs), 0);
+  for (int64_t h = 0; h < highs; ++h) {
+    srcFirst[size_t(h)] = s.srcHigh(h);
+    dstFirst[size_t(h)] = s.dstHigh(h);
+  }
+  auto readAddr = [&](const DigitExchangePiece &c, int64_t d) {
+    return where.readBase +
+           uint64_t(srcFirst[size_t(c.high)] + d * s.slotWeight) * eb + c.first;
+  };
+  auto writeAddr = [&](const DigitExchangePiece &c, int64_t d) {
+    return where.writeBase +
+           uint64_t(dstFirst[size_t(c.high)] + d * s.destSlotWeight) * eb +
+           c.first;
+  };
+  auto send = [&](unsigned bytes, const Plural &z, const Plural &dest,
+                  Mask &received) {
+    return m.routerSendCheaper(bytes, z, dest, active, received);
+  };
 
   // One transfer's pieces, each loaded in parts of powers of two into its
   // bytes of one value, and stored back from it. `digitOf(p)` is the slot

@@ -87,7 +87,7 @@ TEST(FramePrice, EqualsThePriceRunOnTheTable) {
     EXPECT_GT(compared[k], 1000) << k;
   EXPECT_GT(priced[0], 300);
   EXPECT_GT(priced[1], 1000);
-  EXPECT_EQ(priced[2], 0); // the digits decide only a refusal
+  EXPECT_GT(priced[2], 50); // digit exchanges found and priced
 }
 
 /// The planner's choice and its list of prices, without and with the

@@ -121,6 +121,26 @@ struct DigitExchangeSequences {
 DigitExchangeSequences digitExchangeSequences(const DigitExchangeShape &shape,
                                               unsigned elemBytes, bool inPlace);
 
+/// What the pricing of an exchange needs of its sequences: the rounds'
+/// transfers (how many, the widest's bytes of data, how many of each send
+/// width: 1, 2, 4, 8 bytes), and the loads, each with its store, of the
+/// rounds' and the diagonal's pieces by width (forEachPart's powers of two).
+struct DigitExchangeTally {
+  int64_t transfers = 0;
+  unsigned widest = 1;
+  int64_t perSendWidth[4] = {0, 0, 0, 0};
+  int64_t roundParts[4] = {0, 0, 0, 0}, diagonalParts[4] = {0, 0, 0, 0};
+};
+/// The tally of `seqs`.
+DigitExchangeTally digitExchangeTally(const DigitExchangeSequences &seqs);
+/// The tally of digitExchangeSequences(shape, elemBytes, inPlace), counted
+/// without making them: the rounds' stream of chunks is cut alike every
+/// lcm(chunk, elements per send) elements, so one such period is cut and
+/// counted as often as it comes (a planner prices exchanges of 10^5 high
+/// parts a dozen times).
+DigitExchangeTally digitExchangeTally(const DigitExchangeShape &shape,
+                                      unsigned elemBytes, bool inPlace);
+
 /// How the exchange loads and stores. Direct (003 function 6.1 with every
 /// address the same in all PEs): each transfer's pieces are loaded at every
 /// slot digit y, one direct load per digit serving every PE, kept in
@@ -139,6 +159,11 @@ struct DigitExchangeLoads {
 };
 DigitExchangeLoads digitExchangeLoads(const DigitExchangeShape &shape,
                                       const DigitExchangeSequences &seqs,
+                                      unsigned elemBytes, bool inPlace,
+                                      const CostModel &cost);
+/// The same from the sequences' tally.
+DigitExchangeLoads digitExchangeLoads(const DigitExchangeShape &shape,
+                                      const DigitExchangeTally &tally,
                                       unsigned elemBytes, bool inPlace,
                                       const CostModel &cost);
 /// Whether digitExchangeLoads loads directly.
@@ -162,6 +187,17 @@ int64_t digitExchangeValueRegisters(int64_t base, unsigned bytes,
 /// the benchmark, whose 90 u8 a PE are one 5-byte transfer per slot digit).
 bool digitExchangeRunsInPlace(const DigitExchangeShape &shape,
                               unsigned elemBytes, const CostModel &cost);
+
+/// Sets the PE side of `shape` (base and pes set) from every PE's digit x
+/// (sendDigit[p]), the digit y it receives (recvDigit[p]) and where it
+/// sends its slot digit y (destPe[p * base + y]): function 6.1's own
+/// (peWeight, the lists left empty) when they are that, else the lists;
+/// and keepsPeDigit. findDigitExchange reads the lists off a table of
+/// sources, a planner pricing digit frames off their digits.
+void setDigitExchangePeSide(DigitExchangeShape &shape,
+                            std::vector<int64_t> sendDigit,
+                            std::vector<int64_t> recvDigit,
+                            std::vector<int64_t> destPe);
 
 /// Whether the move `sources` (sourcesOf(from, to)) is one P/M digit
 /// exchange; fills `shape` if so. Reads the digits off the elements of PE 0
