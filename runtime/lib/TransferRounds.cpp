@@ -191,30 +191,37 @@ void Rounds::inPlace(TransferStats &stats) {
   };
 
   std::vector<std::vector<Waiting>> stacks(pes);
+  // Per PE, how many of its waiting items have a free cell, kept as items
+  // arrive and cells are sent: a round looks only into the stacks that
+  // can write, not into every stack (that scan, a random access per
+  // waiting item per round, was most of the planning time of fig. 6.4's
+  // in-place resig_mp at thesis size).
+  std::vector<uint32_t> writable(pes, 0);
+  size_t writableTotal = 0;
   Mask mask(pes, 0);
   Plural addr(pes, 0), value(pes, 0);
   size_t remaining = std::accumulate(left.begin(), left.end(), size_t(0));
   std::vector<const SendItem *> chosen(pes, nullptr);
   std::vector<int64_t> choice(pes, -1);
-  std::vector<unsigned> order;
+  std::vector<int64_t> at(pes, -1);
+  std::vector<size_t> room(pes, 0), bySize;
+  std::vector<unsigned> order, sorted;
   while (true) {
     // Write every waiting item whose cell is free, one per PE at a time:
     // load it from the stack (value and address), store it in the array.
-    while (true) {
-      std::vector<int64_t> at(pes, -1);
-      bool any = false;
+    while (writableTotal > 0) {
       for (unsigned p = 0; p < pes; ++p) {
         mask[p] = 0;
+        if (writable[p] == 0)
+          continue;
         for (size_t k = 0; k < stacks[p].size(); ++k)
           if (isFree(p, stacks[p][k].dstSlot)) {
             at[p] = int64_t(k);
             mask[p] = 1;
-            any = true;
             break;
           }
+        assert(mask[p] && "a writable count without a writable item");
       }
-      if (!any)
-        break;
       // Items of different widths (chunks) are written in separate passes.
       std::vector<unsigned> widths;
       for (unsigned p = 0; p < pes; ++p)
@@ -247,19 +254,22 @@ void Rounds::inPlace(TransferStats &stats) {
         }
       }
       for (unsigned p = 0; p < pes; ++p)
-        if (mask[p])
+        if (mask[p]) {
           stacks[p].erase(stacks[p].begin() + at[p]);
+          --writable[p];
+          --writableTotal;
+        }
     }
-    bool stacked = false;
-    for (const auto &s : stacks)
-      stacked |= !s.empty();
     if (remaining == 0) {
-      assert(!stacked && "items left waiting for cells nobody frees");
+      assert(std::all_of(stacks.begin(), stacks.end(),
+                         [](const auto &s) { return s.empty(); }) &&
+             "items left waiting for cells nobody frees");
       break;
     }
     // Each PE's choice: the element its oldest waiting item needs, else
     // its next unsent item. Checking the tag is an indirect load.
     order.clear();
+    size_t fullest = 0;
     for (unsigned p = 0; p < pes; ++p) {
       choice[p] = -1;
       mask[p] = 0;
@@ -268,16 +278,24 @@ void Rounds::inPlace(TransferStats &stats) {
       choice[p] =
           pick(p, stacks[p].empty() ? -1 : int64_t(stacks[p][0].dstSlot));
       mask[p] = choice[p] >= 0;
-      if (mask[p])
+      if (mask[p]) {
         order.push_back(p);
+        fullest = std::max(fullest, stacks[p].size());
+      }
     }
     charge(1, mask);
-    // Fuller stacks send first; a receiver takes items while its stack
-    // holds fewer than limit - 2.
-    std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) {
-      return stacks[a].size() > stacks[b].size();
-    });
-    std::vector<size_t> room(pes, 0);
+    // Fuller stacks send first, in PE order on ties (a stable counting
+    // sort: stacks hold at most `limit` items); a receiver takes items
+    // while its stack holds fewer than limit - 2.
+    bySize.assign(fullest + 2, 0);
+    for (unsigned p : order)
+      ++bySize[fullest - stacks[p].size() + 1];
+    for (size_t k = 1; k < bySize.size(); ++k)
+      bySize[k] += bySize[k - 1];
+    sorted.resize(order.size());
+    for (unsigned p : order)
+      sorted[bySize[fullest - stacks[p].size()]++] = p;
+    order.swap(sorted);
     for (unsigned p = 0; p < pes; ++p)
       room[p] = stacks[p].size() + 2 < limit ? limit - 2 - stacks[p].size() : 0;
     std::fill(chosen.begin(), chosen.end(), nullptr);
@@ -311,14 +329,29 @@ void Rounds::inPlace(TransferStats &stats) {
     arith(chosen);
     deliver(chosen, &stacks);
     charge(1, mask);
+    // The arrivals whose cell is already free can be written ...
+    for (unsigned p = 0; p < pes; ++p)
+      if (chosen[p] && isFree(chosen[p]->dstPe, chosen[p]->dstSlot)) {
+        ++writable[chosen[p]->dstPe];
+        ++writableTotal;
+      }
     for (unsigned p = 0; p < pes; ++p) {
       if (!chosen[p])
         continue;
       sent[p][size_t(choice[p])] = 1;
       --left[p];
       --remaining;
-      for (uint32_t e = 0; e < chosen[p]->elems; ++e)
-        --unsentAt[p][chosen[p]->srcSlot + e];
+      // ... and so can the items waiting for a cell this send frees.
+      for (uint32_t e = 0; e < chosen[p]->elems; ++e) {
+        const uint32_t slot = chosen[p]->srcSlot + e;
+        if (--unsentAt[p][slot] != 0)
+          continue;
+        for (const Waiting &w : stacks[p])
+          if (w.dstSlot == slot) {
+            ++writable[p];
+            ++writableTotal;
+          }
+      }
     }
     ++stats.rounds;
     for (const auto &s : stacks)

@@ -13,11 +13,13 @@
 #include "ir/KTile.h"
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/General.h"
+#include "mapc/runtime/TransferRounds.h"
 #include "passes/DigitPlanner.h"
 #include "passes/GeneralPlanner.h"
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <numeric>
 #include <random>
@@ -138,6 +140,52 @@ TEST(Resignify, Figure62) {
 // relabels both digits with a common digit of 2 and re-signifies only the
 // 3 | 2 parts, then exchanges the 2s (exchange_dig) and permutes; and the
 // direct re-signification too. Every candidate runs and checks.
+// The pricing machine keeps what each re-signification cost
+// (GeneralExecute.cpp): asked again, on another machine, for another
+// element size or in the other form, every price is the one a fresh
+// machine gives, in any order of asking.
+TEST(Resignify, KeptPricesAreFresh) {
+  // Fig. 6.4's first step at 8 | 7: [p: a3:8 a2:8 | m: a1:7 a0:7] with
+  // a2 and a1 data-adjacent, forward and inverse.
+  KTile a = digitTile({7, 7, 8, 8}, {0, 1}, {2, 3});
+  KTile b = digitTile({7, 8, 7, 8}, {0, 2}, {1, 3});
+  struct Ask {
+    bool inverse, inPlace;
+    unsigned elemBytes, cluster;
+  };
+  std::vector<Ask> asks;
+  for (unsigned k = 0; k < 2; ++k)
+    for (bool inverse : {false, true})
+      for (unsigned cluster : {16u, 4u})
+        for (unsigned eb : {1u, 4u})
+          for (bool inPlace : {true, false})
+            asks.push_back({inverse, inPlace, eb, cluster});
+  std::mt19937 rng(634);
+  std::shuffle(asks.begin(), asks.end(), rng);
+  for (const Ask &q : asks) {
+    const KTile &from = q.inverse ? b : a, &to = q.inverse ? a : b;
+    const rt::MachineShape grid{8, 8, q.cluster};
+    const rt::GeneralPlan plan = oneStepPlan(
+        from, to, rt::GeneralStepKind::Resignify, q.inPlace, q.elemBytes);
+    const int64_t kept = rt::predictGeneralStep(plan, 0, grid, rt::CostModel{});
+    rt::ResignifyShape shape;
+    ASSERT_TRUE(rt::findResignification(from, to, rt::sourcesOf(from, to),
+                                        shape, nullptr));
+    rt::MasPar fresh = rt::MasPar::pricing(8, 8, q.cluster, rt::CostModel{});
+    rt::TransferOptions opt;
+    opt.elemBytes = q.elemBytes;
+    opt.inPlace = q.inPlace;
+    opt.stackLimit = rt::kInPlaceStackLimit;
+    opt.slots = shape.slots;
+    rt::runTransfers(
+        fresh, rt::resignifyTransfers(shape, q.elemBytes, q.inPlace), opt);
+    EXPECT_EQ(kept, fresh.ledger().total())
+        << (q.inverse ? "inverse" : "forward")
+        << (q.inPlace ? " in place" : " out of place") << ", " << q.elemBytes
+        << " bytes, clusters of " << q.cluster;
+  }
+}
+
 TEST(Resignify, CommonFactors) {
   KTile a = digitTile({4, 6}, {0}, {1}), b = digitTile({6, 4}, {1}, {0});
   const rt::MachineShape grid{6, 1, 16};
