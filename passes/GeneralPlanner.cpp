@@ -36,14 +36,8 @@ bool countsSuffice(const rt::GeneralStep &step, const GeneralPlanRequest &req,
     return false;
   if (step.inPlace)
     return counts.localMoves() > 0;
-  uint64_t sends = 0;
-  size_t pairs = 0;
-  for (const rt::PePairCount &p : counts.pairs)
-    if (p.from != p.to) {
-      sends += uint64_t(p.count);
-      ++pairs;
-    }
-  return rt::exchangePairsApply(sends, pairs);
+  return rt::exchangePairsApply(counts.sendsBetweenPes(),
+                                counts.pairsBetweenPes());
 }
 
 /// The table of sources of the move from the source to the destination,

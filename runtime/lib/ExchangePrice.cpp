@@ -113,8 +113,10 @@ bool mapc::rt::chargeExchangeByFactors(MasPar &m, const TileMap &from,
   if (to.replicates() || pesOf(from) > pes || pesOf(to) > pes ||
       !exchangePairsApply(sends, moving))
     return false;
+  const std::vector<int64_t> grid = sharedPeGrid(from, to);
   std::optional<ProductRounds> product =
-      productRounds(counts.pairs, sharedPeGrid(from, to));
+      counts.factors ? productRounds(*counts.factors, grid)
+                     : productRounds(counts.listed, grid);
   return product && chargeProduct(m, elemBytes, *product);
 }
 

@@ -198,18 +198,18 @@ MoveShape mapc::rt::analyseMove(const MoveCounts &counts, int64_t fromPes) {
   s.keepsSlots = counts.sameSlot == counts.elements;
   s.slotUniformTo = counts.slotUniformTo;
   s.slotUniformFrom = counts.slotUniformFrom;
-  std::vector<int64_t> perSource(size_t(std::max<int64_t>(1, fromPes)), 0);
-  s.leaving.assign(perSource.size(), 0);
-  for (const PePairCount &p : counts.pairs) {
-    s.local &= p.from == p.to;
-    if (p.from >= perSource.size())
+  // From the pairs' totals per PE (a separable move's from its factors).
+  const PeTotals t = counts.peTotals();
+  s.leaving.assign(size_t(std::max<int64_t>(1, fromPes)), 0);
+  int64_t kept = 0;
+  for (size_t p = 0; p < t.sent.size(); ++p) {
+    kept += t.kept[p];
+    if (p >= s.leaving.size())
       continue;
-    perSource[p.from] += p.count;
-    if (p.from != p.to)
-      s.leaving[p.from] += p.count;
+    s.busiestSource = std::max(s.busiestSource, t.sent[p]);
+    s.leaving[p] = t.sent[p] - t.kept[p];
   }
-  for (int64_t n : perSource)
-    s.busiestSource = std::max(s.busiestSource, n);
+  s.local = kept == counts.elements;
   return s;
 }
 
@@ -458,10 +458,10 @@ bool GeneralStepRunner::priceExchangeByCounts(std::string *why, bool &done) {
   // A separable move is priced from its factors, without its pairs listed
   // again (ProductRounds.h).
   if (!chargeExchangeByFactors(m, from, to, *counts, sends,
-                               counts->pairs.size() - kept.size(), elemBytes)) {
+                               counts->pairCount() - kept.size(), elemBytes)) {
     std::vector<PairCount> pairs;
-    pairs.reserve(counts->pairs.size());
-    for (const PePairCount &p : counts->pairs)
+    pairs.reserve(counts->pairCount());
+    for (const PePairCount &p : counts->pairs())
       if (p.from != p.to)
         pairs.push_back({p.from, p.to, uint64_t(p.count)});
     if (!chargeExchangeFromPairs(m, from, to, std::move(pairs), sends,

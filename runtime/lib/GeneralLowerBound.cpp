@@ -200,8 +200,10 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
 }
 
 // Without a table: every count above is a sum over the (source PE,
-// destination PE) pairs, less the elements that keep their cell. The
-// counts say nothing per slot, so the per-address terms are left out.
+// destination PE) pairs, less the elements that keep their cell, so it
+// follows from the pairs' totals per PE (MoveCounts::peTotals: a separable
+// move's come from its factors, without listing its pairs). The counts say
+// nothing per slot, so the per-address terms are left out.
 int64_t mapc::rt::generalLowerBound(const MoveCounts &counts,
                                     unsigned elemBytes, bool copy,
                                     const MachineShape &shape,
@@ -210,15 +212,14 @@ int64_t mapc::rt::generalLowerBound(const MoveCounts &counts,
   MasPar grid =
       MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
   Demand need(pes, grid.clusterCount());
-  for (const PePairCount &p : counts.pairs) {
-    need.reads[p.from] += p.count;
-    need.writes[p.to] += p.count;
-    if (p.from == p.to)
-      continue;
-    need.out[p.from] += p.count;
-    need.in[p.to] += p.count;
-    need.leave[grid.clusterOfPe(p.from)] += p.count;
-    need.enter[grid.clusterOfPe(p.to)] += p.count;
+  const PeTotals t = counts.peTotals();
+  for (size_t p = 0; p < t.sent.size() && p < pes; ++p) {
+    need.reads[p] = t.sent[p];
+    need.writes[p] = t.received[p];
+    need.out[p] = t.sent[p] - t.kept[p];
+    need.in[p] = t.received[p] - t.kept[p];
+    need.leave[grid.clusterOfPe(unsigned(p))] += need.out[p];
+    need.enter[grid.clusterOfPe(unsigned(p))] += need.in[p];
   }
   if (!copy)
     for (size_t p = 0; p < counts.stay.size() && p < pes; ++p) {

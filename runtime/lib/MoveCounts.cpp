@@ -12,59 +12,200 @@
 
 using namespace mapc::rt;
 
+namespace {
+
+/// A factor's parts summed by the PE part they leave (`from`) or reach:
+/// (part, elements) by part.
+std::vector<std::pair<int64_t, int64_t>>
+totalsBy(const std::vector<PePairCount> &parts, bool from) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (const PePairCount &p : parts)
+    out.push_back({from ? p.from : p.to, p.count});
+  std::sort(out.begin(), out.end());
+  size_t n = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (n && out[n - 1].first == out[i].first)
+      out[n - 1].second += out[i].second;
+    else
+      out[n++] = out[i];
+  }
+  out.resize(n);
+  return out;
+}
+
+/// The factor's parts that keep their PE part.
+std::vector<PePairCount> keptParts(const std::vector<PePairCount> &parts) {
+  std::vector<PePairCount> kept;
+  for (const PePairCount &p : parts)
+    if (p.from == p.to)
+      kept.push_back(p);
+  return kept;
+}
+
+/// `into[l + h] = lv * hv` for every (l, lv) of `low` and (h, hv) of
+/// `high`: a per-PE total of a separable move from its factors'.
+void productInto(const std::vector<std::pair<int64_t, int64_t>> &low,
+                 const std::vector<std::pair<int64_t, int64_t>> &high,
+                 std::vector<int64_t> &into) {
+  for (const auto &[h, hv] : high)
+    for (const auto &[l, lv] : low)
+      if (size_t(l + h) < into.size())
+        into[size_t(l + h)] = lv * hv;
+}
+
+int64_t sumOf(const std::vector<PePairCount> &parts) {
+  int64_t n = 0;
+  for (const PePairCount &p : parts)
+    n += p.count;
+  return n;
+}
+
+} // namespace
+
 const char *mapc::rt::digitExchangeRefusal(const MoveCounts &counts,
                                            int64_t slots, int64_t pes) {
   const char *notSent =
       "the elements do not go as in a digit exchange: every PE sends to the "
       "same number b >= 2 of PEs, at most slots / b elements each";
-  // Pairs are sorted by source: count each PE's receivers and its largest
-  // pair.
-  int64_t base = -1, largest = 0, from = -1, receivers = 0, senders = 0;
-  auto closePe = [&] {
-    if (from < 0)
-      return true;
-    ++senders;
-    if (base < 0)
-      base = receivers;
-    return receivers == base;
-  };
-  for (const PePairCount &p : counts.pairs) {
-    if (int64_t(p.from) != from) {
-      if (!closePe())
-        return notSent;
-      from = p.from;
-      receivers = 0;
+  // Each sending PE's receivers, and the largest pair.
+  std::vector<int64_t> receivers;
+  int64_t largest = 0;
+  if (const std::optional<PairFactors> &f = counts.factors) {
+    // A separable move: a PE's receivers are its two parts' receivers
+    // multiplied, and the largest pair the two largest parts'.
+    auto perPart = [](const std::vector<PePairCount> &parts, int64_t &most) {
+      std::vector<int64_t> n;
+      most = 0;
+      for (size_t i = 0; i < parts.size(); ++i) {
+        if (i == 0 || parts[i].from != parts[i - 1].from)
+          n.push_back(0);
+        ++n.back();
+        most = std::max(most, parts[i].count);
+      }
+      return n;
+    };
+    int64_t lowMost, highMost;
+    const std::vector<int64_t> low = perPart(f->low, lowMost),
+                               high = perPart(f->high, highMost);
+    for (int64_t h : high)
+      for (int64_t l : low)
+        receivers.push_back(l * h);
+    largest = lowMost * highMost;
+  } else {
+    // Pairs are sorted by source.
+    for (size_t i = 0; i < counts.listed.size(); ++i) {
+      if (i == 0 || counts.listed[i].from != counts.listed[i - 1].from)
+        receivers.push_back(0);
+      ++receivers.back();
+      largest = std::max(largest, counts.listed[i].count);
     }
-    ++receivers;
-    largest = std::max(largest, p.count);
   }
-  if (!closePe() || senders != pes || base < 2 || pes % base != 0 ||
+  const int64_t base = receivers.empty() ? -1 : receivers.front();
+  for (int64_t n : receivers)
+    if (n != base)
+      return notSent;
+  if (int64_t(receivers.size()) != pes || base < 2 || pes % base != 0 ||
       slots % base != 0 || largest > slots / base)
     return notSent;
   return nullptr;
 }
 
+std::vector<PePairCount> MoveCounts::pairs() const {
+  if (!factors)
+    return listed;
+  // In order: the high parts split the PEs into runs of `modulus`, the
+  // low parts order the PEs within a run.
+  const std::vector<PePairCount> &xs = factors->low, &ys = factors->high;
+  std::vector<PePairCount> out;
+  out.reserve(xs.size() * ys.size());
+  for (size_t yi = 0; yi < ys.size();) {
+    size_t yEnd = yi;
+    while (yEnd < ys.size() && ys[yEnd].from == ys[yi].from)
+      ++yEnd;
+    for (size_t xi = 0; xi < xs.size();) {
+      size_t xEnd = xi;
+      while (xEnd < xs.size() && xs[xEnd].from == xs[xi].from)
+        ++xEnd;
+      for (size_t j = yi; j < yEnd; ++j)
+        for (size_t i = xi; i < xEnd; ++i)
+          out.push_back({ys[j].from + xs[i].from, ys[j].to + xs[i].to,
+                         ys[j].count * xs[i].count});
+      xi = xEnd;
+    }
+    yi = yEnd;
+  }
+  return out;
+}
+
+size_t MoveCounts::pairCount() const {
+  return factors ? factors->low.size() * factors->high.size() : listed.size();
+}
+
+size_t MoveCounts::pairsBetweenPes() const {
+  return pairCount() - keptPairs().size();
+}
+
+uint64_t MoveCounts::sendsBetweenPes() const {
+  int64_t kept = 0;
+  for (const PePairCount &p : keptPairs())
+    kept += p.count;
+  return uint64_t(elements - kept);
+}
+
+PeTotals MoveCounts::peTotals() const {
+  PeTotals t;
+  t.sent.assign(stay.size(), 0);
+  t.received.assign(stay.size(), 0);
+  t.kept.assign(stay.size(), 0);
+  if (factors) {
+    const PairFactors &f = *factors;
+    productInto(totalsBy(f.low, true), totalsBy(f.high, true), t.sent);
+    productInto(totalsBy(f.low, false), totalsBy(f.high, false), t.received);
+  } else {
+    for (const PePairCount &p : listed) {
+      if (p.from < t.sent.size())
+        t.sent[p.from] += p.count;
+      if (p.to < t.received.size())
+        t.received[p.to] += p.count;
+    }
+  }
+  for (const PePairCount &p : keptPairs())
+    if (p.from < t.kept.size())
+      t.kept[p.from] = p.count;
+  return t;
+}
+
 std::vector<PePairCount> MoveCounts::keptPairs() const {
   std::vector<PePairCount> kept;
+  if (factors) {
+    // A PE keeps what both its parts keep: in order, as the high parts
+    // are multiples of the modulus and the low parts below it.
+    const std::vector<PePairCount> low = keptParts(factors->low),
+                                   high = keptParts(factors->high);
+    for (const PePairCount &h : high)
+      for (const PePairCount &l : low)
+        kept.push_back({h.from + l.from, h.from + l.from, h.count * l.count});
+    return kept;
+  }
   // The pairs are sorted: each sender's pair with itself is searched for
-  // from its first pair on, in steps that double (half a million pairs on
-  // 31 x 33 PEs, a few hundred a sender), then so is the next sender.
+  // from its first pair on, in steps that double (a few hundred pairs a
+  // sender on 31 x 33 PEs), then so is the next sender.
   auto gallop = [&](auto it, auto before) {
     size_t step = 1;
     auto lo = it;
-    while (size_t(pairs.end() - lo) > step && before(lo[ptrdiff_t(step)])) {
+    while (size_t(listed.end() - lo) > step && before(lo[ptrdiff_t(step)])) {
       lo += ptrdiff_t(step);
       step *= 2;
     }
-    const auto hi = size_t(pairs.end() - lo) > step ? lo + ptrdiff_t(step) + 1
-                                                    : pairs.end();
+    const auto hi = size_t(listed.end() - lo) > step ? lo + ptrdiff_t(step) + 1
+                                                     : listed.end();
     return std::partition_point(lo, hi, before);
   };
-  for (auto it = pairs.begin(); it != pairs.end();) {
+  for (auto it = listed.begin(); it != listed.end();) {
     const uint32_t pe = it->from;
     it = gallop(
         it, [pe](const PePairCount &p) { return p.from == pe && p.to < pe; });
-    if (it != pairs.end() && it->from == pe && it->to == pe)
+    if (it != listed.end() && it->from == pe && it->to == pe)
       kept.push_back(*it);
     it = gallop(it, [pe](const PePairCount &p) { return p.from == pe; });
   }
@@ -81,7 +222,7 @@ int64_t MoveCounts::localMoves() const {
 }
 
 bool MoveCounts::operator==(const MoveCounts &o) const {
-  return elements == o.elements && pairs == o.pairs && stay == o.stay &&
+  return elements == o.elements && pairs() == o.pairs() && stay == o.stay &&
          sameSlot == o.sameSlot && slotUniformTo == o.slotUniformTo &&
          slotUniformFrom == o.slotUniformFrom &&
          localUniform == o.localUniform && localSlots == o.localSlots;
@@ -123,10 +264,10 @@ MoveCounts mapc::rt::countMoveByElements(const TileMap &from, const TileMap &to,
     for (int64_t p = 0; p < fromPes; ++p)
       for (int64_t q = 0; q < toPes; ++q)
         if (int64_t n = table[size_t(p * toPes + q)])
-          c.pairs.push_back({uint32_t(p), uint32_t(q), n});
+          c.listed.push_back({uint32_t(p), uint32_t(q), n});
   } else {
     for (const auto &[pq, n] : sparse)
-      c.pairs.push_back({pq.first, pq.second, n});
+      c.listed.push_back({pq.first, pq.second, n});
   }
   if (c.localUniform)
     for (int64_t l : localRead)
@@ -371,60 +512,35 @@ bool convolve(const Table &x, const Table &y, Table &out, size_t most) {
 constexpr size_t kMostEntries = size_t(1) << 22;
 
 /// The pairs of every entry of `x` (the first dims' PE parts) with every
-/// entry of `y` (the last dim's), sorted by source, then destination, when
-/// each source and destination PE splits into its two parts one way only:
-/// `y`'s parts are multiples of some g that every part of `x` is below,
-/// as PE dims' place values give. Then the pairs are listed in order
-/// without a table of every PE pair (10^6 of them on 31 x 33 PEs). False,
-/// listing nothing, otherwise.
-bool pairsInOrder(const Table &x, const Table &y, int64_t pes, MoveCounts &c,
-                  int64_t &kept) {
-  struct Part {
-    int64_t a, b, n;
-  };
-  std::vector<Part> xs, ys;
-  int64_t below = 1, g = 0;
+/// entry of `y` (the last dim's) as factors (PairFactors), when each source
+/// and destination PE splits into its two parts one way only: `y`'s parts
+/// are multiples of some g that every part of `x` is below, as PE dims'
+/// place values give. Then the pairs need not be listed at all (10^6 PE
+/// pairs on 31 x 33 PEs, 514k of them carrying elements). Nothing
+/// otherwise.
+std::optional<PairFactors> factorsOf(const Table &x, const Table &y,
+                                     int64_t pes) {
+  PairFactors f;
+  int64_t below = 1, g = 0, most = 0;
   for (const auto &[k, n] : x) {
     if (k.peA < 0 || k.peB < 0)
-      return false;
+      return std::nullopt;
     below = std::max({below, k.peA + 1, k.peB + 1});
-    xs.push_back({k.peA, k.peB, n});
+    f.low.push_back({uint32_t(k.peA), uint32_t(k.peB), n});
   }
-  int64_t most = 0;
   for (const auto &[k, n] : y) {
     if (k.peA < 0 || k.peB < 0)
-      return false;
+      return std::nullopt;
     g = std::gcd(g, std::gcd(k.peA, k.peB));
     most = std::max({most, k.peA, k.peB});
-    ys.push_back({k.peA, k.peB, n});
+    f.high.push_back({uint32_t(k.peA), uint32_t(k.peB), n});
   }
-  if ((g != 0 && g < below) || (g == 0 && ys.size() > 1) ||
+  if ((g != 0 && g < below) || (g == 0 && y.size() > 1) ||
       below - 1 + most >= pes)
-    return false;
+    return std::nullopt;
   // Table keys are sorted by (peA, peB): the parts already are.
-  c.pairs.reserve(xs.size() * ys.size());
-  for (size_t yi = 0; yi < ys.size();) {
-    size_t yEnd = yi;
-    while (yEnd < ys.size() && ys[yEnd].a == ys[yi].a)
-      ++yEnd;
-    for (size_t xi = 0; xi < xs.size();) {
-      size_t xEnd = xi;
-      while (xEnd < xs.size() && xs[xEnd].a == xs[xi].a)
-        ++xEnd;
-      const uint32_t p = uint32_t(ys[yi].a + xs[xi].a);
-      for (size_t j = yi; j < yEnd; ++j)
-        for (size_t i = xi; i < xEnd; ++i) {
-          const uint32_t q = uint32_t(ys[j].b + xs[i].b);
-          const int64_t n = ys[j].n * xs[i].n;
-          c.pairs.push_back({p, q, n});
-          c.elements += n;
-          kept += p == q ? n : 0;
-        }
-      xi = xEnd;
-    }
-    yi = yEnd;
-  }
-  return true;
+  f.modulus = g;
+  return f;
 }
 
 } // namespace
@@ -485,7 +601,11 @@ std::optional<MoveCounts> mapc::rt::countMoveByRuns(const TileMap &from,
   if (pairs.size() * dimPairs.back().size() > (size_t(1) << 24))
     return std::nullopt;
   int64_t kept = 0;
-  if (!pairsInOrder(pairs, dimPairs.back(), pes, c, kept)) {
+  if (std::optional<PairFactors> f = factorsOf(pairs, dimPairs.back(), pes)) {
+    c.elements = sumOf(f->low) * sumOf(f->high);
+    kept = sumOf(keptParts(f->low)) * sumOf(keptParts(f->high));
+    c.factors = std::move(f);
+  } else {
     if (pes * pes > (int64_t(1) << 22))
       return std::nullopt;
     std::vector<int64_t> table(size_t(pes * pes), 0);
@@ -499,7 +619,7 @@ std::optional<MoveCounts> mapc::rt::countMoveByRuns(const TileMap &from,
     for (int64_t p = 0; p < pes; ++p)
       for (int64_t q = 0; q < pes; ++q)
         if (const int64_t n = table[size_t(p * pes + q)]) {
-          c.pairs.push_back({uint32_t(p), uint32_t(q), n});
+          c.listed.push_back({uint32_t(p), uint32_t(q), n});
           c.elements += n;
           kept += p == q ? n : 0;
         }

@@ -59,14 +59,15 @@ std::vector<FactorRound> factorRounds(const std::vector<uint64_t> &a,
   return out;
 }
 
-/// Divides `a` by the greatest common divisor of its entries.
-void normalise(std::vector<uint64_t> &a) {
+/// Divides `a` by the greatest common divisor of its entries; returns it.
+uint64_t normalise(std::vector<uint64_t> &a) {
   uint64_t g = 0;
   for (uint64_t v : a)
     g = std::gcd(g, v);
   if (g > 1)
     for (uint64_t &v : a)
       v /= g;
+  return g;
 }
 
 /// Row and column sums of the n x n counts `a`.
@@ -144,14 +145,11 @@ uint64_t ProductRounds::rounds() const {
 
 namespace {
 
-/// productRounds on pairs of any kind: `ends(pair)` gives its sender,
-/// receiver and count as a PairCount. Pairs of a PE with itself are left
-/// out (the factors' diagonals).
-template <typename Pair, typename Ends>
-std::optional<ProductRounds>
-productOf(const std::vector<Pair> &pairs, Ends ends,
-          const std::vector<int64_t> &grid, size_t from) {
-  if (grid.size() < 2 || pairs.size() < from)
+/// The grid's two factors (the first dim, the others together), or
+/// nothing when either is below 2 or too large to tabulate.
+std::optional<std::pair<uint64_t, uint64_t>>
+factorSides(const std::vector<int64_t> &grid) {
+  if (grid.size() < 2)
     return std::nullopt;
   uint64_t outer = 1;
   for (size_t i = 1; i < grid.size(); ++i)
@@ -159,6 +157,50 @@ productOf(const std::vector<Pair> &pairs, Ends ends,
   const uint64_t inner = uint64_t(std::max<int64_t>(1, grid[0]));
   if (inner < 2 || outer < 2 || inner > kMostSide || outer > kMostSide)
     return std::nullopt;
+  return std::make_pair(inner, outer);
+}
+
+/// The product rounds of scale A B (A inner x inner, B outer x outer,
+/// each divided by the gcd of its entries), or nothing when they would
+/// outnumber the busiest PE's degree.
+std::optional<ProductRounds> roundsOf(const std::vector<uint64_t> &a,
+                                      uint32_t inner,
+                                      const std::vector<uint64_t> &b,
+                                      uint32_t outer, uint64_t scale) {
+  // The busiest PE's degree, the elements that keep their PE left out.
+  std::vector<Wide> rowA, colA, rowB, colB;
+  sums(a, inner, rowA, colA);
+  sums(b, outer, rowB, colB);
+  Wide degree = 0;
+  for (uint64_t x = 0; x < inner; ++x)
+    for (uint64_t r = 0; r < outer; ++r) {
+      const Wide kept =
+          Wide(a[size_t(x * inner + x)]) * b[size_t(r * outer + r)];
+      degree = std::max(
+          {degree, rowA[x] * rowB[r] - kept, colA[x] * colB[r] - kept});
+    }
+  ProductRounds p;
+  p.inner = inner;
+  p.outer = outer;
+  p.scale = scale;
+  p.innerRounds = factorRounds(a, p.inner);
+  p.outerRounds = factorRounds(b, p.outer);
+  if (Wide(p.rounds()) != degree * scale)
+    return std::nullopt;
+  return p;
+}
+
+/// productRounds on pairs of any kind: `ends(pair)` gives its sender,
+/// receiver and count as a PairCount. Pairs of a PE with itself are left
+/// out (the factors' diagonals).
+template <typename Pair, typename Ends>
+std::optional<ProductRounds>
+productOf(const std::vector<Pair> &pairs, Ends ends,
+          const std::vector<int64_t> &grid, size_t from) {
+  const std::optional<std::pair<uint64_t, uint64_t>> sides = factorSides(grid);
+  if (!sides || pairs.size() < from)
+    return std::nullopt;
+  const auto [inner, outer] = *sides;
   const uint64_t span = inner * outer;
   // Each PE's two coordinates, looked up rather than divided for.
   std::vector<uint32_t> xOf(static_cast<size_t>(span)),
@@ -234,27 +276,7 @@ productOf(const std::vector<Pair> &pairs, Ends ends,
     }
   if (listed != nonzeroA * nonzeroB - diagonalA * diagonalB)
     return std::nullopt;
-  // The busiest PE's degree, the elements that keep their PE left out.
-  std::vector<Wide> rowA, colA, rowB, colB;
-  sums(a, uint32_t(inner), rowA, colA);
-  sums(b, uint32_t(outer), rowB, colB);
-  Wide degree = 0;
-  for (uint64_t x = 0; x < inner; ++x)
-    for (uint64_t r = 0; r < outer; ++r) {
-      const Wide kept =
-          Wide(a[size_t(x * inner + x)]) * b[size_t(r * outer + r)];
-      degree = std::max(
-          {degree, rowA[x] * rowB[r] - kept, colA[x] * colB[r] - kept});
-    }
-  ProductRounds p;
-  p.inner = uint32_t(inner);
-  p.outer = uint32_t(outer);
-  p.scale = scale;
-  p.innerRounds = factorRounds(a, p.inner);
-  p.outerRounds = factorRounds(b, p.outer);
-  if (Wide(p.rounds()) != degree * scale)
-    return std::nullopt;
-  return p;
+  return roundsOf(a, uint32_t(inner), b, uint32_t(outer), scale);
 }
 
 } // namespace
@@ -275,6 +297,43 @@ mapc::rt::productRounds(const std::vector<PePairCount> &pairs,
         return PairCount{p.from, p.to, uint64_t(p.count)};
       },
       grid, from);
+}
+
+std::optional<ProductRounds>
+mapc::rt::productRounds(const PairFactors &f, const std::vector<int64_t> &grid,
+                        size_t from) {
+  const std::optional<std::pair<uint64_t, uint64_t>> sides = factorSides(grid);
+  if (!sides || f.low.size() * f.high.size() < from)
+    return std::nullopt;
+  const auto [inner, outer] = *sides;
+  // Low parts below the grid's first dim and high parts its multiples:
+  // A and B are the factors themselves. Otherwise from the pairs.
+  if (uint64_t(f.modulus) != inner) {
+    MoveCounts listed;
+    listed.factors = f;
+    return productRounds(listed.pairs(), grid, from);
+  }
+  std::vector<uint64_t> a(size_t(inner * inner), 0),
+      b(size_t(outer * outer), 0);
+  bool movesA = false, movesB = false;
+  for (const PePairCount &l : f.low) {
+    a[size_t(l.from * inner + l.to)] = uint64_t(l.count);
+    movesA |= l.from != l.to;
+  }
+  for (const PePairCount &h : f.high) {
+    const uint64_t r = h.from / inner, s = h.to / inner;
+    // A pair past the grid.
+    if (r >= outer || s >= outer)
+      return std::nullopt;
+    b[size_t(r * outer + s)] = uint64_t(h.count);
+    movesB |= r != s;
+  }
+  // No pair moves in both factors: not a product of two moves.
+  if (!movesA || !movesB)
+    return std::nullopt;
+  // The pairs are scale A B exactly: the scale is what the gcds took out.
+  const uint64_t scale = normalise(a) * normalise(b);
+  return roundsOf(a, uint32_t(inner), b, uint32_t(outer), scale);
 }
 
 std::vector<PairRound>

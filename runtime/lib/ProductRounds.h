@@ -70,6 +70,13 @@ productRounds(const std::vector<PePairCount> &pairs,
               const std::vector<int64_t> &grid,
               size_t from = kProductRoundsFrom);
 
+/// The same from a move's factors (MoveCounts.h), without listing its
+/// pairs when the factors split the PEs as `grid` does (the low parts its
+/// first dim, the high parts multiples of it); else from the pairs listed.
+std::optional<ProductRounds> productRounds(const PairFactors &factors,
+                                           const std::vector<int64_t> &grid,
+                                           size_t from = kProductRoundsFrom);
+
 /// The product's rounds as matchings of `pairs` (the pairs it was made
 /// from), each used `times` rounds in a row.
 std::vector<PairRound> expandProductRounds(const ProductRounds &p,

@@ -128,8 +128,8 @@ bool checkCounts(const rt::TileMap &a, const rt::TileMap &b, int64_t limit,
   const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
   const rt::MoveCounts table = rt::countMoveByElements(a, b, sources);
   EXPECT_EQ(runs->elements, table.elements) << what;
-  EXPECT_EQ(runs->pairs.size(), table.pairs.size()) << what;
-  EXPECT_TRUE(runs->pairs == table.pairs) << what;
+  EXPECT_EQ(runs->pairCount(), table.pairCount()) << what;
+  EXPECT_TRUE(runs->pairs() == table.pairs()) << what;
   EXPECT_EQ(runs->stay, table.stay) << what;
   EXPECT_EQ(runs->sameSlot, table.sameSlot) << what;
   EXPECT_EQ(runs->slotUniformTo, table.slotUniformTo) << what;

@@ -24,7 +24,11 @@
 // An array of several data dims is counted per dim when both layouts feed
 // each PE dim from the same data dim: PE pairs convolve, and a slot names
 // every dim's memory part (one mixed-radix number), so slot uniformity
-// holds when it holds in every dim.
+// holds when it holds in every dim. When the last dim's PE parts are
+// multiples of a number every other part is below (a PE grid's place
+// values), the pairs are kept as those two factors (PairFactors) and never
+// listed: what the planner reads of them (totals per PE, the bound, the
+// move's shape, product rounds) is a product of the factors'.
 //
 // countMoveByRuns returns nothing when a layout is not of that kind
 // (replication, wrap-around offsets, digits that are not plain, PE dims
@@ -62,12 +66,34 @@ inline bool sameAsBefore(int64_t &seen, int64_t value) {
   return same;
 }
 
+/// The pairs of a separable move (an HPF distribution of every dim onto a
+/// PE grid, each PE dim fed by its own data dims): each PE number is a
+/// `low` part below `modulus` plus a `high` part that is a multiple of it,
+/// and the elements from PE l.from + h.from to PE l.to + h.to number
+/// l.count * h.count for every entry l of `low` and h of `high` (each list
+/// sorted by from, then to). Every PE splits one way only, so the pairs are
+/// |low| x |high| distinct ones, and their totals per PE are products of
+/// the factors' (31 + 33 entries a PE on 31 x 33 PEs, not 514k pairs).
+struct PairFactors {
+  int64_t modulus = 0;
+  std::vector<PePairCount> low, high;
+};
+
+/// Per PE (as many as MoveCounts::stay): the elements it sends (to itself
+/// too), receives, and keeps (its pair with itself).
+struct PeTotals {
+  std::vector<int64_t> sent, received, kept;
+};
+
 /// The counts of a move between two layouts that replicate nothing.
 struct MoveCounts {
   int64_t elements = 0;
   /// Every (source PE, destination PE) pair that carries elements, sorted
   /// by source, then destination; pairs with from == to keep their PE.
-  std::vector<PePairCount> pairs;
+  /// Empty when `factors` holds them: read them through pairs() and the
+  /// totals below, which take either form.
+  std::vector<PePairCount> listed;
+  std::optional<PairFactors> factors;
   /// Per PE (as many as the larger layout spans): its elements that keep
   /// their cell.
   std::vector<int64_t> stay;
@@ -80,9 +106,19 @@ struct MoveCounts {
   bool localUniform = true;
   int64_t localSlots = 0;
 
+  /// Every pair, sorted by source, then destination (listed from the
+  /// factors when factored).
+  std::vector<PePairCount> pairs() const;
+  /// How many pairs carry elements, and how many of them join two PEs.
+  size_t pairCount() const;
+  size_t pairsBetweenPes() const;
+  /// Elements that change PE.
+  uint64_t sendsBetweenPes() const;
+  /// Elements sent, received and kept per PE.
+  PeTotals peTotals() const;
   /// Elements that keep their PE but change slot.
   int64_t localMoves() const;
-  /// The pairs of a PE with itself, found in the sorted pairs.
+  /// The pairs of a PE with itself, by PE.
   std::vector<PePairCount> keptPairs() const;
   bool operator==(const MoveCounts &o) const;
 };
