@@ -6,16 +6,6 @@ using namespace mapc;
 
 namespace {
 
-/// The digits of `t`'s device dim `dim` that take more than one value,
-/// least significant first (a digit of base 1 is always 0).
-std::vector<unsigned> digitsOf(const rt::TileMap &t, size_t dim) {
-  std::vector<unsigned> out;
-  for (unsigned l : t.m[dim])
-    if (t.kdims[l].tk > 1)
-      out.push_back(l);
-  return out;
-}
-
 /// Where, in `ds`, the digits with `weight` other than 0 form one run of
 /// neighbours: [first, last); first == last when there is no such digit or
 /// they are not neighbours.
@@ -41,8 +31,8 @@ mapc::frameDigitExchange(const rt::TileMap &from, const rt::TileMap &to) {
   if (rt::slotsOf(from) != slots || rt::pesOf(from) != pes)
     return std::nullopt;
   const DigitWeights wf(from), wt(to);
-  const std::vector<unsigned> fromMem = digitsOf(from, 0),
-                              toMem = digitsOf(to, 0);
+  const std::vector<unsigned> fromMem = frameDigitsOf(from, 0),
+                              toMem = frameDigitsOf(to, 0);
   auto baseOf = [&](unsigned l) { return from.kdims[l].tk; };
   // The exchanged memory digit: the memory digits bound for the PEs. The
   // finder's PE 0 sends its slots below the lowest one home; with one

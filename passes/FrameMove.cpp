@@ -5,6 +5,14 @@
 
 using namespace mapc;
 
+std::vector<unsigned> mapc::frameDigitsOf(const rt::TileMap &t, size_t dim) {
+  std::vector<unsigned> out;
+  for (unsigned l : t.m[dim])
+    if (t.kdims[l].tk > 1)
+      out.push_back(l);
+  return out;
+}
+
 std::vector<int64_t> mapc::frameDigitSums(const rt::TileMap &t, size_t dim,
                                           const std::vector<int64_t> &weight) {
   DigitOdometer digits;

@@ -72,6 +72,10 @@ struct DigitOdometer {
   }
 };
 
+/// The digits of digit frame `t`'s device dim `dim` that take more than
+/// one value, least significant first (a digit of base 1 is always 0).
+std::vector<unsigned> frameDigitsOf(const rt::TileMap &t, size_t dim);
+
 /// For every value of digit frame `t`'s device dim `dim` (0 memory, 1 PEs),
 /// in order, the sum over its digits of digit value x `weight` (indexed by
 /// k-Tile dim): counted like an odometer, no division.

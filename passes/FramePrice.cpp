@@ -87,16 +87,6 @@ int64_t localTicks(const rt::TileMap &from, const rt::TileMap &to, bool inPlace,
   return moved * perSlot;
 }
 
-/// The digits of `t`'s device dim `dim` that take more than one value,
-/// least significant first (a digit of base 1 is always 0).
-std::vector<unsigned> digitsOf(const rt::TileMap &t, size_t dim) {
-  std::vector<unsigned> out;
-  for (unsigned l : t.m[dim])
-    if (t.kdims[l].tk > 1)
-      out.push_back(l);
-  return out;
-}
-
 /// runSlotwise's price (pricing mode) from the digits: source slot s goes
 /// to slot target(s), its element on PE p to PE base(p) + key(s), where
 /// target and key are sums over the source's memory digits of their
@@ -119,8 +109,8 @@ int64_t slotwiseTicks(const rt::TileMap &from, const rt::TileMap &to,
   for (size_t l = 0; l < from.kdims.size(); ++l)
     if (from.kdims[l].tk > 1 && wt.slot[l] != 0 && wf.slot[l] == 0)
       return -1; // a source slot feeds two destination slots
-  const std::vector<unsigned> fromMem = digitsOf(from, 0),
-                              toMem = digitsOf(to, 0);
+  const std::vector<unsigned> fromMem = frameDigitsOf(from, 0),
+                              toMem = frameDigitsOf(to, 0);
   if (inPlace)
     for (unsigned l : fromMem)
       if (wt.slot[l] != wf.slot[l])

@@ -14,6 +14,7 @@
 #include "../../runtime/lib/AllGatherPrice.h"
 #include "../../runtime/lib/ReplicationRounds.h"
 #include "DigitTile.h"
+#include "PlainDevice.h"
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/General.h"
 #include "mapc/runtime/MasPar.h"
@@ -26,14 +27,9 @@
 #include <random>
 
 using namespace mapc;
+using mapc::test::deviceOf;
 
 namespace {
-
-rt::TileMap deviceOf(int64_t slots, int64_t pes) {
-  rt::TileMap t;
-  t.device = {rt::SpaceDim::plain(slots), rt::SpaceDim::plain(pes)};
-  return t;
-}
 
 /// A random all-gather: n elements on distinct random PEs in random slots of
 /// `fromSlots`, every PE holding all of them in random cells of `toSlots`,
@@ -60,6 +56,25 @@ std::vector<uint32_t> randomAllGather(std::mt19937 &rng, unsigned n,
       sources[q * toSlots + cells[n]] = element[0];
   }
   return sources;
+}
+
+/// A random all-gather of n elements over `pes` PEs: 1-3 source slots,
+/// n to n + 2 destination slots, element 0 held twice now and then.
+struct DrawnGather {
+  int64_t fromSlots = 0, toSlots = 0;
+  std::vector<uint32_t> sources;
+};
+
+DrawnGather drawGather(std::mt19937 &rng, unsigned n, unsigned pes) {
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  DrawnGather g;
+  g.fromSlots = pick(1, 3);
+  g.toSlots = n + pick(0, 2);
+  const bool twice = g.toSlots > n && pick(0, 1);
+  g.sources = randomAllGather(rng, n, pes, g.fromSlots, g.toSlots, twice);
+  return g;
 }
 
 /// The deliveries of `sources` grouped as exchangeSchedule groups them: by
@@ -175,10 +190,9 @@ TEST(AllGatherPrice, StructureEqualsRounds) {
     const unsigned width =
         unsigned(pick(int((2 * n + height - 1) / height), int(1300 / height)));
     const unsigned pes = width * height;
-    const int64_t fromSlots = pick(1, 3), toSlots = n + pick(0, 2);
-    const bool twice = toSlots > n && pick(0, 1);
-    const std::vector<uint32_t> sources =
-        randomAllGather(rng, n, pes, fromSlots, toSlots, twice);
+    const DrawnGather g = drawGather(rng, n, pes);
+    const int64_t fromSlots = g.fromSlots, toSlots = g.toSlots;
+    const std::vector<uint32_t> &sources = g.sources;
     const rt::TileMap from = deviceOf(fromSlots, pes),
                       to = deviceOf(toSlots, pes);
     const std::string what = std::to_string(n) + " over " +
@@ -282,10 +296,9 @@ TEST(AllGatherPrice, WavesFloorClosedForm) {
     const unsigned pes = unsigned(pick(4, 90));
     const unsigned n =
         iter % 4 == 0 ? unsigned(pick(2, 4)) : unsigned(pick(2, int(pes)));
-    const int64_t fromSlots = pick(1, 3), toSlots = n + pick(0, 2);
-    const bool twice = toSlots > n && pick(0, 1);
-    const std::vector<uint32_t> sources =
-        randomAllGather(rng, n, pes, fromSlots, toSlots, twice);
+    const DrawnGather g = drawGather(rng, n, pes);
+    const int64_t fromSlots = g.fromSlots, toSlots = g.toSlots;
+    const std::vector<uint32_t> &sources = g.sources;
     const rt::TileMap from = deviceOf(fromSlots, pes),
                       to = deviceOf(toSlots, pes);
     const std::string what = std::to_string(n) + " over " +

@@ -7,6 +7,7 @@
 // the receive bound (the most elements one PE must receive).
 //
 //===----------------------------------------------------------------------===//
+#include "PlainDevice.h"
 #include "RandomTile.h"
 #include "mapc/runtime/General.h"
 
@@ -18,17 +19,12 @@
 #include <set>
 
 using namespace mapc;
+using mapc::test::deviceOf;
 
 namespace {
 
 /// A layout of `slots` memory cells on each of `pes` PEs (exchangeSchedule
 /// reads only the device shape; the cells' sources come separately).
-rt::TileMap deviceOf(int64_t slots, int64_t pes) {
-  rt::TileMap t;
-  t.device = {rt::SpaceDim::plain(slots), rt::SpaceDim::plain(pes)};
-  return t;
-}
-
 /// Checks the rounds and copies of `sources` (destination cell -> source
 /// cell) element by element; returns the receive bound.
 size_t checkSchedule(int64_t fromSlots, int64_t toSlots, unsigned pes,
