@@ -63,6 +63,7 @@ std::vector<uint32_t> randomAllGather(std::mt19937 &rng, unsigned n,
 struct DrawnGather {
   int64_t fromSlots = 0, toSlots = 0;
   std::vector<uint32_t> sources;
+  rt::TileMap from, to; // plain devices of those slots
 };
 
 DrawnGather drawGather(std::mt19937 &rng, unsigned n, unsigned pes) {
@@ -74,6 +75,8 @@ DrawnGather drawGather(std::mt19937 &rng, unsigned n, unsigned pes) {
   g.toSlots = n + pick(0, 2);
   const bool twice = g.toSlots > n && pick(0, 1);
   g.sources = randomAllGather(rng, n, pes, g.fromSlots, g.toSlots, twice);
+  g.from = deviceOf(g.fromSlots, pes);
+  g.to = deviceOf(g.toSlots, pes);
   return g;
 }
 
@@ -193,8 +196,7 @@ TEST(AllGatherPrice, StructureEqualsRounds) {
     const DrawnGather g = drawGather(rng, n, pes);
     const int64_t fromSlots = g.fromSlots, toSlots = g.toSlots;
     const std::vector<uint32_t> &sources = g.sources;
-    const rt::TileMap from = deviceOf(fromSlots, pes),
-                      to = deviceOf(toSlots, pes);
+    const rt::TileMap &from = g.from, &to = g.to;
     const std::string what = std::to_string(n) + " over " +
                              std::to_string(width) + " x " +
                              std::to_string(height);
@@ -299,8 +301,7 @@ TEST(AllGatherPrice, WavesFloorClosedForm) {
     const DrawnGather g = drawGather(rng, n, pes);
     const int64_t fromSlots = g.fromSlots, toSlots = g.toSlots;
     const std::vector<uint32_t> &sources = g.sources;
-    const rt::TileMap from = deviceOf(fromSlots, pes),
-                      to = deviceOf(toSlots, pes);
+    const rt::TileMap &from = g.from, &to = g.to;
     const std::string what = std::to_string(n) + " over " +
                              std::to_string(pes) + ", iter " +
                              std::to_string(iter);
