@@ -505,9 +505,6 @@ void forSizes(bool quick, const Spec (&small)[Small], const Spec (&full)[Full],
       add(s);
 }
 
-/// --huge: also the rows whose planning still walks 10^8 elements.
-bool hugeRows = false;
-
 /// HPF block <-> cyclic(k) on 7, 10, 3 x 5 and 31 x 33 PEs (10^6 elements),
 /// on 7 and 3 x 5 (10^7), and on 7 and 10 (10^8, planned from the runs and
 /// periods of the layouts, MoveCounts.h, and not simulated).
@@ -516,7 +513,6 @@ std::vector<Problem> hpfProblems(bool quick) {
     const char *name, *pes, *procs, *array, *from, *to;
     uint64_t memory;
     bool simulate = true;
-    bool huge = false; ///< only with --huge
   };
   // Full: 10^6 f32 elements; quick: 10^4.
   const Spec full[] = {
@@ -533,14 +529,13 @@ std::vector<Problem> hpfProblems(bool quick) {
        "cyclic(3)", 28u << 20},
       {"1e7 on 3x5: bb<->c,c(3)", "3, 5", "3, 5", "2500, 4000", "block, block",
        "cyclic, cyclic(3)", 12u << 20},
-      // 10^8: copies planned without walking the elements; the simulation
-      // would take minutes and gigabytes. On 10 PEs 003 6.2.2's candidates
-      // price their intermediate moves in time linear in the slots (some
-      // 120 ms): --huge.
+      // 10^8: copies planned without walking the elements (on 10 PEs 003
+      // 6.2.2's candidates price their intermediate moves from their
+      // digits); the simulation would take minutes and gigabytes.
       {"1e8 on 7: block<->cyclic(3) copy", "7", "7", "100000000", "block",
        "cyclic(3)", 240u << 20, false},
       {"1e8 on 10: block<->cyclic(5) copy", "10", "10", "100000000", "block",
-       "cyclic(5)", 170u << 20, false, true},
+       "cyclic(5)", 170u << 20, false},
   };
   const Spec small[] = {
       {"1e4 on 7: block<->cyclic(3)", "7", "7", "10000", "block", "cyclic(3)",
@@ -568,8 +563,7 @@ std::vector<Problem> hpfProblems(bool quick) {
       src += std::string("array B(") + s.array + ") : f32;\ndistribute A(" +
              s.from + ") onto P;\ndistribute B(" + s.to +
              ") onto P;\ncopy A to B;\ncopy B to A;\n";
-    if (!s.huge || hugeRows)
-      out.push_back({"hpf", s.name, src, "", s.simulate});
+    out.push_back({"hpf", s.name, src, "", s.simulate});
   };
   forSizes(quick, small, full, add);
   return out;
@@ -655,17 +649,14 @@ int main(int argc, char **argv) {
       quick = true;
     else if (a == "--paired")
       pairedTimes = true;
-    else if (a == "--huge")
-      hugeRows = true;
     else if (a.rfind("--only=", 0) == 0)
       only = a.substr(7);
     else if (a.rfind("--write=", 0) == 0)
       writeDir = a.substr(8);
     else {
-      std::fprintf(
-          stderr, "usage: mapc-bench-mixed-radix [--quick] [--paired] [--huge] "
-                  "[--only=6.2.1|swap|random|hpf|network|replicate] "
-                  "[--write=DIR]\n");
+      std::fprintf(stderr, "usage: mapc-bench-mixed-radix [--quick] [--paired] "
+                           "[--only=6.2.1|swap|random|hpf|network|replicate] "
+                           "[--write=DIR]\n");
       return 2;
     }
   }

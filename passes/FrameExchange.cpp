@@ -94,20 +94,17 @@ mapc::frameDigitExchange(const rt::TileMap &from, const rt::TileMap &to) {
 
   // Each high part's first slot on arrival: the memory digits of `from`
   // above the chunk other than the exchanged ones, in `from`'s order, at
-  // their weights in `to`.
-  DigitOdometer highs;
+  // their weights in `to` (kept as digits: a high part moves iff one of
+  // its digits does).
+  std::vector<rt::DigitPlace> highs;
+  bool moves = false;
   for (size_t i = 0; i < fromMem.size(); ++i)
-    if (i >= mHi || (i < mLo && wf.slot[fromMem[i]] >= s.chunk))
-      highs.add(baseOf(fromMem[i]), wt.slot[fromMem[i]]);
-  std::vector<int64_t> dest(size_t(s.highs()), 0);
-  bool moves = s.destSlotWeight != s.slotWeight;
-  int64_t at = 0;
-  for (int64_t h = 0; h < s.highs(); ++h) {
-    dest[size_t(h)] = at;
-    moves |= at != s.srcHigh(h);
-    highs.step(at);
-  }
+    if (i >= mHi || (i < mLo && wf.slot[fromMem[i]] >= s.chunk)) {
+      const unsigned l = fromMem[i];
+      highs.push_back({baseOf(l), wf.slot[l], wt.slot[l]});
+      moves |= wf.slot[l] != wt.slot[l];
+    }
   if (moves)
-    s.destHigh = std::move(dest);
+    s.highDigits = std::move(highs);
   return s;
 }

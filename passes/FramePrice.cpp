@@ -4,6 +4,7 @@
 #include "passes/FrameExchange.h"
 #include "passes/FrameMove.h"
 
+#include "mapc/runtime/DigitCount.h"
 #include "mapc/runtime/MasPar.h"
 
 #include <algorithm>
@@ -80,6 +81,15 @@ int64_t localTicks(const rt::TileMap &from, const rt::TileMap &to, bool inPlace,
   const int64_t perSlot = xfers * (cost.load[w] + cost.store(w));
   if (!inPlace)
     return rt::slotsOf(to) * perSlot;
+  // Slot t reads the slot its digits give in `from`: it keeps its element
+  // iff the two sums agree, counted over the digits (DigitCount.h).
+  std::vector<rt::DigitPlace> digits;
+  for (unsigned l : frameDigitsOf(to, 0))
+    digits.push_back({to.kdims[l].tk, wt.slot[l], wf.slot[l]});
+  const int64_t slots = rt::slotsOf(to);
+  if (const std::optional<int64_t> kept = rt::valuesKeptInPlace(
+          digits, size_t(std::max<int64_t>(slots / 16, 64))))
+    return (slots - *kept) * perSlot;
   const std::vector<int64_t> readSlot = frameDigitSums(to, 0, wf.slot);
   int64_t moved = 0;
   for (size_t t = 0; t < readSlot.size(); ++t)

@@ -101,9 +101,7 @@ static void printDigitExchange(const rt::TileMap &before,
      << (chunk == 1 ? " element" : " elements") << " per send\n";
   if (d.foldsPermutation()) {
     // How many chunks change places beside the exchange itself.
-    int64_t moved = 0;
-    for (int64_t h = 0; h < d.highs(); ++h)
-      moved += d.dstHigh(h) != d.srcHigh(h);
+    const int64_t moved = d.highs() - d.highsKept();
     os << "    memory permutation folded in (003 6.2.2 (i)-(ii), (iv)-(v)): "
        << moved << " of " << d.highs() << " runs of " << d.chunk
        << (d.chunk == 1 ? " element" : " elements")

@@ -8,6 +8,31 @@
 
 using namespace mapc::rt;
 
+int64_t DigitExchangeShape::dstHigh(int64_t h) const {
+  if (!destHigh.empty())
+    return destHigh[size_t(h)];
+  if (highDigits.empty())
+    return srcHigh(h);
+  int64_t at = 0;
+  for (const DigitPlace &d : highDigits) {
+    at += h % d.base * d.to;
+    h /= d.base;
+  }
+  return at;
+}
+
+int64_t DigitExchangeShape::highsKept() const {
+  if (destHigh.empty() && highDigits.empty())
+    return highs();
+  if (!highDigits.empty())
+    if (const std::optional<int64_t> kept = valuesKeptInPlace(highDigits))
+      return *kept;
+  int64_t kept = 0;
+  for (int64_t h = 0; h < highs(); ++h)
+    kept += dstHigh(h) == srcHigh(h);
+  return kept;
+}
+
 std::vector<DigitExchangeChunk>
 mapc::rt::digitExchangeChunks(int64_t chunk, unsigned elemBytes) {
   std::vector<DigitExchangeChunk> out;
@@ -73,6 +98,22 @@ int64_t partTicks(const int64_t *parts, const int64_t *load,
   for (unsigned w = 0; w < 4; ++w)
     ticks += parts[w] * (load[w] + store[w]);
   return ticks;
+}
+
+/// digitExchangeChunks(chunk, elemBytes) counted: fn(bytes, n) for each
+/// size of part, n parts of `bytes` each (at most two sizes: the full sends
+/// and the rest).
+template <typename Fn>
+void forEachChunkPart(int64_t chunk, unsigned elemBytes, Fn fn) {
+  if (elemBytes >= 8) {
+    fn(8u, chunk * int64_t(elemBytes / 8));
+    return;
+  }
+  const int64_t most = 8 / elemBytes;
+  if (chunk >= most)
+    fn(unsigned(most) * elemBytes, chunk / most);
+  if (chunk % most)
+    fn(unsigned(chunk % most) * elemBytes, 1);
 }
 
 /// Adds to `t` the transfers of a send in the rounds of `bytes` of data,
@@ -487,8 +528,6 @@ DigitExchangeTally mapc::rt::digitExchangeTally(const DigitExchangeShape &s,
   DigitExchangeTally t;
   const int64_t highs = s.highs();
   const bool cycles = walksCycles(s, inPlace);
-  const std::vector<DigitExchangeChunk> chunks =
-      digitExchangeChunks(s.chunk, elemBytes);
   // The rounds, as digitExchangeSequences makes them.
   const bool narrow = elemBytes < 8 && s.chunk * elemBytes <= 8;
   if (elemBytes < 8 && (!cycles || narrow)) {
@@ -534,19 +573,20 @@ DigitExchangeTally mapc::rt::digitExchangeTally(const DigitExchangeShape &s,
     cut(total % period, 1);
   } else {
     // A transfer per chunk part and high part.
-    for (const DigitExchangeChunk &c : chunks) {
-      addRoundTransfer(c.bytes, highs, t);
-      addParts(c.bytes, highs, t.roundParts);
-    }
+    forEachChunkPart(s.chunk, elemBytes, [&](unsigned bytes, int64_t n) {
+      addRoundTransfer(bytes, n * highs, t);
+      addParts(bytes, n * highs, t.roundParts);
+    });
   }
   // The diagonal, a chunk part at a time: out of place every high part's;
   // in place those on the folded permutation's cycles (the high parts that
   // move), and none without one.
-  int64_t diagonal = inPlace ? 0 : highs;
-  for (int64_t h = 0; inPlace && cycles && h < highs; ++h)
-    diagonal += s.dstHigh(h) != s.srcHigh(h);
-  for (const DigitExchangeChunk &c : chunks)
-    addParts(c.bytes, diagonal, t.diagonalParts);
+  const int64_t diagonal = !inPlace ? highs
+                           : cycles ? highs - s.highsKept()
+                                    : 0;
+  forEachChunkPart(s.chunk, elemBytes, [&](unsigned bytes, int64_t n) {
+    addParts(bytes, n * diagonal, t.diagonalParts);
+  });
   return t;
 }
 

@@ -128,7 +128,12 @@ void expectSameShape(const rt::DigitExchangeShape &a,
   EXPECT_EQ(a.slots, b.slots) << what;
   EXPECT_EQ(a.chunk, b.chunk) << what;
   EXPECT_EQ(a.destSlotWeight, b.destSlotWeight) << what;
-  EXPECT_EQ(a.destHigh, b.destHigh) << what;
+  // The high parts' places: a table (the finder) or digits (the frames).
+  ASSERT_EQ(a.highs(), b.highs()) << what;
+  EXPECT_EQ(a.foldsPermutation(), b.foldsPermutation()) << what;
+  EXPECT_EQ(a.highsKept(), b.highsKept()) << what;
+  for (int64_t h = 0; h < a.highs(); ++h)
+    ASSERT_EQ(a.dstHigh(h), b.dstHigh(h)) << what << " high part " << h;
   EXPECT_EQ(a.sendDigit, b.sendDigit) << what;
   EXPECT_EQ(a.recvDigit, b.recvDigit) << what;
   EXPECT_EQ(a.destPe, b.destPe) << what;

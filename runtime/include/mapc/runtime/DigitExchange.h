@@ -26,6 +26,7 @@
 #ifndef MAPC_RUNTIME_DIGITEXCHANGE_H
 #define MAPC_RUNTIME_DIGITEXCHANGE_H
 
+#include "mapc/runtime/DigitCount.h"
 #include "mapc/runtime/General.h"
 
 namespace mapc::rt {
@@ -45,6 +46,13 @@ struct DigitExchangeShape {
   /// exchanged digit, numbered in the source's order), its first slot in
   /// the destination, exchanged digit 0. Empty: the same as in the source.
   std::vector<int64_t> destHigh;
+  /// The same read off digits (a planner pricing digit frames,
+  /// FrameExchange.h), instead of destHigh: the slot digits above the chunk
+  /// other than the exchanged one, in the source's order (high part h's
+  /// digits, least significant first), each with its weights in the
+  /// source's and the destination's slots. Set only when some of them
+  /// move; a table of 10^6 high parts would cost more than their price.
+  std::vector<DigitPlace> highDigits;
   /// A processor permutation folded in: the PE side when it is not
   /// function 6.1's own (digit x = p / peWeight % base, sending slot digit
   /// y to p + (y - x) peWeight; peWeight is then 0). Per PE p its digit x
@@ -65,12 +73,14 @@ struct DigitExchangeShape {
     const int64_t below = slotWeight / chunk;
     return h % below * chunk + h / below * slotWeight * base;
   }
-  int64_t dstHigh(int64_t h) const {
-    return destHigh.empty() ? srcHigh(h) : destHigh[size_t(h)];
-  }
+  int64_t dstHigh(int64_t h) const;
+  /// How many high parts keep their place (dstHigh(h) == srcHigh(h)),
+  /// counted over highDigits when they are set (DigitCount.h).
+  int64_t highsKept() const;
   /// Whether memory digits other than the two exchanged ones move.
   bool foldsPermutation() const {
-    return destSlotWeight != slotWeight || !destHigh.empty();
+    return destSlotWeight != slotWeight || !destHigh.empty() ||
+           !highDigits.empty();
   }
   bool foldsPePermutation() const { return !destPe.empty(); }
   /// Whether the step can run in place (each round pair writes the cells it
