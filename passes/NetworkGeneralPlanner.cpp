@@ -18,11 +18,18 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   if (auto *why = std::get_if<std::string>(&started))
     return *why;
   rt::GeneralPlan plan = std::move(std::get<rt::GeneralPlan>(started));
-  const std::vector<uint32_t> sources = rt::sourcesOf(req.src, req.dst);
   // The elements that change node, found once for the bound and every
-  // order.
+  // order: from the layouts' runs and periods when they allow it (HPF
+  // layouts), else from the table of sources, which is then also the
+  // replicated bound's and the identity's.
+  std::vector<uint32_t> sources;
+  std::optional<std::vector<rt::RouteMove>> byRuns =
+      rt::generalRouteMovesByRuns(req.src, req.dst);
+  if (!byRuns)
+    sources = rt::sourcesOf(req.src, req.dst);
   const std::vector<rt::RouteMove> moves =
-      rt::generalRouteMoves(req.shape, req.src, req.dst, sources);
+      byRuns ? std::move(*byRuns)
+             : rt::generalRouteMoves(req.shape, req.src, req.dst, sources);
   const std::vector<rt::RouteFlow> flows = rt::routeFlows(req.shape, moves);
   // Without replication the bound counts flows, not elements (the same
   // bound: NetworkGeneral.FlowBoundEqualsTheElementBound).
@@ -36,6 +43,8 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   // Then every element keeps its cell when each held cell is its own
   // source (with equal slots; otherwise as analyseMove finds).
   const bool local = moves.empty();
+  if (local && sources.empty())
+    sources = rt::sourcesOf(req.src, req.dst);
   bool identity = local;
   if (local && rt::slotsOf(req.src) != rt::slotsOf(req.dst))
     identity = rt::analyseMove(req.src, req.dst, sources).identity;
@@ -147,7 +156,8 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
       plan.steps = {step};
       plan.steps[0].routeOrder = order;
       std::string why;
-      t = rt::predictNetworkGeneralStep(req.shape, plan, 0, &sources, &why);
+      t = rt::predictNetworkGeneralStep(
+          req.shape, plan, 0, sources.empty() ? nullptr : &sources, &why);
       if (t < 0)
         return "the route cannot run: " + why;
       exact[order] = t;

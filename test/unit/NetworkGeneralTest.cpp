@@ -375,6 +375,64 @@ TEST(NetworkGeneral, MovesAreTheTransfersThatChangeNode) {
   EXPECT_GT(locals, identities + 10);
 }
 
+// The planner reads the moves of HPF-like layouts off their runs and
+// periods (generalRouteMovesByRuns); they are the moves from the table of
+// sources, move for move and in order, on 3,000 random HPF
+// redistributions (1-3 dims, each PE grid of its own, sizes that do and
+// do not divide, every third of one or two dims long enough to be taken
+// period by period) and random k-Tile pairs, whenever the runs answer.
+TEST(NetworkGeneral, MovesByRunsAreTheMovesFromSources) {
+  std::mt19937 rng(20261128 + 3);
+  unsigned answered = 0, multiDim = 0, resized = 0;
+  size_t moved = 0;
+  for (unsigned run = 0; run < 3000; ++run) {
+    rt::TileMap a, b;
+    if (run % 4) {
+      const size_t dims = 1 + rng() % 3;
+      std::vector<int64_t> shape, pa, pb;
+      // Every third draw long enough that a layout's runs pass the
+      // listing limit (countingListLimit) and are taken period by period.
+      const bool longer = run % 3 == 0 && dims < 3;
+      for (size_t d = 0; d < dims; ++d) {
+        pa.push_back(1 + int64_t(rng() % (dims == 1 ? 9 : 5)));
+        pb.push_back(rng() % 3 ? pa.back() : 1 + int64_t(rng() % 5));
+        shape.push_back(std::max(pa.back(), pb.back()) +
+                        int64_t(rng() % (longer      ? (dims == 1 ? 20000 : 300)
+                                         : dims == 3 ? 12
+                                                     : 40)));
+      }
+      a = test::randomBlockCyclic(rng, shape, pa);
+      b = test::randomBlockCyclic(rng, shape, pb);
+      resized += pa != pb;
+    } else {
+      std::vector<int64_t> shape = randomShape(rng);
+      test::RandomTileSpec spec;
+      a = test::randomTileFor(rng, shape, spec);
+      b = test::randomTileFor(rng, shape, spec);
+    }
+    const std::optional<std::vector<rt::RouteMove>> byRuns =
+        rt::generalRouteMovesByRuns(a, b);
+    if (!byRuns)
+      continue;
+    const rt::NetworkShape net = rt::NetworkShape::mesh(
+        {unsigned(std::max(rt::pesOf(a), rt::pesOf(b)))});
+    const std::vector<rt::RouteMove> moves =
+        rt::generalRouteMoves(net, a, b, rt::sourcesOf(a, b));
+    ASSERT_EQ(byRuns->size(), moves.size()) << "run " << run;
+    for (size_t k = 0; k < moves.size(); ++k)
+      ASSERT_TRUE((*byRuns)[k].from == moves[k].from &&
+                  (*byRuns)[k].to == moves[k].to)
+          << "run " << run << " move " << k;
+    ++answered;
+    multiDim += a.data.size() > 1;
+    moved += moves.size();
+  }
+  EXPECT_GT(answered, 1300u);
+  EXPECT_GT(multiDim, 600u);
+  EXPECT_GT(resized, 300u);
+  EXPECT_GT(moved, 200000u);
+}
+
 // Without replication the planner's lower bound counts flows
 // (networkGeneralLowerBound over routeFlows); it is the bound counted
 // element by element, on 2,000 random k-Tile pairs and HPF

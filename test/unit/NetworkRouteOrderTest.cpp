@@ -348,13 +348,22 @@ TEST(NetworkGeneral, ResumedWalksEqualOneWalk) {
 // below a diameter of 65535). It equals the bound counted from each flow's
 // links (rt::routeLinks) on random flows on random meshes and cubes, and
 // neither a path longer than 65535 hops nor a link loaded past 65535
-// elements wraps around.
+// elements wraps around. On meshes of sides up to 256 (and 65536 nodes)
+// the bound is counted a run of a path at a time (orderBoundByLegs): a
+// quarter of the draws take long sides (a line of up to 300 nodes, past
+// that limit, or two sides up to 60), 3,000 draws in all.
 TEST(NetworkGeneral, OrderBoundIsEachLinksBound) {
   std::mt19937 rng(20261127);
-  for (unsigned run = 0; run < 300; ++run) {
-    const rt::NetworkShape net = randomNetwork(rng, 1 + int64_t(rng() % 60));
+  for (unsigned run = 0; run < 3000; ++run) {
+    rt::NetworkShape net = randomNetwork(rng, 1 + int64_t(rng() % 60));
+    if (run % 4 == 3) {
+      std::vector<unsigned> sides(1 + rng() % 2);
+      for (unsigned &side : sides)
+        side = 1 + unsigned(rng() % (sides.size() == 1 ? 300 : 60));
+      net = rt::NetworkShape::mesh(sides);
+    }
     const uint32_t nodes = net.nodeCount();
-    std::vector<rt::RouteFlow> flows(rng() % 40);
+    std::vector<rt::RouteFlow> flows(rng() % 60);
     for (rt::RouteFlow &f : flows)
       f = {uint32_t(rng() % nodes), uint32_t(rng() % nodes),
            1 + uint32_t(rng() % (run % 2 ? 5 : 70000))};

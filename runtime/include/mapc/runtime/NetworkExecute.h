@@ -15,6 +15,7 @@
 #include "mapc/runtime/Network.h"
 
 #include <memory>
+#include <optional>
 
 namespace mapc::rt {
 
@@ -77,6 +78,14 @@ struct RouteMove {
 std::vector<RouteMove> generalRouteMoves(const NetworkShape &shape,
                                          const TileMap &from, const TileMap &to,
                                          const std::vector<uint32_t> &sources);
+
+/// generalRouteMoves(shape, from, to, sourcesOf(from, to)) read off the
+/// layouts' runs and periods (MoveCounts.h) without the table of sources:
+/// each family of elements has one source node and its destination cells
+/// follow from its slots. Nothing when a layout replicates or is not of
+/// that kind, or when its families are too many for the elements.
+std::optional<std::vector<RouteMove>>
+generalRouteMovesByRuns(const TileMap &from, const TileMap &to);
 
 /// The cycles NetworkMachine::run takes on generalRouteTransfers' transfers
 /// in `routeOrder`, by the reservation walk of NetworkTiming.h on paths
