@@ -365,7 +365,7 @@ std::vector<rt::GeneralStep> Planner::resignify(const rt::TileMap &from,
     s.inPlace = inPlace;
     s.why = why;
     // In place its rounds are the dear part of planning: a floor, priced
-    // when it may win (runs only when the out-of-place form does).
+    // when it may win (the floor fails exactly when the step cannot run).
     s.predictedTicks =
         inPlace && floors
             ? rt::resignifyInPlaceFloor(from, to, sources, req.elemBytes,
