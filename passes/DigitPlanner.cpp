@@ -4,6 +4,8 @@
 #include "passes/FramePrice.h"
 #include "passes/ResignifyWithin.h"
 
+#include "mapc/runtime/Resignify.h"
+
 #include <algorithm>
 #include <numeric>
 #include <optional>
@@ -118,9 +120,24 @@ Digits replaceRun(const Digits &ds, int at, size_t len, const Digits &by) {
   return out;
 }
 
+/// The ticks of the resig_mp step `s` from `from` (003 6.3.4) on the
+/// simulator; `sources` = sourcesOf(from, s.to).
+int64_t resignifyTicks(const GeneralPlanRequest &req, const rt::TileMap &from,
+                       const rt::GeneralStep &s, bool copy,
+                       const std::vector<uint32_t> &sources) {
+  rt::GeneralPlan one;
+  one.source = from;
+  one.dest = s.to;
+  one.elemBytes = req.elemBytes;
+  one.copy = copy;
+  one.steps = {s};
+  return rt::predictGeneralStep(one, 0, req.shape, req.cost, &sources);
+}
+
 class Planner {
 public:
-  explicit Planner(const GeneralPlanRequest &req) : req(req) {}
+  explicit Planner(const GeneralPlanRequest &req, bool floors = false)
+      : floors(floors), req(req) {}
 
   /// The cheapest single step from `from` to `to` among the methods that
   /// keep elements apart (no brute force: it never wins inside a digit
@@ -149,10 +166,14 @@ public:
                                          const std::string &why);
 
   std::vector<PricedPlan> plans;
-  /// Steps every candidate starts with (re-significations, 003 6.3.4), and
-  /// whether the candidates' own first step is the plan's.
+  /// Steps every candidate starts with (re-significations, 003 6.3.4), the
+  /// layout each starts from, and whether the candidates' own first step is
+  /// the plan's.
   std::vector<rt::GeneralStep> prefix;
+  std::vector<rt::TileMap> prefixFrom;
   bool startsPlan = true;
+  /// In-place resig_mp steps carry floors (digitPermutationPlans).
+  const bool floors;
 
 private:
   const GeneralPlanRequest &req;
@@ -333,23 +354,23 @@ std::vector<rt::GeneralStep> Planner::resignify(const rt::TileMap &from,
                                                 bool first,
                                                 const std::string &why) {
   const std::vector<uint32_t> sources = rt::sourcesOf(from, to);
-  rt::GeneralPlan one;
-  one.source = from;
-  one.dest = to;
-  one.elemBytes = req.elemBytes;
-  one.copy = req.copy && first;
+  const bool copy = req.copy && first;
   std::vector<rt::GeneralStep> forms;
   for (bool inPlace : {true, false}) {
-    if (inPlace && one.copy)
+    if (inPlace && copy)
       continue;
     rt::GeneralStep s;
     s.kind = GeneralStepKind::Resignify;
     s.to = to;
     s.inPlace = inPlace;
     s.why = why;
-    one.steps = {s};
+    // In place its rounds are the dear part of planning: a floor, priced
+    // when it may win (the floor fails exactly when the step cannot run).
     s.predictedTicks =
-        rt::predictGeneralStep(one, 0, req.shape, req.cost, &sources);
+        inPlace && floors
+            ? rt::resignifyInPlaceFloor(from, to, sources, req.elemBytes,
+                                        req.shape, req.cost)
+            : resignifyTicks(req, from, s, copy, sources);
     if (s.predictedTicks >= 0)
       forms.push_back(s);
   }
@@ -417,8 +438,13 @@ void Planner::finish(std::vector<rt::GeneralStep> steps,
   steps.insert(steps.begin(), prefix.begin(), prefix.end());
   if (steps.empty())
     return;
-  if (auto p = pricedPlanOf(req, std::move(steps), name, copyBackTicks))
-    plans.push_back(std::move(*p));
+  auto p = pricedPlanOf(req, std::move(steps), name, copyBackTicks);
+  if (!p)
+    return;
+  for (size_t i = 0; floors && i < prefix.size(); ++i)
+    if (prefix[i].kind == GeneralStepKind::Resignify && prefix[i].inPlace)
+      p->floors.push_back({i, prefixFrom[i], prefix[i].to});
+  plans.push_back(std::move(*p));
 }
 
 /// 003 6.2.2's plans with the halves of (i)-(ii), (iv)-(v) or both folded
@@ -590,16 +616,18 @@ rt::TileMap resignified(const rt::TileMap &t, unsigned l) {
 /// 6.3.4), directly or, when their bases share a factor, after relabelling
 /// both so that only the coprime parts are re-signified, until the maps
 /// align; then the aligned maps' plans (one step, or 6.2.2's).
-std::vector<PricedPlan> resignifiedPlans(const GeneralPlanRequest &req) {
+std::vector<PricedPlan> resignifiedPlans(const GeneralPlanRequest &req,
+                                         bool floors) {
   if (!everyCellHeld(req.src) || !everyCellHeld(req.dst) ||
       req.src.data.size() != 1 || req.dst.data.size() != 1)
     return {};
-  Planner planner(req);
+  Planner planner(req, floors);
   struct State {
     rt::TileMap t;
     std::vector<rt::GeneralStep> steps;
+    std::vector<rt::TileMap> from; ///< each step's
   };
-  std::vector<State> frontier = {{req.src, {}}};
+  std::vector<State> frontier = {{req.src, {}, {}}};
   // Two re-significations at most, and a few aligned ends: each end prices
   // a dozen moves.
   const int maxEnds = 4;
@@ -672,13 +700,15 @@ std::vector<PricedPlan> resignifiedPlans(const GeneralPlanRequest &req) {
           ends += aligned;
           for (const rt::GeneralStep &s :
                planner.resignify(st.t, t, st.steps.empty(), why)) {
-            State after{t, st.steps};
+            State after{t, st.steps, st.from};
             after.steps.push_back(s);
+            after.from.push_back(st.t);
             if (!aligned) {
               next.push_back(std::move(after));
               continue;
             }
             planner.prefix = after.steps;
+            planner.prefixFrom = after.from;
             planner.startsPlan = false;
             if (a == b) {
               planner.finish({}, "003 6.3.4");
@@ -717,7 +747,7 @@ mapc::alignedFrames(const rt::TileMap &src, const rt::TileMap &dst) {
 }
 
 std::vector<PricedPlan>
-mapc::digitPermutationPlans(const GeneralPlanRequest &req) {
+mapc::digitPermutationPlans(const GeneralPlanRequest &req, bool floors) {
   if (!isDigitFrame(req.src) || !isDigitFrame(req.dst))
     return {};
   // Align the two factorisations (fig. 6.1) when they differ: the compact
@@ -736,7 +766,7 @@ mapc::digitPermutationPlans(const GeneralPlanRequest &req) {
     cutsOf(dst, at);
     auto s = refine(src, at), d = refine(dst, at);
     if (!s || !d) { // 003 6.3: not aligned (fig. 6.2)
-      std::vector<PricedPlan> plans = resignifiedPlans(req);
+      std::vector<PricedPlan> plans = resignifiedPlans(req, floors);
       for (PricedPlan &p : withinDimResignifiedPlans(req)) // 6.3.2
         plans.push_back(std::move(p));
       return plans;
@@ -749,4 +779,20 @@ mapc::digitPermutationPlans(const GeneralPlanRequest &req) {
   Planner planner(req);
   alignedPlans(planner, src, dst, "");
   return std::move(planner.plans);
+}
+
+bool mapc::priceFloorSteps(const GeneralPlanRequest &req,
+                           std::vector<rt::GeneralStep> &steps,
+                           std::vector<FloorStep> &floors) {
+  for (const FloorStep &f : floors) {
+    rt::GeneralStep s = steps[f.step];
+    s.to = f.to; // the plan's last step names the destination's form
+    const int64_t t =
+        resignifyTicks(req, f.from, s, false, rt::sourcesOf(f.from, f.to));
+    if (t < 0)
+      return false;
+    steps[f.step].predictedTicks = t;
+  }
+  floors.clear();
+  return true;
 }

@@ -32,12 +32,22 @@
 
 namespace mapc {
 
+/// A step priced only by a floor (an in-place resig_mp, 003 6.3.9's
+/// rounds: rt::resignifyInPlaceFloor) and the move it makes.
+struct FloorStep {
+  size_t step = 0;
+  rt::TileMap from, to;
+};
+
 /// A priced candidate plan: its steps (predictedTicks set) and a name for
 /// the planner's list of prices.
 struct PricedPlan {
   std::vector<rt::GeneralStep> steps;
   int64_t ticks = 0;
   std::string name;
+  /// The steps whose predictedTicks is a floor, not a price; `ticks` is
+  /// then a floor too (priceFloorSteps prices them).
+  std::vector<FloorStep> floors;
 };
 
 /// The plans of 003 6.2.2 for `req` (empty when its layouts are not digit
@@ -47,7 +57,17 @@ struct PricedPlan {
 /// the top of memory (so that the digits below travel in chunks) or left
 /// where they are, and the PE digits moved to the bottom or left. Every
 /// step is priced on the simulator; the plan ends in the destination.
-std::vector<PricedPlan> digitPermutationPlans(const GeneralPlanRequest &req);
+/// With `floors`, an in-place resig_mp step (003 6.3.4, 6.3.9) carries only
+/// a floor (PricedPlan::floors): the caller prices it when it may win.
+std::vector<PricedPlan> digitPermutationPlans(const GeneralPlanRequest &req,
+                                              bool floors = false);
+
+/// Prices on the simulator the steps of `steps` that `floors` lists (the
+/// same ticks digitPermutationPlans without floors gives them) and empties
+/// `floors`. False when one cannot be priced.
+bool priceFloorSteps(const GeneralPlanRequest &req,
+                     std::vector<rt::GeneralStep> &steps,
+                     std::vector<FloorStep> &floors);
 
 /// `src` and `dst` factorised alike when both are digit frames that align
 /// (fig. 6.1: compact forms re-factorised at every place either splits the

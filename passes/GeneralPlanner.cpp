@@ -18,6 +18,10 @@ struct Candidate {
   int64_t ticks = 0;
   std::string name; ///< in the list of prices; the first step's kind if empty
   bool priced = false;
+  /// Steps priced only by a floor (digitPermutationPlans): `ticks` is then
+  /// a floor.
+  std::vector<FloorStep> floors;
+  bool dropped = false; ///< a floor's step could not be priced
 };
 
 /// Whether a pricing machine prices `step` from the move's counts alone,
@@ -121,6 +125,20 @@ bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
 }
 
 std::string ticksText(int64_t t) { return std::to_string(t) + " ticks"; }
+
+/// Prices the steps of `c` that carry floors; false when one cannot be.
+bool priceFloors(const GeneralPlanRequest &req, Candidate &c) {
+  if (c.floors.empty())
+    return true;
+  if (!priceFloorSteps(req, c.steps, c.floors)) {
+    c.dropped = true;
+    return false;
+  }
+  c.ticks = 0;
+  for (const rt::GeneralStep &s : c.steps)
+    c.ticks += s.predictedTicks;
+  return true;
+}
 
 /// Whether `steps` write the scratch region (General.h's regions).
 bool writesScratch(const rt::GeneralPlan &base,
@@ -298,12 +316,13 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
         "6.3.3, 6.3.8, 6.3.9)"));
 
   // 003 6.2.2's plans of several steps for digit maps.
-  for (PricedPlan &p : digitPermutationPlans(req)) {
+  for (PricedPlan &p : digitPermutationPlans(req, req.resignifyFloors)) {
     Candidate c;
     c.steps = std::move(p.steps);
     c.ticks = p.ticks;
     c.name = std::move(p.name);
     c.priced = true;
+    c.floors = std::move(p.floors);
     candidates.push_back(std::move(c));
   }
 
@@ -311,11 +330,31 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   Candidate *best = nullptr;
   // The 6.2.2 plans come priced: with the best of them, an exchange step
   // whose bound is above what is in hand is not run on the pricing machine
-  // (its rounds are the dearest part of planning).
-  int64_t inHand = INT64_MAX;
+  // (its rounds are the dearest part of planning). Those with an in-place
+  // resig_mp carry a floor instead (003 6.3.9's rounds are dearer still):
+  // what is in hand below a value is known once the plans whose floor is
+  // below it are priced (`inHandBelow`), and `listed` is what is in hand
+  // from candidates the loop below surely lists (a plan starting with brute
+  // force may be left out by brute force's bound).
+  int64_t inHand = INT64_MAX, listed = INT64_MAX;
+  auto eligible = [&](const Candidate &c) {
+    return !c.dropped && !(req.noScratch && writesScratch(plan, c.steps));
+  };
+  auto inHandNow = [&](const Candidate &c) {
+    inHand = std::min(inHand, c.ticks);
+    if (c.steps[0].kind != GeneralStepKind::BruteForce)
+      listed = std::min(listed, c.ticks);
+  };
   for (const Candidate &c : candidates)
-    if (c.priced && !(req.noScratch && writesScratch(plan, c.steps)))
-      inHand = std::min(inHand, c.ticks);
+    if (c.priced && c.floors.empty() && eligible(c))
+      inHandNow(c);
+  auto inHandBelow = [&](int64_t x) {
+    for (Candidate &c : candidates)
+      if (!c.floors.empty() && c.ticks < std::min(x, inHand) && eligible(c) &&
+          priceFloors(req, c))
+        inHandNow(c);
+    return inHand < x;
+  };
   const int64_t exchangeBound =
       shape.local || req.dst.replicates()
           ? 0
@@ -338,15 +377,27 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
               ticksText(bound) + " (its bound; not run)";
   };
   for (Candidate &c : candidates) {
-    if (req.noScratch && writesScratch(plan, c.steps))
+    if (!eligible(c))
       continue;
+    if (!c.floors.empty()) {
+      // A tie with an earlier candidate goes to it, with a later one to
+      // this plan.
+      if ((best && c.ticks >= best->ticks) || c.ticks > listed) {
+        prices += std::string(prices.empty() ? "" : ", ") + c.name +
+                  " at least " + ticksText(c.ticks) +
+                  " (its floor; not priced)";
+        continue;
+      }
+      if (!priceFloors(req, c))
+        continue;
+      inHandNow(c);
+    }
     if (c.steps[0].kind == GeneralStepKind::Exchange && !c.priced &&
-        exchangeBound > std::min(inHand, best ? best->ticks : INT64_MAX)) {
+        ((best && exchangeBound > best->ticks) || inHandBelow(exchangeBound))) {
       skipped("exchange", c, exchangeBound);
       continue;
     }
-    if (c.steps[0].kind == GeneralStepKind::BruteForce &&
-        (best || inHand < INT64_MAX)) {
+    if (c.steps[0].kind == GeneralStepKind::BruteForce) {
       const rt::MoveShape moving =
           c.steps[0].inPlace
               ? inPlaceBruteForceShape(shape, int64_t(req.shape.peCount()))
@@ -354,7 +405,7 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
       // A tie with an earlier candidate goes to it, with a later one (the
       // 6.2.2 plans in hand) to brute force.
       const int64_t bound = bruteForceStepBound(req, moving);
-      if ((best && bound >= best->ticks) || bound > inHand) {
+      if ((best && bound >= best->ticks) || inHandBelow(bound)) {
         skipped("brute-force", c, bound);
         continue;
       }

@@ -46,6 +46,10 @@ struct GeneralPlanRequest {
   /// (FramePrice.h) and tabulate such moves with frameSources; tests turn
   /// it off to compare with the prices run on tables.
   bool priceFramesByDigits = true;
+  /// Price an in-place resig_mp step (003 6.3.4, 6.3.9) only when its floor
+  /// (rt::resignifyInPlaceFloor) does not already lose; tests turn it off
+  /// to compare.
+  bool resignifyFloors = true;
 };
 
 /// The most device cells a general plan may span: planning walks every

@@ -19,7 +19,6 @@
 #include "mapc/runtime/TileWalk.h"
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -1207,8 +1206,7 @@ bool GeneralStepRunner::runResignifyStep(std::string *why) {
              shape.pes == s.pes && shape.slots == s.slots &&
              shape.inverse == s.inverse && elemBytes == eb && inPlace == ip &&
              width == on.width() && height == on.height() &&
-             clusterSize == on.clusterSize() &&
-             std::memcmp(&cost, &on.cost(), sizeof cost) == 0;
+             clusterSize == on.clusterSize() && cost == on.cost();
     }
   };
   constexpr size_t kKept = 16;
@@ -1216,23 +1214,14 @@ bool GeneralStepRunner::runResignifyStep(std::string *why) {
   Ledger &ledger = m.ledger();
   for (const Priced &p : kept)
     if (p.same(shape, elemBytes, inPlace, m)) {
-      ledger.memory += p.charged.memory;
-      ledger.router += p.charged.router;
-      ledger.xnet += p.charged.xnet;
-      ledger.arith += p.charged.arith;
-      ledger.routerSends += p.charged.routerSends;
+      ledger += p.charged;
       return true;
     }
   const Ledger before = ledger;
   runTransfers(m, resignifyTransfers(shape, elemBytes, inPlace),
                transferOptions(shape.slots));
   Priced p{shape,           elemBytes, m.width(), m.height(),
-           m.clusterSize(), inPlace,   m.cost(),  {}};
-  p.charged.memory = ledger.memory - before.memory;
-  p.charged.router = ledger.router - before.router;
-  p.charged.xnet = ledger.xnet - before.xnet;
-  p.charged.arith = ledger.arith - before.arith;
-  p.charged.routerSends = ledger.routerSends - before.routerSends;
+           m.clusterSize(), inPlace,   m.cost(),  ledger - before};
   if (kept.size() == kKept)
     kept.erase(kept.begin());
   kept.push_back(p);

@@ -14,7 +14,6 @@
 #include "StepAnalysis.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <utility>
@@ -50,7 +49,7 @@ public:
     if (!cached.probe_ || cached.shape_.width != shape.width ||
         cached.shape_.height != shape.height ||
         cached.shape_.clusterSize != shape.clusterSize ||
-        std::memcmp(&cached.cost_, &cost, sizeof(CostModel)) != 0) {
+        cached.cost_ != cost) {
       cached.probe_ = std::make_unique<MasPar>(shape.width, shape.height, 0,
                                                shape.clusterSize, cost);
       cached.shape_ = shape;

@@ -155,3 +155,17 @@ mapc::rt::resignifyTransfers(const ResignifyShape &s, unsigned elemBytes,
   }
   return lists;
 }
+
+int64_t mapc::rt::resignifyInPlaceFloor(const TileMap &from, const TileMap &to,
+                                        const std::vector<uint32_t> &sources,
+                                        unsigned elemBytes,
+                                        const MachineShape &shape,
+                                        const CostModel &cost) {
+  ResignifyShape s;
+  if (!findResignification(from, to, sources, s, nullptr))
+    return -1;
+  const MasPar m =
+      MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
+  return inPlaceTransfersFloor(m, resignifyTransfers(s, elemBytes, true),
+                               elemBytes);
+}

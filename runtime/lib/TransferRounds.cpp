@@ -372,3 +372,41 @@ void mapc::rt::runTransfers(MasPar &m,
   else
     r.outOfPlace(s);
 }
+
+int64_t
+mapc::rt::inPlaceTransfersFloor(const MasPar &m,
+                                const std::vector<std::vector<SendItem>> &lists,
+                                unsigned elemBytes) {
+  const CostModel &c = m.cost();
+  const unsigned pes = m.peCount();
+  std::vector<int64_t> written(pes, 0), sentOut(m.clusterCount(), 0),
+      sentIn(m.clusterCount(), 0);
+  int64_t sendMemory = 0, arith = 0;
+  for (unsigned p = 0; p < pes && p < lists.size(); ++p) {
+    int64_t memory = 0, divmods = 0;
+    for (const SendItem &t : lists[p]) {
+      const Parts ps = partsOf(t, elemBytes);
+      const int64_t li = c.loadIndirect[widthIndex(ps.bytes)];
+      // Rounds::inPlace: the chosen cell's tag and the sent cell's tag, a
+      // load per part, the stack's entry (value and address first).
+      memory += 2 * c.loadIndirect[0] + (2 * ps.count + 1) * li;
+      divmods += t.divmods;
+      // The receiver's write: the stack read again, then the store.
+      written[t.dstPe] += (ps.count + 1) * li +
+                          ps.count * c.storeIndirect(widthIndex(ps.bytes));
+      if (t.dstPe == p)
+        continue; // a send that leaves no PE may be free
+      const int64_t send = ps.count * (c.ropen + c.rsend[widthIndex(ps.bytes)] +
+                                       c.rsend[widthIndex(4)]);
+      sentOut[m.clusterOfPe(p)] += send;
+      sentIn[m.clusterOfPe(t.dstPe)] += send;
+    }
+    sendMemory = std::max(sendMemory, memory);
+    arith = std::max(arith, divmods * c.divmod);
+  }
+  const int64_t writes = *std::max_element(written.begin(), written.end());
+  const int64_t router =
+      std::max(*std::max_element(sentOut.begin(), sentOut.end()),
+               *std::max_element(sentIn.begin(), sentIn.end()));
+  return sendMemory + writes + arith + router;
+}

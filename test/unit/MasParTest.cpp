@@ -14,6 +14,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <vector>
 
 using namespace mapc::rt;
 
@@ -266,6 +267,46 @@ TEST(MasParTest, DefaultCostModelIsFigure52) {
   EXPECT_EQ(widthIndex(2), 1u);
   EXPECT_EQ(widthIndex(4), 2u);
   EXPECT_EQ(widthIndex(8), 3u);
+}
+
+// CostModel's == compares every price: the caches of the pricing machine
+// key on it (GeneralExecute.cpp, Predict.cpp).
+TEST(MasParTest, CostModelsCompareEveryPrice) {
+  const CostModel base;
+  EXPECT_TRUE(base == CostModel{});
+  EXPECT_FALSE(base != CostModel{});
+  // Every price, one at a time.
+  CostModel other = base;
+  std::vector<int64_t *> prices = {&other.ropen, &other.divmod};
+  for (int64_t *row : {other.rsend, other.xnetBase, other.xnetHop, other.load,
+                       other.loadIndirect})
+    for (unsigned w = 0; w < 4; ++w)
+      prices.push_back(row + w);
+  ASSERT_EQ(prices.size(), sizeof(CostModel) / sizeof(int64_t));
+  for (size_t k = 0; k < prices.size(); ++k) {
+    ++*prices[k];
+    EXPECT_FALSE(base == other) << "price " << k;
+    EXPECT_TRUE(base != other) << "price " << k;
+    --*prices[k];
+    EXPECT_TRUE(base == other) << "price " << k;
+  }
+}
+
+// A ledger's difference and sum, field by field.
+TEST(MasParTest, LedgerDifferenceAndSum) {
+  Ledger a{10, 20, 30, 40, 5}, b{1, 2, 3, 4, 1};
+  const Ledger d = a - b;
+  EXPECT_EQ(d.memory, 9);
+  EXPECT_EQ(d.router, 18);
+  EXPECT_EQ(d.xnet, 27);
+  EXPECT_EQ(d.arith, 36);
+  EXPECT_EQ(d.routerSends, 4);
+  b += d;
+  EXPECT_EQ(b.memory, a.memory);
+  EXPECT_EQ(b.router, a.router);
+  EXPECT_EQ(b.xnet, a.xnet);
+  EXPECT_EQ(b.arith, a.arith);
+  EXPECT_EQ(b.routerSends, a.routerSends);
 }
 
 TEST(MasParTest, MemoryPrices) {

@@ -259,6 +259,173 @@ TEST(Resignify, RandomNonAligned) {
   EXPECT_GT(candidates, 300u);
 }
 
+// The floor the planner checks before pricing an in-place resig_mp
+// (rt::resignifyInPlaceFloor) is never above the step's price: random
+// re-significations [p: rest b1 above | m: below b0 low], forward and
+// inverse, on random grids, clusters and element sizes (wider than 64 bits
+// among them), priced on fresh pricing machines.
+TEST(Resignify, InPlaceFloorIsAFloor) {
+  std::mt19937 rng(6394);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  double tightest = 0, sum = 0;
+  unsigned runs = 0;
+  for (; runs < 3000; ++runs) {
+    const int64_t b1 = pick(2, 12), b0 = pick(2, 24), low = pick(1, 4),
+                  rest = pick(1, 3), below = pick(1, 3), above = pick(1, 2);
+    // Data digits low, b0, b1, rest, below, above: memory below b0 low (low
+    // the least), PEs above rest b1 (b1 the least).
+    KTile a =
+        digitTile({low, b0, b1, rest, below, above}, {0, 1, 4}, {2, 3, 5});
+    KTile b =
+        digitTile({low, b1, b0, rest, below, above}, {0, 2, 4}, {1, 3, 5});
+    if (rng() % 2)
+      std::swap(a, b);
+    const int64_t pes = rt::pesOf(a);
+    const unsigned width = unsigned(pick(1, int(std::min<int64_t>(pes, 16))));
+    const rt::MachineShape grid{width, unsigned((pes + width - 1) / width),
+                                1u << pick(0, 4)};
+    const unsigned eb = 1u << pick(0, 4);
+    const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
+    const int64_t floor =
+        rt::resignifyInPlaceFloor(a, b, sources, eb, grid, rt::CostModel{});
+    rt::ResignifyShape shape;
+    ASSERT_TRUE(rt::findResignification(a, b, sources, shape, nullptr));
+    rt::MasPar fresh = rt::MasPar::pricing(grid.width, grid.height,
+                                           grid.clusterSize, rt::CostModel{});
+    rt::TransferOptions opt;
+    opt.elemBytes = eb;
+    opt.inPlace = true;
+    opt.stackLimit = rt::kInPlaceStackLimit;
+    opt.slots = shape.slots;
+    rt::runTransfers(fresh, rt::resignifyTransfers(shape, eb, true), opt);
+    const int64_t exact = fresh.ledger().total();
+    ASSERT_GT(floor, 0) << "run " << runs;
+    ASSERT_LE(floor, exact)
+        << "run " << runs << ": " << b1 << " | " << b0 << ", low " << low
+        << ", " << eb << " bytes, " << grid.width << " x " << grid.height
+        << ", clusters of " << grid.clusterSize;
+    // The same through the step the planner prices.
+    if (runs % 10 == 0) {
+      ASSERT_EQ(rt::predictGeneralStep(
+                    oneStepPlan(a, b, rt::GeneralStepKind::Resignify, true, eb),
+                    0, grid, rt::CostModel{}),
+                exact);
+    }
+    tightest = std::max(tightest, double(floor) / double(exact));
+    sum += double(floor) / double(exact);
+  }
+  std::printf("in-place resig_mp floor / price over %u steps: mean %.2f, "
+              "max %.2f\n",
+              runs, sum / runs, tightest);
+}
+
+// Planning with the floors (GeneralPlanRequest::resignifyFloors) chooses
+// the plan pricing every candidate chooses, step for step; its list of
+// prices is the same but for candidates left unpriced, each named with a
+// floor no higher than its price.
+TEST(Resignify, FloorsKeepThePlan) {
+  std::mt19937 rng(6395);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  auto pricesOf = [](const std::string &why) {
+    std::vector<std::string> out;
+    const size_t at = why.find("; priced ");
+    if (at == std::string::npos)
+      return out;
+    std::string rest = why.substr(at + 9);
+    for (size_t cut; (cut = rest.find(", ")) != std::string::npos;) {
+      out.push_back(rest.substr(0, cut));
+      rest = rest.substr(cut + 2);
+    }
+    out.push_back(rest);
+    return out;
+  };
+  unsigned runs = 0, skipped = 0;
+  while (runs < 600) {
+    // [p: rest b1 | m: b0 low] -> [p: rest b0' | m: b1' low] and back, and
+    // pairs with more digits re-signified (two steps).
+    const int64_t b1 = pick(2, 9), b0 = pick(2, 16), low = pick(1, 4),
+                  rest = pick(1, 4), c1 = pick(2, 6), c0 = pick(2, 6);
+    KTile a, b;
+    if (rng() % 2) {
+      a = digitTile({low, b0, b1, rest}, {0, 1}, {2, 3});
+      b = digitTile({low, b1, b0, rest}, {0, 2}, {1, 3});
+    } else { // fig. 6.4's shape: [p: a3:c1 a1:b1 | m: a2:c0 a0:b0]
+      a = digitTile({b0, b1, c0, c1}, {0, 2}, {1, 3});
+      b = digitTile({b1, b0, c1, c0}, {1, 3}, {0, 2});
+    }
+    if (rng() % 2)
+      std::swap(a, b);
+    const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
+    if (pes > 256 || rt::slotsOf(a) > 256 || rt::slotsOf(b) > 256)
+      continue;
+    const rt::MachineShape grid = gridFor(pes, 1u << pick(0, 4));
+    GeneralPlanRequest req =
+        test::planRequest(a, b, 1u << pick(0, 3), rng() % 5 == 0, grid);
+    req.noScratch = rng() % 6 == 0;
+    const std::string what = "run " + std::to_string(runs);
+    auto withFloors = planGeneralRemap(req);
+    req.resignifyFloors = false;
+    auto priced = planGeneralRemap(req);
+    ASSERT_EQ(withFloors.index(), priced.index()) << what;
+    if (std::holds_alternative<std::string>(priced)) {
+      EXPECT_EQ(std::get<std::string>(withFloors),
+                std::get<std::string>(priced));
+      ++runs;
+      continue;
+    }
+    const rt::GeneralPlan &x = std::get<rt::GeneralPlan>(withFloors),
+                          &y = std::get<rt::GeneralPlan>(priced);
+    ASSERT_EQ(x.steps.size(), y.steps.size()) << what;
+    EXPECT_EQ(x.predictedTicks, y.predictedTicks) << what;
+    for (size_t i = 0; i < x.steps.size(); ++i) {
+      EXPECT_EQ(x.steps[i].kind, y.steps[i].kind) << what;
+      EXPECT_EQ(x.steps[i].inPlace, y.steps[i].inPlace) << what;
+      EXPECT_EQ(x.steps[i].to, y.steps[i].to) << what;
+      EXPECT_EQ(x.steps[i].predictedTicks, y.steps[i].predictedTicks) << what;
+      if (i > 0) {
+        EXPECT_EQ(x.steps[i].why, y.steps[i].why) << what;
+      }
+    }
+    if (!x.steps.empty()) {
+      EXPECT_EQ(x.steps[0].why.substr(0, x.steps[0].why.find("; priced ")),
+                y.steps[0].why.substr(0, y.steps[0].why.find("; priced ")))
+          << what;
+      const std::vector<std::string> px = pricesOf(x.steps[0].why),
+                                     py = pricesOf(y.steps[0].why);
+      ASSERT_EQ(px.size(), py.size()) << what << "\n"
+                                      << x.steps[0].why << "\n"
+                                      << y.steps[0].why;
+      const std::string tail = " ticks (its floor; not priced)";
+      for (size_t k = 0; k < px.size(); ++k) {
+        if (px[k] == py[k])
+          continue;
+        ++skipped;
+        // "NAME at least F ticks (its floor; not priced)" against "NAME P
+        // ticks".
+        const size_t at = px[k].find(" at least ");
+        ASSERT_NE(at, std::string::npos) << what << ": " << px[k];
+        ASSERT_EQ(px[k].substr(px[k].size() - tail.size()), tail) << px[k];
+        const std::string name = px[k].substr(0, at);
+        ASSERT_EQ(py[k].substr(0, name.size() + 1), name + " ") << py[k];
+        const int64_t floor = std::stoll(px[k].substr(at + 10));
+        const int64_t price = std::stoll(py[k].substr(name.size() + 1));
+        EXPECT_LE(floor, price) << what << ": " << px[k] << " / " << py[k];
+        EXPECT_GE(price, x.predictedTicks) << what;
+      }
+    }
+    if (HasFailure())
+      return;
+    ++runs;
+  }
+  std::printf("candidates left unpriced by their floor: %u in %u plans\n",
+              skipped, runs);
+  EXPECT_GT(skipped, 100u);
+}
+
 // 003 6.3.9: random re-significations in place with stacks of 3 to 50
 // items: every element checked, no stack over its limit; the high-water
 // marks of unbounded stacks (cf. fig. 6.9) printed for docs/mixed-radix.md.

@@ -38,6 +38,23 @@ struct CostModel {
   }
 };
 
+/// Every price alike (the planners' caches key on the machine's prices).
+inline bool operator==(const CostModel &a, const CostModel &b) {
+  // A price added to CostModel must be compared here too.
+  static_assert(sizeof(CostModel) == 22 * sizeof(int64_t),
+                "compare every field of CostModel");
+  auto same = [](const int64_t(&x)[4], const int64_t(&y)[4]) {
+    return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3];
+  };
+  return a.ropen == b.ropen && same(a.rsend, b.rsend) &&
+         same(a.xnetBase, b.xnetBase) && same(a.xnetHop, b.xnetHop) &&
+         same(a.load, b.load) && same(a.loadIndirect, b.loadIndirect) &&
+         a.divmod == b.divmod;
+}
+inline bool operator!=(const CostModel &a, const CostModel &b) {
+  return !(a == b);
+}
+
 /// log2 of a transfer width in bytes (1, 2, 4 or 8).
 inline unsigned widthIndex(unsigned bytes) {
   return bytes >= 8 ? 3 : bytes >= 4 ? 2 : bytes >= 2 ? 1 : 0;

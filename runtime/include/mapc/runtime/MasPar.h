@@ -73,6 +73,24 @@ struct Ledger {
   int64_t arith = 0;       ///< per-PE address arithmetic (div, mod)
   int64_t routerSends = 0; ///< router send instructions issued (not free)
   int64_t total() const { return memory + router + xnet + arith; }
+  Ledger &operator+=(const Ledger &o) {
+    memory += o.memory;
+    router += o.router;
+    xnet += o.xnet;
+    arith += o.arith;
+    routerSends += o.routerSends;
+    return *this;
+  }
+  /// What was charged between `before` and this ledger.
+  Ledger operator-(const Ledger &before) const {
+    Ledger d = *this;
+    d.memory -= before.memory;
+    d.router -= before.router;
+    d.xnet -= before.xnet;
+    d.arith -= before.arith;
+    d.routerSends -= before.routerSends;
+    return d;
+  }
 };
 
 enum class XnetDir { N, NE, E, SE, S, SW, W, NW };

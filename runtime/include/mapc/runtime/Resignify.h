@@ -52,6 +52,16 @@ std::vector<std::vector<SendItem>>
 resignifyTransfers(const ResignifyShape &shape, unsigned elemBytes,
                    bool inPlace);
 
+/// A floor on the ticks of the in-place resig_mp from `from` to `to`
+/// (`sources` = sourcesOf(from, to)) on a machine of `shape` priced by
+/// `cost`: inPlaceTransfersFloor of its items, so that a planner can leave
+/// unpriced a step that cannot win (its rounds, 6.3.9's, are the dear part
+/// of planning). -1 when the move is not one re-signification.
+int64_t resignifyInPlaceFloor(const TileMap &from, const TileMap &to,
+                              const std::vector<uint32_t> &sources,
+                              unsigned elemBytes, const MachineShape &shape,
+                              const CostModel &cost);
+
 } // namespace mapc::rt
 
 #endif

@@ -60,6 +60,19 @@ struct TransferStats {
 void runTransfers(MasPar &m, const std::vector<std::vector<SendItem>> &lists,
                   const TransferOptions &opt, TransferStats *stats = nullptr);
 
+/// A floor on the ticks runTransfers charges in place (003 6.3.9) for
+/// `lists` on `m` (its shape and prices; nothing is run): every item sent
+/// pays, in the round its PE sends it, two tag accesses, its loads and the
+/// stack's charges, and its divisions, then one write from its receiver's
+/// stack; each round sends at most one item a PE, each write pass writes at
+/// most one, and a plain send costs a round per PE of the busiest cluster.
+/// So the busiest sender's items, the busiest receiver's and the busiest
+/// cluster's items that leave their PE bound the step from below, whatever
+/// order the stacks impose.
+int64_t inPlaceTransfersFloor(const MasPar &m,
+                              const std::vector<std::vector<SendItem>> &lists,
+                              unsigned elemBytes);
+
 } // namespace mapc::rt
 
 #endif
