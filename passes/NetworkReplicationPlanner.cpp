@@ -44,10 +44,11 @@ void mapc::considerNetworkDoubling(const NetworkGeneralPlanRequest &req,
   // Doubling, then scatter and gather, each in destination cell order and
   // farthest first; the first of equals wins.
   std::vector<Candidate> candidates;
+  const auto cells = rt::replicaCells(req.dst, sources); // both modes'
   for (unsigned mode :
        {rt::kRouteDoubling, rt::kRouteDoubling | rt::kRouteScatter}) {
     const auto rounds =
-        rt::doublingRounds(req.shape, req.src, req.dst, sources, mode);
+        rt::doublingRounds(req.shape, req.src, req.dst, sources, mode, &cells);
     for (unsigned key : {0u, rt::kRouteFarthestFirst}) {
       Candidate c{mode | key,
                   rt::timeDoublingRounds(req.shape, rounds, req.src, req.dst,

@@ -56,10 +56,18 @@ struct DoublingSend {
 /// sourcesOf(from, to)): round 0 the seeds, then the doubling rounds (or,
 /// with kRouteScatter in `routeOrder`, the gather), then the local copies,
 /// each round's sends in destination cell order.
+/// `cells`, when given, is replicaCells(to, sources), so that a caller
+/// building both modes' rounds reads the elements of `to` once.
 std::vector<std::vector<DoublingSend>>
 doublingRounds(const NetworkShape &shape, const TileMap &from,
                const TileMap &to, const std::vector<uint32_t> &sources,
-               unsigned routeOrder = kRouteDoubling);
+               unsigned routeOrder = kRouteDoubling,
+               const std::vector<std::pair<int64_t, int64_t>> *cells = nullptr);
+
+/// The held cells of `to` as (element, cell), by element, each element's
+/// cells ascending (so by node): what doublingRounds walks.
+std::vector<std::pair<int64_t, int64_t>>
+replicaCells(const TileMap &to, const std::vector<uint32_t> &sources);
 
 /// The cycles of each round (NetworkMachine::run's on its transfers) in
 /// `routeOrder` (its kRouteFarthestFirst: the rounds' keys), or {-1}
