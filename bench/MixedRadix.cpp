@@ -627,6 +627,36 @@ std::vector<Problem> networkProblems(bool quick) {
     out.push_back({"network", s.name, src, ""});
   };
   forSizes(quick, small, full, add);
+  // A replicated realign: a vector on one column of the nodes (an HPF
+  // V(i) with A(i, 1)), then copied to every column (V(i) with A(i, *)),
+  // the broadcast recursive doubling is for (NetworkReplication.h).
+  struct Broadcast {
+    const char *name, *machine, *procs;
+    int rows, cols;
+  };
+  const Broadcast fullCasts[] = {
+      {"9e3 on mesh 31x33: V(i) A(i,1)->A(i,*)", "mesh(pes = [31, 33]",
+       "31, 33", 9300, 33},
+      {"9e3 on 10-cube: V(i) A(i,1)->A(i,*)", "hypercube(dims = 10", "31, 33",
+       9300, 33},
+  };
+  const Broadcast smallCasts[] = {
+      {"600 on mesh 3x7: V(i) A(i,1)->A(i,*)", "mesh(pes = [3, 7]", "3, 7", 600,
+       7},
+      {"600 on 5-cube: V(i) A(i,1)->A(i,*)", "hypercube(dims = 5", "3, 7", 600,
+       7},
+  };
+  auto addCast = [&](const Broadcast &b) {
+    const std::string rows = std::to_string(b.rows);
+    std::string src = std::string("machine ") + b.machine +
+                      ", memory = 65536);\nprocessors P(" + b.procs +
+                      ");\narray A(" + rows + ", " + std::to_string(b.cols) +
+                      ") : f32;\narray V(" + rows +
+                      ") : f32;\ndistribute A(block, block) onto P;\nalign "
+                      "V(i) with A(i, 1);\nrealign V(i) with A(i, *);\n";
+    out.push_back({"network", b.name, src, ""});
+  };
+  forSizes(quick, smallCasts, fullCasts, addCast);
   return out;
 }
 

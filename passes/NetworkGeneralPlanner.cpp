@@ -2,6 +2,7 @@
 #include "passes/NetworkGeneralPlanner.h"
 
 #include "passes/GeneralPlanner.h"
+#include "passes/NetworkReplicationPlanner.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -197,5 +198,7 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   step.why += "; " + name(step.routeOrder) + " is fastest: " + prices;
   plan.steps = {step};
   plan.predictedTicks = best;
+  // A replicated destination may fill faster by recursive doubling.
+  considerNetworkDoubling(req, sources, plan);
   return plan;
 }

@@ -9,6 +9,7 @@
 #include "mapc/runtime/FastDivide.h"
 #include "mapc/runtime/MoveCounts.h"
 #include "mapc/runtime/NetworkExecute.h"
+#include "mapc/runtime/NetworkReplication.h"
 #include "mapc/runtime/NetworkTiming.h"
 
 #include <algorithm>
@@ -852,6 +853,9 @@ int64_t mapc::rt::predictNetworkGeneralStep(
     owned = sourcesOf(from, step.to);
     sources = &owned;
   }
+  if (step.routeOrder & kRouteDoubling) // NetworkReplication.h
+    return timeDoublingRoute(shape, from, step.to, *sources, plan.elemBytes,
+                             step.routeOrder, why);
   // Only the timing matters: elements that stay on their node cost no
   // cycle, and the others' keys are their order.
   const std::vector<RouteMove> moves =
@@ -974,10 +978,19 @@ bool mapc::rt::executeGeneralPlan(
       return fail("step " + std::to_string(i + 1) +
                   ": a route step writes the destination region");
     const TileMap &from = plan.layoutAfter(int(i) - 1);
+    std::string reason;
+    if (step.routeOrder & kRouteDoubling) {
+      if (!runDoublingRoute(machine, from, step.to, sourcesOf(from, step.to),
+                            plan.elemBytes, read, write, step.routeOrder,
+                            &reason))
+        return fail("step " + std::to_string(i + 1) + ": " + reason);
+      if (observer)
+        observer(unsigned(i + 1), step.to);
+      continue;
+    }
     std::vector<Transfer> transfers = generalRouteTransfers(
         machine.shape(), from, step.to, sourcesOf(from, step.to),
         plan.elemBytes, read, write, step.routeOrder);
-    std::string reason;
     if (machine.run(transfers, plan.elemBytes, &reason) < 0)
       return fail("step " + std::to_string(i + 1) + ": " + reason);
     if (observer)

@@ -94,6 +94,9 @@ enum class GeneralStepKind {
 constexpr unsigned kInPlaceStackLimit = 50;
 constexpr unsigned kRouteDimsDown = 1, kRouteFarthestFirst = 2,
                    kRouteRotated = 4;
+/// A Route step that fills a replicated destination by recursive doubling
+/// (NetworkReplication.h), its rounds routed dims up.
+constexpr unsigned kRouteDoubling = 8;
 const char *generalStepKindName(GeneralStepKind k);
 
 struct GeneralStep {
@@ -103,7 +106,8 @@ struct GeneralStep {
   /// A Route step's order (NetworkExecute.h): kRouteDimsDown routes the
   /// dims from the last down, kRouteRotated starts each element's route in
   /// dim (source node mod dims) and wraps around, kRouteFarthestFirst lets
-  /// the elements with the longest paths win contended links.
+  /// the elements with the longest paths win contended links;
+  /// kRouteDoubling replicates by recursive doubling.
   unsigned routeOrder = 0;
   int64_t predictedTicks = 0;
   std::string why; ///< the planner's reason, shown by --emit=plan

@@ -1,0 +1,108 @@
+//===- NetworkReplication.h - replicated copies by recursive doubling -----===//
+//
+// A Route step whose routeOrder has kRouteDoubling (General.h) fills a
+// replicated destination by recursive doubling (003 6.2.1, "Data
+// replication") instead of sending every copy from the source:
+//
+//   round 0    every source copy of an element to the destination node
+//              of the element nearest it (a node holding a copy takes it
+//              locally), each node fed once, by its nearest such copy;
+//   round 1..  each element's nodes split in two along the dim of their
+//              widest span, at the coordinate nearest the middle: a half
+//              without a copy takes one from the nearest holder of the
+//              other half, and both halves go on in the next round, so
+//              the distances halve and a round's sends of one element
+//              cross no link twice;
+//   last       every node copies the element into its other cells of it.
+//
+// With kRouteScatter too, a scatter and an all-gather instead of the
+// doubling: an element with one seed goes in round 0 to a carrier among
+// its nodes, the elements of one (source nodes, destination nodes) pair
+// taking turns over them, and in round 1 every other node takes it from
+// its nearest holder by the one route (van de Geijn's broadcast: each
+// link carries a share of a source's elements, not all of them each
+// round).
+//
+// An element arrives at a node in its first destination cell there, and
+// later rounds read it from that cell, so every round reads only cells
+// written before it and the step runs in place. Each round is one
+// NetworkMachine::run of dimension-order routes (dims up, in destination
+// cell order or farthest first), timed by the reservation walk
+// (timeRoute) exactly as the machine times it; the step takes the sum.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAPC_RUNTIME_NETWORKREPLICATION_H
+#define MAPC_RUNTIME_NETWORKREPLICATION_H
+
+#include "mapc/runtime/General.h"
+#include "mapc/runtime/Network.h"
+
+#include <string>
+#include <vector>
+
+namespace mapc::rt {
+
+/// With kRouteDoubling in a Route step's order: scatter and gather.
+constexpr unsigned kRouteScatter = 16;
+
+/// One element a doubling round sends, from a device cell (of the step's
+/// `from` layout in round 0, of its `to` layout after) to a cell of `to`.
+struct DoublingSend {
+  int64_t fromCell, toCell;
+  uint32_t fromNode, toNode;
+};
+
+/// The rounds of the doubling route from `from` to `to` (`sources` is
+/// sourcesOf(from, to)): round 0 the seeds, then the doubling rounds (or,
+/// with kRouteScatter in `routeOrder`, the gather), then the local copies,
+/// each round's sends in destination cell order.
+/// `cells`, when given, is replicaCells(to, sources), so that a caller
+/// building both modes' rounds reads the elements of `to` once.
+std::vector<std::vector<DoublingSend>>
+doublingRounds(const NetworkShape &shape, const TileMap &from,
+               const TileMap &to, const std::vector<uint32_t> &sources,
+               unsigned routeOrder = kRouteDoubling,
+               const std::vector<std::pair<int64_t, int64_t>> *cells = nullptr);
+
+/// The held cells of `to` as (element, cell), by element, each element's
+/// cells ascending (so by node): what doublingRounds walks.
+std::vector<std::pair<int64_t, int64_t>>
+replicaCells(const TileMap &to, const std::vector<uint32_t> &sources);
+
+/// The cycles of each round (NetworkMachine::run's on its transfers) in
+/// `routeOrder` (its kRouteFarthestFirst: the rounds' keys), or {-1}
+/// with `why` when a round cannot run.
+std::vector<int64_t>
+timeDoublingRounds(const NetworkShape &shape,
+                   const std::vector<std::vector<DoublingSend>> &rounds,
+                   const TileMap &from, const TileMap &to, unsigned elemBytes,
+                   unsigned routeOrder, std::string *why = nullptr);
+
+/// The cycles of the whole doubling route: the sum of its rounds', or -1
+/// with `why`.
+int64_t timeDoublingRoute(const NetworkShape &shape, const TileMap &from,
+                          const TileMap &to,
+                          const std::vector<uint32_t> &sources,
+                          unsigned elemBytes, unsigned routeOrder,
+                          std::string *why = nullptr);
+
+/// The transfers of round `k`: round 0 reads `from` at `readBase`, later
+/// rounds read `to` at `writeBase`; every round writes `to` at
+/// `writeBase`. A send into the cell it reads is left out.
+std::vector<Transfer>
+doublingTransfers(const NetworkShape &shape,
+                  const std::vector<std::vector<DoublingSend>> &rounds,
+                  size_t k, const TileMap &from, const TileMap &to,
+                  unsigned elemBytes, uint64_t readBase, uint64_t writeBase,
+                  unsigned routeOrder);
+
+/// Runs the doubling route from `from` to `to` on `machine`, round after
+/// round; false with `why` when a round cannot run.
+bool runDoublingRoute(NetworkMachine &machine, const TileMap &from,
+                      const TileMap &to, const std::vector<uint32_t> &sources,
+                      unsigned elemBytes, uint64_t readBase, uint64_t writeBase,
+                      unsigned routeOrder, std::string *why = nullptr);
+
+} // namespace mapc::rt
+
+#endif
