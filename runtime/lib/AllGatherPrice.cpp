@@ -20,8 +20,8 @@
 //===----------------------------------------------------------------------===//
 #include "AllGatherPrice.h"
 
+#include "ExchangeRounds.h"
 #include "ReplicationRounds.h"
-#include "mapc/runtime/FastDivide.h"
 
 #include <algorithm>
 
@@ -39,44 +39,22 @@ mapc::rt::readAllGather(const TileMap &from, const TileMap &to,
       fromCells <= 0 || fromCells > int64_t(UINT32_MAX) ||
       sources.size() != size_t(toPes * toSlots))
     return std::nullopt;
-  constexpr uint32_t kNone = ~uint32_t(0);
-  // exchangeSchedule's grouping, per source cell: its PE, the last PE it
-  // went to and the slot it took there (which tell a copy within that PE,
-  // fan-out), and its list.
-  struct Cell {
-    uint32_t pe, lastPe = kNone, lastSlot = 0, list = kNone;
-  };
-  std::vector<Cell> cells(static_cast<size_t>(fromCells));
-  const Divider32 bySlots{uint64_t(fromSlots)};
-  for (uint32_t a = 0; a < uint32_t(fromCells); ++a)
-    cells[a].pe = bySlots.quotient(a);
+  // exchangeSchedule's grouping (forEachGroupedDelivery): the fan-out
+  // kept, the deliveries only counted per list.
   std::vector<uint32_t> deliveries;
   AllGatherMove move;
   move.pes = pes;
-  for (uint32_t q = 0, b = 0; q < pes; ++q)
-    for (uint32_t t = 0; t < uint32_t(toSlots); ++t, ++b) {
-      const uint32_t a = sources[b];
-      if (a >= uint64_t(fromCells)) {
-        if (a == kNoSource)
-          continue;
-        return std::nullopt;
-      }
-      Cell &c = cells[a];
-      if (c.pe == q)
-        continue;
-      if (c.lastPe == q) {
-        move.fanOut.push_back({q, q, c.lastSlot, t});
-        continue;
-      }
-      c.lastPe = q;
-      c.lastSlot = t;
-      if (c.list == kNone) {
-        c.list = uint32_t(move.sourcePe.size());
-        move.sourcePe.push_back(c.pe);
-        deliveries.push_back(0);
-      }
-      ++deliveries[c.list];
-    }
+  if (!forEachGroupedDelivery(
+          sources, toPes, toSlots, fromSlots, uint64_t(fromCells),
+          [&](const ExchangeSend &copy) { move.fanOut.push_back(copy); },
+          [&](uint32_t list, const ExchangeSend &e) {
+            if (list == move.sourcePe.size()) {
+              move.sourcePe.push_back(e.srcPe);
+              deliveries.push_back(0);
+            }
+            ++deliveries[list];
+          }))
+    return std::nullopt;
   // allGatherRounds' conditions: 2 .. pes elements on distinct PEs, each
   // bound for every other PE.
   const size_t n = move.sourcePe.size();
