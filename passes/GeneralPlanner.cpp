@@ -4,6 +4,8 @@
 #include "passes/FrameMove.h"
 #include "passes/FramePrice.h"
 
+#include "mapc/runtime/SourceRow.h"
+
 #include <algorithm>
 #include <climits>
 #include <optional>
@@ -53,6 +55,9 @@ struct Sources {
   /// they are: walked as an odometer of the destination's digits
   /// (frameSources, FrameMove.h).
   const std::optional<std::pair<rt::TileMap, rt::TileMap>> &frames;
+  /// The table's one row when it repeats one on every PE (sourceRowOf):
+  /// the bound, the shape and the steps it prices read it instead.
+  std::optional<rt::SourceRow> row;
   std::vector<uint32_t> table;
   bool built = false;
   const std::vector<uint32_t> &get() {
@@ -104,16 +109,23 @@ bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
                                     a, b, req.elemBytes, req.shape, req.cost);
     }
     // Otherwise on the pricing machine, the table built only when neither
-    // the digits nor the counts price the step.
+    // the digits, the counts nor the row price the step.
     const std::vector<uint32_t> *known = nullptr;
+    const rt::SourceRow *row = nullptr;
     if (!fromDigits && before == req.src && plan.steps[i].to == req.dst &&
-        (!counts || !countsSuffice(plan.steps[i], req, *counts)))
-      known = &sources.get();
+        (!counts || !countsSuffice(plan.steps[i], req, *counts))) {
+      if (sources.row && rt::rowPricesStep(plan.steps[i], before,
+                                           req.shape.peCount(), *sources.row))
+        row = &*sources.row;
+      else
+        known = &sources.get();
+    }
     int64_t t = copyBack;
     if (!(back && copyBack >= 0))
       t = fromDigits ? *fromDigits
-                     : rt::predictGeneralStep(plan, i, req.shape, req.cost,
-                                              known, summary);
+          : row ? rt::predictGeneralStep(plan, i, req.shape, req.cost, *row)
+                : rt::predictGeneralStep(plan, i, req.shape, req.cost, known,
+                                         summary);
     if (t < 0)
       return false;
     if (back)
@@ -230,22 +242,29 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   // any other from its table.
   const std::optional<std::pair<rt::TileMap, rt::TileMap>> frames =
       req.priceFramesByDigits ? alignedFrames(req.src, req.dst) : std::nullopt;
-  Sources sources{req.src, req.dst, frames, {}, false};
+  Sources sources{req.src, req.dst, frames, std::nullopt, {}, false};
   const std::optional<rt::MoveCounts> counts =
       req.countByRuns && req.src.dataSize() >= req.countByRunsFrom
           ? rt::countMoveByRuns(req.src, req.dst,
                                 rt::countingListLimit(req.src.dataSize()),
                                 rt::kCountingMinPerFamily)
           : std::nullopt;
+  // A vector replicated over every PE: its row, not its table.
+  if (!counts)
+    sources.row = rt::sourceRowOf(req.src, req.dst);
   plan.lowerBound =
       counts ? rt::generalLowerBound(*counts, req.elemBytes, req.copy,
                                      req.shape, req.cost)
-             : rt::generalLowerBound(req.src, req.dst, req.elemBytes, req.copy,
-                                     req.shape, req.cost, &sources.get());
+      : sources.row
+          ? rt::generalLowerBound(req.src, req.dst, req.elemBytes, req.copy,
+                                  req.shape, req.cost, *sources.row)
+          : rt::generalLowerBound(req.src, req.dst, req.elemBytes, req.copy,
+                                  req.shape, req.cost, &sources.get());
 
   const rt::MoveShape shape =
-      counts ? rt::analyseMove(*counts, rt::pesOf(req.src))
-             : rt::analyseMove(req.src, req.dst, sources.get());
+      counts        ? rt::analyseMove(*counts, rt::pesOf(req.src))
+      : sources.row ? rt::analyseMove(req.src, req.dst, *sources.row)
+                    : rt::analyseMove(req.src, req.dst, sources.get());
   if (shape.identity && !req.copy)
     return plan; // every element is already where it belongs
 

@@ -20,12 +20,32 @@
 //===----------------------------------------------------------------------===//
 #include "AllGatherPrice.h"
 
+#include "ExchangeRounds.h"
 #include "ReplicationRounds.h"
-#include "mapc/runtime/FastDivide.h"
 
 #include <algorithm>
 
 using namespace mapc::rt;
+
+namespace {
+/// `move` with the deliveries of each of its lists, if allGatherRounds
+/// accepts it: 2 .. pes elements on distinct PEs, each bound for every
+/// other PE.
+std::optional<AllGatherMove>
+allGatherOf(AllGatherMove move, const std::vector<uint32_t> &deliveries) {
+  const size_t n = move.sourcePe.size();
+  const unsigned pes = move.pes;
+  if (n < 2 || n > pes)
+    return std::nullopt;
+  std::vector<uint8_t> isSource(pes, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t s = move.sourcePe[i];
+    if (deliveries[i] != pes - 1u || s >= pes || isSource[s]++)
+      return std::nullopt;
+  }
+  return move;
+}
+} // namespace
 
 std::optional<AllGatherMove>
 mapc::rt::readAllGather(const TileMap &from, const TileMap &to,
@@ -39,56 +59,71 @@ mapc::rt::readAllGather(const TileMap &from, const TileMap &to,
       fromCells <= 0 || fromCells > int64_t(UINT32_MAX) ||
       sources.size() != size_t(toPes * toSlots))
     return std::nullopt;
-  constexpr uint32_t kNone = ~uint32_t(0);
-  // exchangeSchedule's grouping, per source cell: its PE, the last PE it
-  // went to and the slot it took there (which tell a copy within that PE,
-  // fan-out), and its list.
-  struct Cell {
-    uint32_t pe, lastPe = kNone, lastSlot = 0, list = kNone;
-  };
-  std::vector<Cell> cells(static_cast<size_t>(fromCells));
-  const Divider32 bySlots{uint64_t(fromSlots)};
-  for (uint32_t a = 0; a < uint32_t(fromCells); ++a)
-    cells[a].pe = bySlots.quotient(a);
+  // exchangeSchedule's grouping (forEachGroupedDelivery): the fan-out
+  // kept, the deliveries only counted per list.
   std::vector<uint32_t> deliveries;
   AllGatherMove move;
   move.pes = pes;
-  for (uint32_t q = 0, b = 0; q < pes; ++q)
-    for (uint32_t t = 0; t < uint32_t(toSlots); ++t, ++b) {
-      const uint32_t a = sources[b];
-      if (a >= uint64_t(fromCells)) {
-        if (a == kNoSource)
-          continue;
-        return std::nullopt;
-      }
-      Cell &c = cells[a];
-      if (c.pe == q)
-        continue;
-      if (c.lastPe == q) {
-        move.fanOut.push_back({q, q, c.lastSlot, t});
-        continue;
-      }
-      c.lastPe = q;
-      c.lastSlot = t;
-      if (c.list == kNone) {
-        c.list = uint32_t(move.sourcePe.size());
-        move.sourcePe.push_back(c.pe);
-        deliveries.push_back(0);
-      }
-      ++deliveries[c.list];
-    }
-  // allGatherRounds' conditions: 2 .. pes elements on distinct PEs, each
-  // bound for every other PE.
-  const size_t n = move.sourcePe.size();
-  if (n < 2 || n > pes)
+  if (!forEachGroupedDelivery(
+          sources, toPes, toSlots, fromSlots, uint64_t(fromCells),
+          [&](const ExchangeSend &copy) { move.fanOut.push_back(copy); },
+          [&](uint32_t list, const ExchangeSend &e) {
+            if (list == move.sourcePe.size()) {
+              move.sourcePe.push_back(e.srcPe);
+              deliveries.push_back(0);
+            }
+            ++deliveries[list];
+          }))
     return std::nullopt;
-  std::vector<uint8_t> isSource(pes, 0);
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t s = move.sourcePe[i];
-    if (deliveries[i] != pes - 1u || s >= pes || isSource[s]++)
+  return allGatherOf(std::move(move), deliveries);
+}
+
+// The table's walk (forEachGroupedDelivery) over a row: on PE q a source
+// cell a is skipped when q is its PE, delivered at the first slot t0(a)
+// holding it and copied from t0(a) to its later slots. So its list counts
+// the PEs other than its own, and the lists appear in the row's order of
+// first slots, those of PE 0 (skipped on PE 0) after the others.
+std::optional<AllGatherMove> mapc::rt::readAllGather(const TileMap &from,
+                                                     const TileMap &to,
+                                                     const SourceRow &row,
+                                                     unsigned pes) {
+  const int64_t toPes = pesOf(to), fromSlots = slotsOf(from),
+                toSlots = slotsOf(to), fromCells = from.deviceSize();
+  if (toPes != int64_t(pes) || pes < 4 || fromSlots <= 0 || toSlots <= 0 ||
+      fromCells <= 0 || fromCells > int64_t(UINT32_MAX) ||
+      row.cells.size() != size_t(toSlots))
+    return std::nullopt;
+  constexpr uint32_t kNone = ~uint32_t(0);
+  struct Copy {
+    uint32_t t, first, pe;
+  };
+  std::vector<uint32_t> firstSlot(size_t(fromCells), kNone), ofPe0;
+  std::vector<uint32_t> deliveries;
+  std::vector<Copy> copies;
+  AllGatherMove move;
+  move.pes = pes;
+  for (uint32_t t = 0; t < uint32_t(toSlots); ++t) {
+    const uint32_t a = row.cells[t];
+    if (a == kNoSource)
+      continue;
+    if (a >= uint64_t(fromCells))
       return std::nullopt;
+    const uint32_t pe = uint32_t(a / uint64_t(fromSlots));
+    if (firstSlot[a] != kNone) {
+      copies.push_back({t, firstSlot[a], pe});
+      continue;
+    }
+    firstSlot[a] = t;
+    (pe == 0 ? ofPe0 : move.sourcePe).push_back(pe);
   }
-  return move;
+  move.sourcePe.insert(move.sourcePe.end(), ofPe0.begin(), ofPe0.end());
+  for (uint32_t pe : move.sourcePe)
+    deliveries.push_back(uint32_t(toPes) - (pe < toPes ? 1 : 0));
+  for (uint32_t q = 0; q < uint32_t(toPes); ++q)
+    for (const Copy &c : copies)
+      if (c.pe != q)
+        move.fanOut.push_back({q, q, c.first, c.t});
+  return allGatherOf(std::move(move), deliveries);
 }
 
 uint64_t mapc::rt::allGatherWavesFloor(const std::vector<uint32_t> &sourcePe,

@@ -12,6 +12,7 @@
 
 #include "mapc/runtime/General.h"
 #include "mapc/runtime/MasPar.h"
+#include "mapc/runtime/SourceRow.h"
 
 #include <optional>
 
@@ -35,6 +36,13 @@ std::optional<AllGatherMove> readAllGather(const TileMap &from,
                                            const TileMap &to,
                                            const std::vector<uint32_t> &sources,
                                            unsigned pes);
+
+/// The same from the move's row (sourceRowOf), without its table: the
+/// lists and fan-out the table's walk would give, from one pass over the
+/// row and the copies per PE.
+std::optional<AllGatherMove> readAllGather(const TileMap &from,
+                                           const TileMap &to,
+                                           const SourceRow &row, unsigned pes);
 
 /// The floor exchangeSchedule puts on recursive doubling's waves (each
 /// wave's busiest PE, summed), in closed form for an all-gather: each

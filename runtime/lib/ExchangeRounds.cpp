@@ -327,33 +327,18 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
   // An element bound for several cells of one PE (a destination replicated
   // in memory) travels once; the receiver copies it (003 6.2.1, "Data
   // replication"). Deliveries are grouped by source cell, in the order the
-  // cells first appear. The cells are walked PE by PE, so a (source cell,
-  // PE) pair already delivered was delivered within this PE's cells: the
-  // last PE each source cell went to, and the slot it took there, tell.
-  constexpr uint32_t kNone = ~uint32_t(0);
-  const size_t fromCells = size_t(std::max<int64_t>(0, from.deviceSize()));
-  std::vector<uint32_t> lastPe(fromCells, kNone), lastSlot(fromCells, 0),
-      listOf(fromCells, kNone);
+  // cells first appear (forEachGroupedDelivery).
   std::vector<std::vector<ExchangeSend>> bySource;
-  for (int64_t q = 0; q < toPes; ++q)
-    for (int64_t t = 0; t < toSlots; ++t) {
-      uint32_t a = sources[size_t(q * toSlots + t)];
-      if (a == kNoSource || int64_t(a) / fromSlots == q)
-        continue;
-      if (lastPe[a] == uint32_t(q)) {
-        fanOut.push_back({uint32_t(q), uint32_t(q), lastSlot[a], uint32_t(t)});
-        continue;
-      }
-      lastPe[a] = uint32_t(q);
-      lastSlot[a] = uint32_t(t);
-      if (listOf[a] == kNone) {
-        listOf[a] = uint32_t(bySource.size());
-        bySource.emplace_back();
-      }
-      bySource[listOf[a]].push_back(
-          {uint32_t(int64_t(a) / fromSlots), uint32_t(q),
-           uint32_t(int64_t(a) % fromSlots), uint32_t(t)});
-    }
+  if (!forEachGroupedDelivery(
+          sources, toPes, toSlots, fromSlots,
+          uint64_t(std::max<int64_t>(0, from.deviceSize())),
+          [&](const ExchangeSend &copy) { fanOut.push_back(copy); },
+          [&](uint32_t list, const ExchangeSend &e) {
+            if (list == bySource.size())
+              bySource.emplace_back();
+            bySource[list].push_back(e);
+          }))
+    return false;
   const uint64_t span = uint64_t(std::max<int64_t>(1, toPes));
   // Every delivery from its source, coloured at once: in as many rounds as
   // the busiest PE's degree (König; colourByShift's two ways both take

@@ -16,6 +16,7 @@
 #include "mapc/runtime/DigitExchange.h"
 #include "mapc/runtime/FastDivide.h"
 #include "mapc/runtime/Resignify.h"
+#include "mapc/runtime/SourceRow.h"
 #include "mapc/runtime/TileWalk.h"
 
 #include <algorithm>
@@ -81,6 +82,38 @@ bool replicaOffsets(const TileMap &t, TileMap &first,
     stride *= t.device[i].tlen;
   }
   return true;
+}
+
+/// The slots of a PE that hold some copy of a layout replicated on plain
+/// digits (sourcesOf's cells of it from itself): (b + o) mod slots for each
+/// cell b of its first copy and offset o, from the distinct residues of
+/// each. Nullopt for any other layout.
+std::optional<int64_t> replicatedHeldSlots(const TileMap &t) {
+  std::vector<int64_t> offsets;
+  TileMap firstCopy = t;
+  if (!replicaOffsets(t, firstCopy, offsets) || !TileWalk::walkable(firstCopy))
+    return std::nullopt;
+  const int64_t slots = slotsOf(t);
+  std::vector<uint8_t> firstAt(size_t(slots), 0), offsetAt(size_t(slots), 0),
+      held(size_t(slots), 0);
+  TileWalk w(firstCopy);
+  for (int64_t n = t.dataSize(); w.index() < n; w.next())
+    firstAt[size_t(w.address() % slots)] = 1;
+  std::vector<int64_t> shifts;
+  for (int64_t off : offsets)
+    if (!offsetAt[size_t(off % slots)]) {
+      offsetAt[size_t(off % slots)] = 1;
+      shifts.push_back(off % slots);
+    }
+  int64_t count = 0;
+  for (int64_t r = 0; r < slots; ++r)
+    if (firstAt[size_t(r)])
+      for (int64_t o : shifts) {
+        uint8_t &h = held[size_t((r + o) % slots)];
+        count += !h;
+        h = 1;
+      }
+  return count;
 }
 } // namespace
 
@@ -151,6 +184,44 @@ std::vector<uint32_t> mapc::rt::sourcesOf(const TileMap &from,
   return src;
 }
 
+// sourcesOf's walk of a destination replicated on plain digits, when the
+// copies are whole PEs: copy k is the first plus k slots-per-PE, and the
+// first lies within PE 0, so every PE's cells take the same sources.
+std::optional<SourceRow> mapc::rt::sourceRowOf(const TileMap &from,
+                                               const TileMap &to) {
+  if (!to.replicates() || from.replicates() || !TileWalk::walkable(from))
+    return std::nullopt;
+  std::vector<int64_t> offsets;
+  TileMap firstCopy = to;
+  if (!replicaOffsets(to, firstCopy, offsets) || !TileWalk::walkable(firstCopy))
+    return std::nullopt;
+  const int64_t toSlots = slotsOf(to), toPes = pesOf(to);
+  if (toSlots * toPes != to.deviceSize() || int64_t(offsets.size()) != toPes)
+    return std::nullopt;
+  std::sort(offsets.begin(), offsets.end());
+  for (int64_t k = 0; k < toPes; ++k)
+    if (offsets[size_t(k)] != k * toSlots)
+      return std::nullopt;
+  SourceRow row;
+  row.cells.assign(size_t(toSlots), kNoSource);
+  TileWalk a(from), b(firstCopy);
+  for (int64_t n = to.dataSize(); b.index() < n; a.next(), b.next()) {
+    if (b.address() < 0 || b.address() >= toSlots)
+      return std::nullopt;
+    row.cells[size_t(b.address())] = uint32_t(a.address());
+  }
+  return row;
+}
+
+std::vector<uint32_t> mapc::rt::sourcesOfRow(const SourceRow &row,
+                                             int64_t pes) {
+  std::vector<uint32_t> table;
+  table.reserve(row.cells.size() * size_t(std::max<int64_t>(0, pes)));
+  for (int64_t q = 0; q < pes; ++q)
+    table.insert(table.end(), row.cells.begin(), row.cells.end());
+  return table;
+}
+
 MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
                                 const std::vector<uint32_t> &sources) {
   MoveShape s;
@@ -183,6 +254,43 @@ MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
       s.slotUniformTo &= sameAsBefore(readsFrom[size_t(bs)], as);
       s.slotUniformFrom &= sameAsBefore(feeds[size_t(as)], bs);
     }
+  return s;
+}
+
+// The walk above, cell (q, t) taking row[t] on each of the destination's
+// PEs q: each count is the row's summed over the PEs, less the one PE (the
+// source's, if the destination has it) where the element keeps its PE.
+MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
+                                const SourceRow &row) {
+  MoveShape s;
+  const int64_t toPes = pesOf(to), fromSlots = slotsOf(from);
+  std::vector<int64_t> readsFrom(row.cells.size(), -1);
+  std::vector<int64_t> feeds(size_t(fromSlots), -1);
+  std::vector<int64_t> perSource(size_t(std::max<int64_t>(1, pesOf(from))), 0);
+  s.leaving.assign(perSource.size(), 0);
+  if (toPes <= 0)
+    return s;
+  for (int64_t t = 0; t < int64_t(row.cells.size()); ++t) {
+    if (row.cells[size_t(t)] == kNoSource)
+      continue;
+    const int64_t a = row.cells[size_t(t)];
+    const int64_t ap = a / fromSlots, as = a % fromSlots;
+    // The destination's PEs where the element keeps its PE: ap, if any.
+    const int64_t home = ap < toPes ? 1 : 0;
+    s.held += toPes;
+    if (size_t(ap) < perSource.size()) {
+      perSource[size_t(ap)] += toPes;
+      s.busiestSource = std::max(s.busiestSource, perSource[size_t(ap)]);
+      s.leaving[size_t(ap)] += toPes - home;
+    }
+    s.keepsSlots &= as == t;
+    const int64_t moved = as == t ? toPes - home : toPes;
+    s.moved += moved;
+    s.identity &= moved == 0;
+    s.local &= toPes == home;
+    s.slotUniformTo &= sameAsBefore(readsFrom[size_t(t)], as);
+    s.slotUniformFrom &= sameAsBefore(feeds[size_t(as)], t);
+  }
   return s;
 }
 
@@ -247,17 +355,58 @@ struct SendKeyHash {
   }
 };
 
+/// What a pricing machine of `pes` PEs makes of a step from `from` to `to`
+/// given the move's row alone (runGeneralStep's checks, read off the row):
+/// it refuses it (`why`), prices its built all-gather (`gather`), or needs
+/// the table.
+enum class RowUse { Table, Refused, AllGather };
+RowUse rowUse(GeneralStepKind kind, bool inPlace, const TileMap &from,
+              const TileMap &to, const SourceRow &row, unsigned pes,
+              std::optional<AllGatherMove> *gather, const char **why) {
+  if (pesOf(from) > pes || pesOf(to) > pes)
+    return RowUse::Table; // refused before any table, as runGeneralStep does
+  const int64_t fromSlots = slotsOf(from), toPes = pesOf(to);
+  if (kind == GeneralStepKind::DigitExchange &&
+      (fromSlots != slotsOf(to) || pesOf(from) != toPes)) {
+    *why = "a digit exchange keeps the number of slots and PEs";
+    return RowUse::Refused;
+  }
+  if (kind != GeneralStepKind::Exchange)
+    return RowUse::Table;
+  if (inPlace) {
+    // runExchange's first check: cell (ap, t) of an element from slot as
+    // of PE ap keeps its PE but not its slot when as != t.
+    for (size_t t = 0; t < row.cells.size(); ++t) {
+      const uint32_t a = row.cells[t];
+      if (a != kNoSource && int64_t(a) / fromSlots < toPes &&
+          uint64_t(a % fromSlots) != t) {
+        *why = "an in-place exchange step cannot also move elements within "
+               "a PE";
+        return RowUse::Refused;
+      }
+    }
+    return RowUse::Table;
+  }
+  // Out of place runExchange prices the built all-gather from its shape
+  // when exchangeSchedule would take it (a row's destination replicates,
+  // so the pair counts never price it).
+  *gather = readAllGather(from, to, row, pes);
+  if (*gather && builtAllGatherChosen(**gather) == true)
+    return RowUse::AllGather;
+  return RowUse::Table;
+}
+
 /// One step in progress: the transfers grouped by PE, and the widths.
 class GeneralStepRunner {
 public:
   GeneralStepRunner(MasPar &m, const GeneralPlan &plan, size_t i,
                     uint64_t readBase, uint64_t writeBase,
                     const std::vector<uint32_t> *given,
-                    const MoveCounts *counts)
+                    const MoveCounts *counts, const SourceRow *row)
       : m(m), from(plan.layoutAfter(int(i) - 1)), to(plan.steps[i].to),
         kind(plan.steps[i].kind), inPlace(plan.steps[i].inPlace),
         elemBytes(plan.elemBytes), readBase(readBase), writeBase(writeBase),
-        pes(m.peCount()), given(given), counts(counts) {
+        pes(m.peCount()), given(given), counts(counts), row(row) {
     xferBytes = std::min(elemBytes, 8u);
     xfers = elemBytes / xferBytes;
     fromSlots = slotsOf(from);
@@ -282,6 +431,8 @@ private:
   const uint32_t *sources = nullptr;
   /// The counts of this move (MoveCounts.h), or null.
   const MoveCounts *counts = nullptr;
+  /// The row of this move (sourceRowOf), or null.
+  const SourceRow *row = nullptr;
 
   uint64_t readAddr(int64_t slot, unsigned x) const {
     return readBase + uint64_t(slot) * elemBytes + uint64_t(x) * xferBytes;
@@ -293,6 +444,7 @@ private:
   bool runLocal(std::string *why);
   bool priceCopyBack();
   bool priceExchangeByCounts(std::string *why, bool &done);
+  void priceAllGatherByRow(const AllGatherMove &gather);
   bool moveLocal(bool onlyLocal, std::string *why);
   bool runExchange(std::string *why);
   void copyWithinPes(const std::vector<ExchangeSend> &copies);
@@ -370,6 +522,20 @@ bool GeneralStepRunner::run(std::string *why) {
         return priced;
     }
   }
+  if (row && m.pricingOnly()) {
+    // What the row prices, or refuses, without the table of sources.
+    std::optional<AllGatherMove> gather;
+    const char *no = nullptr;
+    switch (rowUse(kind, inPlace, from, to, *row, pes, &gather, &no)) {
+    case RowUse::Refused:
+      return fail(no);
+    case RowUse::AllGather:
+      priceAllGatherByRow(*gather);
+      return true;
+    case RowUse::Table:
+      break;
+    }
+  }
   if (!given || given->size() != size_t(to.deviceSize())) {
     owned = sourcesOf(from, to);
     given = &owned;
@@ -405,13 +571,18 @@ bool GeneralStepRunner::runLocal(std::string *why) {
 // A copy back from the scratch region (an identity local step, General.h)
 // is moveLocal's uniform case: one direct load and store per slot some PE
 // holds. Priced from a walk of the layout's data marking the held slots,
-// without a table of sources; false (charging nothing) for a layout that
-// replicates.
+// without a table of sources; a layout replicated on plain digits holds
+// the slots of its first copy's cells plus each copy's offset; false
+// (charging nothing) for any other that replicates.
 bool GeneralStepRunner::priceCopyBack() {
-  if (!TileWalk::walkable(to))
-    return false;
   const unsigned wi = widthIndex(xferBytes);
   const int64_t perSlot = xfers * (m.cost().load[wi] + m.cost().store(wi));
+  if (!TileWalk::walkable(to)) {
+    std::optional<int64_t> slots = replicatedHeldSlots(to);
+    if (slots)
+      m.ledger().memory += *slots * perSlot;
+    return slots.has_value();
+  }
   // A one-dim layout counts its slots from its runs (MoveCounts.h).
   if (std::optional<int64_t> held = heldSlotsByRuns(to)) {
     m.ledger().memory += *held * perSlot;
@@ -427,6 +598,22 @@ bool GeneralStepRunner::priceCopyBack() {
   }
   m.ledger().memory += slots * perSlot;
   return true;
+}
+
+// runExchange on the pricing machine for an all-gather whose built rounds
+// exchangeSchedule takes, from the move's row: moveLocal's charges (each
+// slot's cell on the element's own PE is that PE's alone, so every PE
+// moves the same slots: a direct load and store per slot), the rounds
+// priced from the source PEs, the receivers' copies.
+void GeneralStepRunner::priceAllGatherByRow(const AllGatherMove &gather) {
+  const int64_t toPes = pesOf(to);
+  int64_t count = 0;
+  for (uint32_t a : row->cells)
+    count += a != kNoSource && int64_t(a) / fromSlots < toPes;
+  const unsigned w = widthIndex(xferBytes);
+  m.ledger().memory += count * xfers * (m.cost().load[w] + m.cost().store(w));
+  chargeBuiltAllGather(m, gather, xferBytes, xfers);
+  copyWithinPes(gather.fanOut);
 }
 
 // An exchange step priced from the move's counts as runExchange prices it
@@ -1236,8 +1423,16 @@ bool mapc::rt::runGeneralStep(MasPar &machine, const GeneralPlan &plan,
   uint64_t readBase, writeBase;
   stepRegions(plan, i, regions, readBase, writeBase);
   GeneralStepRunner runner(machine, plan, i, readBase, writeBase, sources,
-                           counts);
+                           counts, nullptr);
   return runner.run(why);
+}
+
+bool mapc::rt::rowPricesStep(const GeneralStep &step, const TileMap &from,
+                             unsigned pes, const SourceRow &row) {
+  std::optional<AllGatherMove> gather;
+  const char *why = nullptr;
+  return rowUse(step.kind, step.inPlace, from, step.to, row, pes, &gather,
+                &why) != RowUse::Table;
 }
 
 int64_t mapc::rt::predictGeneralStep(const GeneralPlan &plan, size_t i,
@@ -1249,6 +1444,22 @@ int64_t mapc::rt::predictGeneralStep(const GeneralPlan &plan, size_t i,
       MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
   Regions none;
   if (!runGeneralStep(pricing, plan, i, none, nullptr, sources, counts))
+    return -1;
+  return pricing.ledger().total();
+}
+
+int64_t mapc::rt::predictGeneralStep(const GeneralPlan &plan, size_t i,
+                                     const MachineShape &shape,
+                                     const CostModel &cost,
+                                     const SourceRow &row) {
+  MasPar pricing =
+      MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
+  Regions none;
+  uint64_t readBase, writeBase;
+  stepRegions(plan, i, none, readBase, writeBase);
+  GeneralStepRunner runner(pricing, plan, i, readBase, writeBase, nullptr,
+                           nullptr, &row);
+  if (!runner.run(nullptr))
     return -1;
   return pricing.ledger().total();
 }

@@ -33,6 +33,7 @@
 #include "mapc/runtime/General.h"
 
 #include "mapc/runtime/MasPar.h"
+#include "mapc/runtime/SourceRow.h"
 
 #include <algorithm>
 
@@ -195,6 +196,91 @@ int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
     }
     ++need.in[size_t(bp)];
     ++need.enter[grid.clusterOfPe(unsigned(bp))];
+  }
+  return boundOf(need, elemBytes, cost);
+}
+
+// The walk above over the move's row, cell (q, t) taking row[t] on every
+// PE q of the destination: summed over the PEs, each cell of the row moves
+// on all of them but the element's own PE when it keeps its slot there;
+// a replicating destination reads each source cell and sends it from its
+// PE once if any cell moves it, and each PE receives each distinct source
+// cell of another PE once.
+int64_t mapc::rt::generalLowerBound(const TileMap &src, const TileMap &dst,
+                                    unsigned elemBytes, bool copy,
+                                    const MachineShape &shape,
+                                    const CostModel &cost,
+                                    const SourceRow &row) {
+  const int64_t srcSlots = slotsOf(src), dstPes = pesOf(dst);
+  MasPar grid =
+      MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
+  Demand need(shape.peCount(), grid.clusterCount());
+  if (!src.replicates())
+    need.readersAt.assign(size_t(srcSlots), 0);
+  need.writersAt.assign(row.cells.size(), 0);
+  const bool replicating = dst.replicates();
+  // Per source cell: the cells of the table that move it (or read it, in
+  // a copy), and whether the row holds it.
+  std::vector<int64_t> moving(size_t(src.deviceSize()), 0);
+  std::vector<uint8_t> inRow(moving.size(), 0);
+  // Per PE: the row's cells that stay put there, and its distinct source
+  // cells (its cells) of that PE.
+  std::vector<int64_t> stays(size_t(std::max<int64_t>(0, dstPes)), 0),
+      ownCells(stays.size(), 0), ownDistinct(stays.size(), 0);
+  int64_t cells = 0, distinct = 0;
+  std::vector<uint32_t> order;
+  for (size_t t = 0; t < row.cells.size(); ++t) {
+    if (row.cells[t] == kNoSource)
+      continue;
+    const uint32_t a = row.cells[t];
+    const int64_t ap = a / srcSlots, as = a % srcSlots;
+    const bool home = ap < dstPes;
+    const int64_t still = !copy && home && as == int64_t(t) ? 1 : 0;
+    moving[a] += dstPes - still;
+    need.writersAt[t] += dstPes - still;
+    ++cells;
+    if (home) {
+      stays[size_t(ap)] += still;
+      ++ownCells[size_t(ap)];
+    }
+    if (!inRow[a]) {
+      inRow[a] = 1;
+      order.push_back(a);
+      ++distinct;
+      if (home)
+        ++ownDistinct[size_t(ap)];
+    }
+    if (!replicating) {
+      need.reads[size_t(ap)] += dstPes - still;
+      if (!need.readersAt.empty())
+        need.readersAt[size_t(as)] += dstPes - still;
+      const int64_t away = dstPes - (home ? 1 : 0);
+      need.out[size_t(ap)] += away;
+      need.leave[grid.clusterOfPe(unsigned(ap))] += away;
+    }
+  }
+  if (replicating)
+    for (uint32_t a : order) {
+      const int64_t ap = a / srcSlots, as = a % srcSlots;
+      if (moving[a] > 0) {
+        ++need.reads[size_t(ap)];
+        if (!need.readersAt.empty())
+          ++need.readersAt[size_t(as)];
+      }
+      // Sent once if some destination PE is not its own.
+      if (dstPes - (ap < dstPes ? 1 : 0) > 0) {
+        ++need.out[size_t(ap)];
+        ++need.leave[grid.clusterOfPe(unsigned(ap))];
+      }
+    }
+  for (int64_t q = 0; q < dstPes; ++q) {
+    need.writes[size_t(q)] = cells - stays[size_t(q)];
+    // Every cell whose element is on another PE is received: once per
+    // distinct source cell when the destination replicates.
+    const int64_t in = replicating ? distinct - ownDistinct[size_t(q)]
+                                   : cells - ownCells[size_t(q)];
+    need.in[size_t(q)] = in;
+    need.enter[grid.clusterOfPe(unsigned(q))] += in;
   }
   return boundOf(need, elemBytes, cost);
 }
