@@ -16,6 +16,8 @@
 #include "mapc/runtime/NetworkTiming.h"
 #include "passes/NetworkGeneralPlanner.h"
 
+#include "RandomNetwork.h"
+
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -79,16 +81,7 @@ std::vector<int64_t> randomShape(std::mt19937 &rng) {
   return shape;
 }
 
-rt::NetworkShape randomNetwork(std::mt19937 &rng) {
-  if (rng() % 4 == 0)
-    return rt::NetworkShape::booleanCube(
-        std::uniform_int_distribution<unsigned>(0, 4)(rng));
-  std::vector<unsigned> dims(
-      std::uniform_int_distribution<unsigned>(1, 3)(rng));
-  for (unsigned &d : dims)
-    d = std::uniform_int_distribution<unsigned>(1, 7)(rng);
-  return rt::NetworkShape::mesh(dims);
-}
+constexpr test::NetworkDraw kGeneralNetworks = {4, 0, 4, 7};
 
 /// Whether both layouts' PEs are nodes of `net`.
 bool fitsNodes(const rt::TileMap &a, const rt::TileMap &b,
@@ -192,7 +185,7 @@ TEST(NetworkGeneral, RandomTilesOnAnyMesh) {
     KTile b = test::randomTileFor(rng, shape, spec);
     ASSERT_TRUE(a.verify().empty());
     ASSERT_TRUE(b.verify().empty());
-    rt::NetworkShape net = randomNetwork(rng);
+    rt::NetworkShape net = test::randomNetwork(rng, kGeneralNetworks);
     if (!fitsNodes(a, b, net))
       continue; // the layouts must fit the machine's nodes
     unsigned elemBytes = 1u
@@ -229,7 +222,7 @@ TEST(NetworkGeneral, TimeRouteEqualsTheSimulation) {
     test::RandomTileSpec spec;
     KTile a = test::randomTileFor(rng, shape, spec);
     KTile b = test::randomTileFor(rng, shape, spec);
-    rt::NetworkShape net = randomNetwork(rng);
+    rt::NetworkShape net = test::randomNetwork(rng, kGeneralNetworks);
     if (!fitsNodes(a, b, net))
       continue;
     const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
@@ -267,7 +260,7 @@ TEST(NetworkGeneral, RouteLinksAreTheTransfersPaths) {
     KTile a = test::randomTileFor(rng, shape, spec);
     KTile b = test::randomTileFor(rng, shape, spec);
     // Cubes of up to 10 dims (rotations start anywhere), meshes of 1-4.
-    rt::NetworkShape net = randomNetwork(rng);
+    rt::NetworkShape net = test::randomNetwork(rng, kGeneralNetworks);
     if (runs % 3 == 0)
       net = rt::NetworkShape::booleanCube(unsigned(rng() % 11));
     else if (runs % 3 == 1) {
@@ -332,7 +325,7 @@ TEST(NetworkGeneral, MovesAreTheTransfersThatChangeNode) {
     test::RandomTileSpec spec;
     KTile a = test::randomTileFor(rng, shape, spec);
     KTile b = test::randomTileFor(rng, shape, spec);
-    rt::NetworkShape net = randomNetwork(rng);
+    rt::NetworkShape net = test::randomNetwork(rng, kGeneralNetworks);
     if (!fitsNodes(a, b, net))
       continue;
     const rt::TileMap x = a, y = b;
@@ -459,7 +452,7 @@ TEST(NetworkGeneral, FlowBoundEqualsTheElementBound) {
     }
     if (a.replicates() || b.replicates())
       continue;
-    rt::NetworkShape net = randomNetwork(rng);
+    rt::NetworkShape net = test::randomNetwork(rng, kGeneralNetworks);
     if (rng() % 4 == 0)
       net = rt::NetworkShape::booleanCube(unsigned(rng() % 8));
     if (!fitsNodes(a, b, net))

@@ -16,6 +16,8 @@
 #include "mapc/runtime/NetworkTiming.h"
 #include "passes/NetworkGeneralPlanner.h"
 
+#include "RandomNetwork.h"
+
 #include "gtest/gtest.h"
 
 #include <random>
@@ -24,16 +26,7 @@ using namespace mapc;
 
 namespace {
 
-rt::NetworkShape randomNetwork(std::mt19937 &rng) {
-  if (rng() % 3 == 0)
-    return rt::NetworkShape::booleanCube(
-        std::uniform_int_distribution<unsigned>(1, 5)(rng));
-  std::vector<unsigned> dims(
-      std::uniform_int_distribution<unsigned>(1, 3)(rng));
-  for (unsigned &d : dims)
-    d = std::uniform_int_distribution<unsigned>(1, 7)(rng);
-  return rt::NetworkShape::mesh(dims);
-}
+constexpr test::NetworkDraw kReplicationNetworks = {3, 1, 5, 7};
 
 /// A random pair of formats of one shape whose second replicates and whose
 /// PEs fit `net`.
@@ -125,7 +118,7 @@ TEST(NetworkReplication, RandomReplicatedLayoutsRunAsTimed) {
   std::mt19937 rng(20261128);
   unsigned runs = 0, cubes = 0, doubled = 0;
   while (runs < 2000) {
-    const rt::NetworkShape net = randomNetwork(rng);
+    const rt::NetworkShape net = test::randomNetwork(rng, kReplicationNetworks);
     KTile a, b;
     if (!drawReplicated(rng, net, a, b))
       continue;
@@ -211,7 +204,7 @@ TEST(NetworkReplication, PlannerChoiceRunsAsPredicted) {
   std::mt19937 rng(20261128 + 1);
   unsigned runs = 0, picked = 0;
   while (runs < 1000) {
-    const rt::NetworkShape net = randomNetwork(rng);
+    const rt::NetworkShape net = test::randomNetwork(rng, kReplicationNetworks);
     KTile a, b;
     if (!drawReplicated(rng, net, a, b))
       continue;

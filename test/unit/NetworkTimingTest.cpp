@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "mapc/runtime/NetworkTiming.h"
 
+#include "RandomNetwork.h"
+
 #include "gtest/gtest.h"
 
 #include <random>
@@ -18,16 +20,7 @@ using namespace mapc;
 
 namespace {
 
-rt::NetworkShape randomShape(std::mt19937 &rng) {
-  if (rng() % 3 == 0)
-    return rt::NetworkShape::booleanCube(
-        std::uniform_int_distribution<unsigned>(1, 5)(rng));
-  std::vector<unsigned> dims(
-      std::uniform_int_distribution<unsigned>(1, 3)(rng));
-  for (unsigned &d : dims)
-    d = std::uniform_int_distribution<unsigned>(1, 8)(rng);
-  return rt::NetworkShape::mesh(dims);
-}
+constexpr test::NetworkDraw kTimingNetworks = {3, 1, 5, 8};
 
 /// A random walk of up to `maxRuns` runs from `from` that stays on the mesh.
 std::vector<rt::Hop> randomPath(std::mt19937 &rng, const rt::NetworkShape &s,
@@ -64,7 +57,7 @@ TEST(NetworkTiming, ReservationEqualsCycleByCycle) {
   std::mt19937 rng(20261126);
   unsigned phased = 0, prioritised = 0, contended = 0;
   for (int run = 0; run < 5000; ++run) {
-    rt::NetworkShape shape = randomShape(rng);
+    rt::NetworkShape shape = test::randomNetwork(rng, kTimingNetworks);
     const uint32_t nodes = shape.nodeCount();
     const unsigned count = std::uniform_int_distribution<unsigned>(0, 300)(rng);
     const bool usePhases = rng() % 3 == 0, usePriorities = rng() % 2;
