@@ -1415,16 +1415,40 @@ bool GeneralStepRunner::runResignifyStep(std::string *why) {
   return true;
 }
 
+namespace {
+/// Step i on `machine`, its move given by the table of sources, its counts
+/// or its row (each may be null).
+bool runStepWith(MasPar &machine, const GeneralPlan &plan, size_t i,
+                 const Regions &regions, std::string *why,
+                 const std::vector<uint32_t> *sources, const MoveCounts *counts,
+                 const SourceRow *row) {
+  uint64_t readBase, writeBase;
+  stepRegions(plan, i, regions, readBase, writeBase);
+  GeneralStepRunner runner(machine, plan, i, readBase, writeBase, sources,
+                           counts, row);
+  return runner.run(why);
+}
+
+/// Step i's ticks on a pricing machine, or -1 when it cannot run.
+int64_t priceStepWith(const GeneralPlan &plan, size_t i,
+                      const MachineShape &shape, const CostModel &cost,
+                      const std::vector<uint32_t> *sources,
+                      const MoveCounts *counts, const SourceRow *row) {
+  MasPar pricing =
+      MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
+  Regions none;
+  if (!runStepWith(pricing, plan, i, none, nullptr, sources, counts, row))
+    return -1;
+  return pricing.ledger().total();
+}
+} // namespace
+
 bool mapc::rt::runGeneralStep(MasPar &machine, const GeneralPlan &plan,
                               size_t i, const Regions &regions,
                               std::string *why,
                               const std::vector<uint32_t> *sources,
                               const MoveCounts *counts) {
-  uint64_t readBase, writeBase;
-  stepRegions(plan, i, regions, readBase, writeBase);
-  GeneralStepRunner runner(machine, plan, i, readBase, writeBase, sources,
-                           counts, nullptr);
-  return runner.run(why);
+  return runStepWith(machine, plan, i, regions, why, sources, counts, nullptr);
 }
 
 bool mapc::rt::rowPricesStep(const GeneralStep &step, const TileMap &from,
@@ -1440,28 +1464,14 @@ int64_t mapc::rt::predictGeneralStep(const GeneralPlan &plan, size_t i,
                                      const CostModel &cost,
                                      const std::vector<uint32_t> *sources,
                                      const MoveCounts *counts) {
-  MasPar pricing =
-      MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
-  Regions none;
-  if (!runGeneralStep(pricing, plan, i, none, nullptr, sources, counts))
-    return -1;
-  return pricing.ledger().total();
+  return priceStepWith(plan, i, shape, cost, sources, counts, nullptr);
 }
 
 int64_t mapc::rt::predictGeneralStep(const GeneralPlan &plan, size_t i,
                                      const MachineShape &shape,
                                      const CostModel &cost,
                                      const SourceRow &row) {
-  MasPar pricing =
-      MasPar::pricing(shape.width, shape.height, shape.clusterSize, cost);
-  Regions none;
-  uint64_t readBase, writeBase;
-  stepRegions(plan, i, none, readBase, writeBase);
-  GeneralStepRunner runner(pricing, plan, i, readBase, writeBase, nullptr,
-                           nullptr, &row);
-  if (!runner.run(nullptr))
-    return -1;
-  return pricing.ledger().total();
+  return priceStepWith(plan, i, shape, cost, nullptr, nullptr, &row);
 }
 
 bool mapc::rt::checkPlanRegions(const GeneralPlan &plan, const Regions &regions,
