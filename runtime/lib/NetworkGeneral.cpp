@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MoveRuns.h"
+#include "NodeCoords.h"
 #include "mapc/runtime/FastDivide.h"
 #include "mapc/runtime/MoveCounts.h"
 #include "mapc/runtime/NetworkExecute.h"
@@ -18,15 +19,6 @@
 using namespace mapc::rt;
 
 namespace {
-
-/// The bits set in `x`, without the library call __builtin_popcount makes
-/// on a target without a popcount instruction (the default x86-64).
-unsigned popcount(uint32_t x) {
-  x -= (x >> 1) & 0x55555555u;
-  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-  x = (x + (x >> 4)) & 0x0f0f0f0fu;
-  return (x * 0x01010101u) >> 24;
-}
 
 /// The copy of data element `d` in `from` nearest to `node` (the first of
 /// the nearest when several are), as a device cell.
@@ -54,34 +46,16 @@ class RoutePaths {
 public:
   explicit RoutePaths(const NetworkShape &shape)
       : shape(shape), dims(unsigned(shape.dims.size())),
-        diameter(shape.diameter()) {
-    if (shape.cube)
-      return;
-    const uint32_t nodes = shape.nodeCount();
-    coords.resize(size_t(nodes) * dims);
-    for (uint32_t n = 0; n < nodes; ++n)
-      for (unsigned i = 0; i < dims; ++i)
-        coords[size_t(n) * dims + i] = shape.coord(n, i);
-  }
+        diameter(shape.diameter()), nodes(shape) {}
 
   unsigned coord(uint32_t node, unsigned dim) const {
-    return shape.cube ? (node >> dim) & 1 : coords[size_t(node) * dims + dim];
+    return nodes.coord(node, dim);
   }
   /// A mesh node's coordinates (dims of them).
-  const uint32_t *coordsOf(uint32_t node) const {
-    return &coords[size_t(node) * dims];
-  }
+  const uint32_t *coordsOf(uint32_t node) const { return nodes.coordsOf(node); }
   /// NetworkShape::distance without its divisions.
   unsigned distance(uint32_t a, uint32_t b) const {
-    if (shape.cube)
-      return popcount(a ^ b);
-    unsigned d = 0;
-    for (unsigned i = 0; i < dims; ++i) {
-      const unsigned x = coords[size_t(a) * dims + i];
-      const unsigned y = coords[size_t(b) * dims + i];
-      d += x > y ? x - y : y - x;
-    }
-    return d;
+    return nodes.distance(a, b);
   }
 
   /// The path from `from` to `to` in `routeOrder` (replaces `path`):
@@ -98,9 +72,10 @@ public:
         path.push_back(h);
       }
     } else {
+      const uint32_t *at = nodes.coordsOf(from), *end = nodes.coordsOf(to);
       for (unsigned i = 0; i < dims; ++i) {
-        const int x = int(coords[size_t(from) * dims + i]);
-        const int y = int(coords[size_t(to) * dims + i]);
+        const int x = int(at[i]);
+        const int y = int(end[i]);
         if (x == y)
           continue;
         Hop h{uint8_t(i), int8_t(y > x ? 1 : -1), 0};
@@ -130,7 +105,7 @@ public:
 private:
   const NetworkShape &shape;
   unsigned dims, diameter;
-  std::vector<uint32_t> coords; ///< nodes x dims, on a mesh
+  NodeCoords nodes;
 };
 
 /// The shape and order flags that pick a path's links, fixed at compile

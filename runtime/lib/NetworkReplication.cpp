@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "mapc/runtime/NetworkReplication.h"
 
+#include "NodeCoords.h"
 #include "mapc/runtime/NetworkExecute.h"
 
 #include <algorithm>
@@ -27,17 +28,12 @@ struct Tree {
   std::vector<Send> sends;
 };
 
-/// Builds the trees: nodes' coordinates in a table (no division per
+/// Builds the trees: nodes' coordinates from a NodeCoords (no division per
 /// coordinate) and the trees met so far.
 class TreeBuilder {
 public:
   explicit TreeBuilder(const NetworkShape &shape)
-      : shape(shape), dims(unsigned(shape.dims.size())),
-        coords(size_t(shape.nodeCount()) * dims) {
-    for (uint32_t n = 0; n < shape.nodeCount(); ++n)
-      for (unsigned i = 0; i < dims; ++i)
-        coords[size_t(n) * dims + i] = shape.coord(n, i);
-  }
+      : dims(unsigned(shape.dims.size())), table(shape) {}
 
   /// The tree of an element held on `sourceNodes` (distinct, ascending)
   /// and bound for `nodes` (distinct, ascending). When `scatter`, the
@@ -68,15 +64,10 @@ private:
   };
 
   uint32_t coord(uint32_t node, unsigned dim) const {
-    return coords[size_t(node) * dims + dim];
+    return table.coord(node, dim);
   }
   unsigned distance(uint32_t a, uint32_t b) const {
-    unsigned d = 0;
-    for (unsigned i = 0; i < dims; ++i) {
-      const uint32_t x = coord(a, i), y = coord(b, i);
-      d += x > y ? x - y : y - x;
-    }
-    return d;
+    return table.distance(a, b);
   }
 
   /// Round 0: every source copy seeds the destination node nearest it
@@ -212,9 +203,8 @@ private:
     grow(to, toEnd, round + 1, tree);
   }
 
-  const NetworkShape &shape;
   unsigned dims;
-  std::vector<uint32_t> coords;
+  NodeCoords table;
   std::vector<Member> members;
   std::vector<std::pair<unsigned, uint32_t>> seededBy;
   std::vector<uint32_t> key;
