@@ -202,11 +202,14 @@ public:
           continue;
         const unsigned slot = 2 * i + (y < x);
         const int32_t step = y > x ? strides[i] : -strides[i];
-        for (unsigned s = y > x ? y - x : x - y; s > 0; --s) {
-          if (!visit(size_t(node) * perNode + slot))
+        // Along the run the link moves by a constant: no multiply a hop.
+        const ptrdiff_t linkStep = ptrdiff_t(step) * ptrdiff_t(perNode);
+        const unsigned run = y > x ? y - x : x - y;
+        size_t link = size_t(node) * perNode + slot;
+        for (unsigned s = run; s > 0; --s, link += size_t(linkStep))
+          if (!visit(link))
             return false;
-          node = uint32_t(int32_t(node) + step);
-        }
+        node = uint32_t(int32_t(node) + int32_t(run) * step);
       }
       return true;
     }
