@@ -14,6 +14,7 @@
 #include "mapc/runtime/NetworkTiming.h"
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 
 using namespace mapc::rt;
@@ -813,6 +814,75 @@ int64_t mapc::rt::routeOrderBound(const NetworkShape &shape,
   if (shape.diameter() < std::numeric_limits<uint16_t>::max())
     return orderBoundBy<uint16_t>(shape, flows, routeOrder);
   return orderBoundBy<uint32_t>(shape, flows, routeOrder);
+}
+
+std::array<int64_t, 8>
+mapc::rt::routeOrderBoundsOnCube(const NetworkShape &shape,
+                                 const std::vector<RouteFlow> &flows) {
+  assert(shape.cube && shape.dims.size() >= 2 && "a cube of two dims or more");
+  const unsigned dims = unsigned(shape.dims.size());
+  const size_t links = size_t(shape.nodeCount()) * dims;
+  // orderBoundBy's records, one table per order: up, down, up rotated,
+  // down rotated. A cube's diameter (its dims) fits 16 bits.
+  struct Crossing {
+    uint32_t load = 0;
+    uint16_t before = std::numeric_limits<uint16_t>::max(),
+             after = std::numeric_limits<uint16_t>::max();
+  };
+  std::vector<Crossing> at(4 * links);
+  const Divider32 byDims(dims);
+  for (const RouteFlow &f : flows) {
+    const uint64_t diff = f.from ^ f.to;
+    if (diff == 0)
+      continue;
+    const unsigned length = popcount(uint32_t(diff));
+    // Rotated orders start at dim r (RouteLinks::forEachIn): up takes the
+    // bits >= r, then those below; down the bits <= r, then those above,
+    // each part descending. kr and kr1 count the bits below r and up to r.
+    const unsigned r = byDims.remainder(f.from);
+    const uint64_t lowR = (uint64_t(1) << r) - 1,
+                   lowR1 = (uint64_t(2) << r) - 1;
+    const unsigned kr = popcount(uint32_t(diff & lowR)),
+                   kr1 = kr + unsigned((diff >> r) & 1);
+    auto cross = [&](Crossing *table, uint64_t done, unsigned i,
+                     unsigned hops) {
+      // `done`: the differing bits already crossed, so the link's node;
+      // `hops` of them.
+      Crossing &c = table[size_t(f.from ^ done) * dims + i];
+      c.load += f.count;
+      c.before = std::min(c.before, uint16_t(hops));
+      c.after = std::min(c.after, uint16_t(length - 1 - hops));
+    };
+    unsigned k = 0; // the differing bits below i
+    for (uint64_t m = diff; m; m &= m - 1, ++k) {
+      const unsigned i = unsigned(__builtin_ctzll(m));
+      const uint64_t low = (uint64_t(1) << i) - 1,
+                     low1 = (uint64_t(2) << i) - 1;
+      cross(&at[0], diff & low, i, k);
+      cross(&at[links], diff & ~low1, i, length - 1 - k);
+      if (i >= r)
+        cross(&at[2 * links], diff & low & ~lowR, i, k - kr);
+      else
+        cross(&at[2 * links], diff & (low | ~lowR), i, length - kr + k);
+      if (i <= r)
+        cross(&at[3 * links], diff & lowR1 & ~low1, i, kr1 - k - 1);
+      else
+        cross(&at[3 * links], diff & (lowR1 | ~low1), i, kr1 + length - k - 1);
+    }
+  }
+  std::array<int64_t, 8> bounds{};
+  const unsigned orderOf[4] = {0, kRouteDimsDown, kRouteRotated,
+                               kRouteRotated | kRouteDimsDown};
+  for (unsigned t = 0; t < 4; ++t) {
+    uint64_t bound = 0;
+    for (size_t l = t * links; l < (t + 1) * links; ++l)
+      if (at[l].load)
+        bound =
+            std::max(bound, uint64_t(at[l].before) + at[l].load + at[l].after);
+    bounds[orderOf[t]] = bounds[orderOf[t] | kRouteFarthestFirst] =
+        int64_t(bound);
+  }
+  return bounds;
 }
 
 int64_t mapc::rt::predictNetworkGeneralStep(
