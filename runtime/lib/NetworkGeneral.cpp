@@ -478,6 +478,12 @@ struct mapc::rt::RouteWalk::State {
   /// The moves in key order (empty: their own order).
   std::vector<uint32_t> order;
   LinkCalendar calendar;
+  /// On few nodes (a line, a small mesh) every node pair's links, listed
+  /// once: pairLinks[pairStart[from x nodes + to], next start). A move then
+  /// reads its links instead of finding them, which on two or three hops
+  /// a move cost more than the hops. Empty on more nodes.
+  std::vector<uint32_t> pairStart, pairLinks;
+  size_t pairNodes = 0;
   size_t next = 0;
   uint32_t end = 0;
   bool failed = false;
@@ -493,6 +499,7 @@ struct mapc::rt::RouteWalk::State {
                  shape.diameter() + moves.size() * shape.diameter() /
                                         std::max<size_t>(1, linkCount(shape)),
                  size_t(1) << 24, /*listTaken=*/false) {
+    listPairs(shape);
     // Keys are (priority, index). Farthest first ranks by path length,
     // which dimension order makes the distance; a counting sort keeps the
     // index order within a rank.
@@ -514,6 +521,25 @@ struct mapc::rt::RouteWalk::State {
   static size_t linkCount(const NetworkShape &shape) {
     return size_t(shape.nodeCount()) * linksPerNode(shape);
   }
+
+  /// The pairs' links when the pairs are few for the moves.
+  void listPairs(const NetworkShape &shape) {
+    const uint64_t nodes = shape.nodeCount();
+    if (nodes * nodes > std::min<uint64_t>(kMaxPairs, moves.size()))
+      return;
+    pairNodes = nodes;
+    pairStart.reserve(nodes * nodes + 1);
+    for (uint32_t a = 0; a < nodes; ++a)
+      for (uint32_t b = 0; b < nodes; ++b) {
+        pairStart.push_back(uint32_t(pairLinks.size()));
+        links.forEach(a, b, routeOrder, [&](size_t link) {
+          pairLinks.push_back(uint32_t(link));
+          return true;
+        });
+      }
+    pairStart.push_back(uint32_t(pairLinks.size()));
+  }
+  static constexpr uint64_t kMaxPairs = 4096;
 };
 
 mapc::rt::RouteWalk::RouteWalk(const NetworkShape &shape,
@@ -546,6 +572,25 @@ int64_t mapc::rt::RouteWalk::advance(int64_t stopAt) {
   LinkCalendar &calendar = s.calendar;
   uint32_t end = s.end;
   size_t k = s.next;
+  if (!s.pairStart.empty()) {
+    for (; k < moves.size();) {
+      const RouteMove &m = moves[order ? order[k] : k];
+      ++k;
+      const size_t pair = size_t(m.from) * s.pairNodes + m.to;
+      uint32_t cycle = 0;
+      for (uint32_t l = s.pairStart[pair]; l < s.pairStart[pair + 1]; ++l)
+        if ((cycle = calendar.takeAfter(s.pairLinks[l], cycle)) == 0) {
+          s.failed = true; // past the bitmaps' cap
+          return -1;
+        }
+      end = std::max(end, cycle);
+      if (int64_t(end) >= stopAt)
+        break;
+    }
+    s.next = k;
+    s.end = end;
+    return int64_t(end);
+  }
   const bool fits = s.links.dispatch(s.routeOrder, [&](auto kind) {
     using Kind = decltype(kind);
     while (k < moves.size()) {
