@@ -91,6 +91,11 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   };
   std::vector<unsigned> orders;
   int64_t bounds[8] = {};
+  // On a cube the four orders' bounds come from one pass over the flows
+  // (NetworkGeneral.CubeOrderBoundsAreEachOrdersBound).
+  std::optional<std::array<int64_t, 8>> onCube;
+  if (req.shape.cube && req.shape.dims.size() >= 2)
+    onCube = rt::routeOrderBoundsOnCube(req.shape, flows);
   for (unsigned order = 0; order < 8; ++order) {
     if ((order & (rt::kRouteDimsDown | rt::kRouteRotated)) &&
         req.shape.dims.size() < 2)
@@ -104,7 +109,8 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
         : twinOf(order) >= 0
             ? bounds[twinOf(order)]
             : std::max(plan.lowerBound,
-                       rt::routeOrderBound(req.shape, flows, order));
+                       onCube ? (*onCube)[order]
+                              : rt::routeOrderBound(req.shape, flows, order));
   }
   // Of equal bounds, farthest first (the same paths) first: it wins most
   // often, and the orders after it then stop early.

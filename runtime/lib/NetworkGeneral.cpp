@@ -14,6 +14,7 @@
 #include "mapc/runtime/NetworkTiming.h"
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 
 using namespace mapc::rt;
@@ -202,11 +203,14 @@ public:
           continue;
         const unsigned slot = 2 * i + (y < x);
         const int32_t step = y > x ? strides[i] : -strides[i];
-        for (unsigned s = y > x ? y - x : x - y; s > 0; --s) {
-          if (!visit(size_t(node) * perNode + slot))
+        // Along the run the link moves by a constant: no multiply a hop.
+        const ptrdiff_t linkStep = ptrdiff_t(step) * ptrdiff_t(perNode);
+        const unsigned run = y > x ? y - x : x - y;
+        size_t link = size_t(node) * perNode + slot;
+        for (unsigned s = run; s > 0; --s, link += size_t(linkStep))
+          if (!visit(link))
             return false;
-          node = uint32_t(int32_t(node) + step);
-        }
+        node = uint32_t(int32_t(node) + int32_t(run) * step);
       }
       return true;
     }
@@ -474,6 +478,12 @@ struct mapc::rt::RouteWalk::State {
   /// The moves in key order (empty: their own order).
   std::vector<uint32_t> order;
   LinkCalendar calendar;
+  /// On few nodes (a line, a small mesh) every node pair's links, listed
+  /// once: pairLinks[pairStart[from x nodes + to], next start). A move then
+  /// reads its links instead of finding them, which on two or three hops
+  /// a move cost more than the hops. Empty on more nodes.
+  std::vector<uint32_t> pairStart, pairLinks;
+  size_t pairNodes = 0;
   size_t next = 0;
   uint32_t end = 0;
   bool failed = false;
@@ -489,6 +499,7 @@ struct mapc::rt::RouteWalk::State {
                  shape.diameter() + moves.size() * shape.diameter() /
                                         std::max<size_t>(1, linkCount(shape)),
                  size_t(1) << 24, /*listTaken=*/false) {
+    listPairs(shape);
     // Keys are (priority, index). Farthest first ranks by path length,
     // which dimension order makes the distance; a counting sort keeps the
     // index order within a rank.
@@ -510,6 +521,25 @@ struct mapc::rt::RouteWalk::State {
   static size_t linkCount(const NetworkShape &shape) {
     return size_t(shape.nodeCount()) * linksPerNode(shape);
   }
+
+  /// The pairs' links when the pairs are few for the moves.
+  void listPairs(const NetworkShape &shape) {
+    const uint64_t nodes = shape.nodeCount();
+    if (nodes * nodes > std::min<uint64_t>(kMaxPairs, moves.size()))
+      return;
+    pairNodes = nodes;
+    pairStart.reserve(nodes * nodes + 1);
+    for (uint32_t a = 0; a < nodes; ++a)
+      for (uint32_t b = 0; b < nodes; ++b) {
+        pairStart.push_back(uint32_t(pairLinks.size()));
+        links.forEach(a, b, routeOrder, [&](size_t link) {
+          pairLinks.push_back(uint32_t(link));
+          return true;
+        });
+      }
+    pairStart.push_back(uint32_t(pairLinks.size()));
+  }
+  static constexpr uint64_t kMaxPairs = 4096;
 };
 
 mapc::rt::RouteWalk::RouteWalk(const NetworkShape &shape,
@@ -542,6 +572,25 @@ int64_t mapc::rt::RouteWalk::advance(int64_t stopAt) {
   LinkCalendar &calendar = s.calendar;
   uint32_t end = s.end;
   size_t k = s.next;
+  if (!s.pairStart.empty()) {
+    for (; k < moves.size();) {
+      const RouteMove &m = moves[order ? order[k] : k];
+      ++k;
+      const size_t pair = size_t(m.from) * s.pairNodes + m.to;
+      uint32_t cycle = 0;
+      for (uint32_t l = s.pairStart[pair]; l < s.pairStart[pair + 1]; ++l)
+        if ((cycle = calendar.takeAfter(s.pairLinks[l], cycle)) == 0) {
+          s.failed = true; // past the bitmaps' cap
+          return -1;
+        }
+      end = std::max(end, cycle);
+      if (int64_t(end) >= stopAt)
+        break;
+    }
+    s.next = k;
+    s.end = end;
+    return int64_t(end);
+  }
   const bool fits = s.links.dispatch(s.routeOrder, [&](auto kind) {
     using Kind = decltype(kind);
     while (k < moves.size()) {
@@ -810,6 +859,75 @@ int64_t mapc::rt::routeOrderBound(const NetworkShape &shape,
   if (shape.diameter() < std::numeric_limits<uint16_t>::max())
     return orderBoundBy<uint16_t>(shape, flows, routeOrder);
   return orderBoundBy<uint32_t>(shape, flows, routeOrder);
+}
+
+std::array<int64_t, 8>
+mapc::rt::routeOrderBoundsOnCube(const NetworkShape &shape,
+                                 const std::vector<RouteFlow> &flows) {
+  assert(shape.cube && shape.dims.size() >= 2 && "a cube of two dims or more");
+  const unsigned dims = unsigned(shape.dims.size());
+  const size_t links = size_t(shape.nodeCount()) * dims;
+  // orderBoundBy's records, one table per order: up, down, up rotated,
+  // down rotated. A cube's diameter (its dims) fits 16 bits.
+  struct Crossing {
+    uint32_t load = 0;
+    uint16_t before = std::numeric_limits<uint16_t>::max(),
+             after = std::numeric_limits<uint16_t>::max();
+  };
+  std::vector<Crossing> at(4 * links);
+  const Divider32 byDims(dims);
+  for (const RouteFlow &f : flows) {
+    const uint64_t diff = f.from ^ f.to;
+    if (diff == 0)
+      continue;
+    const unsigned length = popcount(uint32_t(diff));
+    // Rotated orders start at dim r (RouteLinks::forEachIn): up takes the
+    // bits >= r, then those below; down the bits <= r, then those above,
+    // each part descending. kr and kr1 count the bits below r and up to r.
+    const unsigned r = byDims.remainder(f.from);
+    const uint64_t lowR = (uint64_t(1) << r) - 1,
+                   lowR1 = (uint64_t(2) << r) - 1;
+    const unsigned kr = popcount(uint32_t(diff & lowR)),
+                   kr1 = kr + unsigned((diff >> r) & 1);
+    auto cross = [&](Crossing *table, uint64_t done, unsigned i,
+                     unsigned hops) {
+      // `done`: the differing bits already crossed, so the link's node;
+      // `hops` of them.
+      Crossing &c = table[size_t(f.from ^ done) * dims + i];
+      c.load += f.count;
+      c.before = std::min(c.before, uint16_t(hops));
+      c.after = std::min(c.after, uint16_t(length - 1 - hops));
+    };
+    unsigned k = 0; // the differing bits below i
+    for (uint64_t m = diff; m; m &= m - 1, ++k) {
+      const unsigned i = unsigned(__builtin_ctzll(m));
+      const uint64_t low = (uint64_t(1) << i) - 1,
+                     low1 = (uint64_t(2) << i) - 1;
+      cross(&at[0], diff & low, i, k);
+      cross(&at[links], diff & ~low1, i, length - 1 - k);
+      if (i >= r)
+        cross(&at[2 * links], diff & low & ~lowR, i, k - kr);
+      else
+        cross(&at[2 * links], diff & (low | ~lowR), i, length - kr + k);
+      if (i <= r)
+        cross(&at[3 * links], diff & lowR1 & ~low1, i, kr1 - k - 1);
+      else
+        cross(&at[3 * links], diff & (lowR1 | ~low1), i, kr1 + length - k - 1);
+    }
+  }
+  std::array<int64_t, 8> bounds{};
+  const unsigned orderOf[4] = {0, kRouteDimsDown, kRouteRotated,
+                               kRouteRotated | kRouteDimsDown};
+  for (unsigned t = 0; t < 4; ++t) {
+    uint64_t bound = 0;
+    for (size_t l = t * links; l < (t + 1) * links; ++l)
+      if (at[l].load)
+        bound =
+            std::max(bound, uint64_t(at[l].before) + at[l].load + at[l].after);
+    bounds[orderOf[t]] = bounds[orderOf[t] | kRouteFarthestFirst] =
+        int64_t(bound);
+  }
+  return bounds;
 }
 
 int64_t mapc::rt::predictNetworkGeneralStep(

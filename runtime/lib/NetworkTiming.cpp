@@ -67,6 +67,17 @@ uint32_t LinkCalendar::scanFrom(size_t link, uint64_t c) {
   }
 }
 
+uint32_t LinkCalendar::takeByScan(size_t link, uint32_t &below, uint32_t from) {
+  const uint32_t c = scanFrom(link, from);
+  if (c == 0)
+    return 0;
+  uint64_t &word = bits[(c >> 6) * links + link];
+  word |= uint64_t(1) << (c & 63);
+  if (word == ~uint64_t(0)) // a full word: scans skip it by its summary
+    full[(c >> 12) * links + link] |= uint64_t(1) << ((c >> 6) & 63);
+  return taken(link, below, from, c);
+}
+
 void LinkCalendar::markDirty(size_t link) {
   dirty[link] = 1;
   touched.push_back(uint32_t(link));

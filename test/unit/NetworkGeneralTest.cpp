@@ -246,6 +246,66 @@ TEST(NetworkGeneral, TimeRouteEqualsTheSimulation) {
   EXPECT_GT(moving, 500u);
 }
 
+// timeRoute on few nodes for the moves, where each walk lists every node
+// pair's links once and a move reads them, against the cycle-by-cycle
+// simulation of the same moves' paths (rt::routeLinks as hops, ranked by
+// length when farthest first): 400 random move lists on lines, meshes of
+// two dims and cubes of up to 64 nodes, most with at least nodes^2 moves
+// (the listed pairs), the rest fewer (links found move by move), in every
+// order.
+TEST(NetworkGeneral, WalksOnListedPairsEqualTheSimulation) {
+  std::mt19937 rng(20261128);
+  unsigned listed = 0;
+  for (unsigned run = 0; run < 400; ++run) {
+    rt::NetworkShape net =
+        run % 3 == 0   ? rt::NetworkShape::booleanCube(1 + unsigned(rng() % 6))
+        : run % 3 == 1 ? rt::NetworkShape::mesh({2 + unsigned(rng() % 20)})
+                       : rt::NetworkShape::mesh({1 + unsigned(rng() % 8),
+                                                 1 + unsigned(rng() % 8)});
+    const uint32_t nodes = net.nodeCount();
+    if (nodes < 2)
+      continue;
+    const size_t pairs = size_t(nodes) * nodes;
+    const size_t count =
+        run % 5 == 4 ? rng() % pairs : pairs + rng() % (2 * pairs + 200);
+    listed += count >= pairs;
+    std::vector<rt::RouteMove> moves(count);
+    for (rt::RouteMove &m : moves) {
+      m.from = uint32_t(rng() % nodes);
+      m.to = uint32_t((m.from + 1 + rng() % (nodes - 1)) % nodes);
+    }
+    const unsigned perNode = rt::linksPerNode(net);
+    for (unsigned order = 0; order < 8; ++order) {
+      std::vector<rt::Transfer> ts;
+      for (const rt::RouteMove &m : moves) {
+        rt::Transfer t;
+        t.node = m.from;
+        t.destNode = m.to;
+        const std::vector<size_t> links =
+            rt::routeLinks(net, m.from, m.to, order);
+        for (size_t link : links) {
+          const uint32_t node = uint32_t(link / perNode), slot = link % perNode;
+          rt::Hop h;
+          h.dim = uint8_t(net.cube ? slot : slot / 2);
+          h.dir = int8_t(net.cube   ? ((node >> slot) & 1 ? -1 : 1)
+                         : slot % 2 ? -1
+                                    : 1);
+          h.priority = order & rt::kRouteFarthestFirst
+                           ? uint32_t(net.diameter() - links.size())
+                           : 0;
+          t.path.push_back(h);
+        }
+        ts.push_back(t);
+      }
+      uint64_t hops = 0, load = 0;
+      ASSERT_EQ(rt::timeRoute(net, moves, order),
+                rt::timeCycleByCycle(net, ts, hops, load))
+          << "run " << run << " order " << order << " moves " << count;
+    }
+  }
+  EXPECT_GT(listed, 250u);
+}
+
 // The walks' links without paths (rt::routeLinks, what timeRoute and
 // routeOrderBound walk) are generalRouteTransfers' paths, link by link, for
 // every element of random k-Tile pairs in every route order, on meshes of

@@ -14,6 +14,7 @@
 #include "mapc/runtime/General.h"
 #include "mapc/runtime/Network.h"
 
+#include <array>
 #include <memory>
 #include <optional>
 
@@ -146,6 +147,14 @@ std::vector<RouteFlow> routeFlows(const NetworkShape &shape,
 int64_t routeOrderBound(const NetworkShape &shape,
                         const std::vector<RouteFlow> &flows,
                         unsigned routeOrder);
+
+/// routeOrderBound of every order on a cube of two dims or more, indexed
+/// by the order (farthest first shares its order's bound), in one pass
+/// over the flows: each flow's differing bits are taken once, and every
+/// order's link and hops before it follow from a bit's rank.
+std::array<int64_t, 8>
+routeOrderBoundsOnCube(const NetworkShape &shape,
+                       const std::vector<RouteFlow> &flows);
 
 /// The cycles step i of `plan` takes on `shape` (it must be a Route step),
 /// or -1 with `why` when it cannot run there.

@@ -53,24 +53,29 @@ public:
     uint32_t &below = takenBelow[link];
     const uint32_t from = std::max(ready + 1, below);
     const size_t w = from >> 6;
-    uint32_t c;
     // Mostly a cycle at or after `from` in its word is free: one load, one
-    // store, no scan.
-    const uint64_t open =
-        w < words
-            ? ~(bits[w * links + link] | ((uint64_t(1) << (from & 63)) - 1))
-            : 0;
-    if (open) {
-      c = uint32_t((w << 6) + unsigned(__builtin_ctzll(open)));
-    } else {
-      c = scanFrom(link, from);
-      if (c == 0)
-        return 0;
+    // store, no scan; the word's address computed once (the cycle found is
+    // in it) and its bit the lowest open one.
+    if (w < words) {
+      uint64_t &word = bits[w * links + link];
+      const uint64_t open = ~word & (~uint64_t(0) << (from & 63));
+      if (open) {
+        word |= open & (~open + 1);
+        const uint32_t c = uint32_t((w << 6) + unsigned(__builtin_ctzll(open)));
+        if (word == ~uint64_t(0)) // a full word: scans skip it by its summary
+          full[(w >> 6) * links + link] |= uint64_t(1) << (w & 63);
+        return taken(link, below, from, c);
+      }
     }
-    uint64_t &word = bits[(c >> 6) * links + link];
-    word |= uint64_t(1) << (c & 63);
-    if (word == ~uint64_t(0)) // a full word: scans skip it by its summary
-      full[(c >> 12) * links + link] |= uint64_t(1) << ((c >> 6) & 63);
+    return takeByScan(link, below, from);
+  }
+  /// Frees every cycle taken since the last clear (keeps the memory).
+  void clear();
+
+private:
+  /// takeAfter's bookkeeping once cycle c (>= from) is marked on `link`.
+  [[gnu::always_inline]] uint32_t taken(size_t link, uint32_t &below,
+                                        uint32_t from, uint32_t c) {
     if (listTaken && !dirty[link])
       markDirty(link);
     // Every cycle from `below` to c was taken already: now c is too.
@@ -78,10 +83,9 @@ public:
       below = c + 1;
     return c;
   }
-  /// Frees every cycle taken since the last clear (keeps the memory).
-  void clear();
-
-private:
+  /// takeAfter past `from`'s word: the first free cycle by scanFrom,
+  /// taken; 0 past the cap.
+  uint32_t takeByScan(size_t link, uint32_t &below, uint32_t from);
   /// The first cycle >= c not taken on `link`, growing the bitmaps as
   /// needed; 0 past the cap.
   uint32_t scanFrom(size_t link, uint64_t c);
