@@ -16,8 +16,8 @@ using Digits = std::vector<unsigned>; ///< k-Tile dims, least significant first
 constexpr size_t kMaxSegments = 3, kMaxMovable = 10;
 
 /// Whether `t` is a digit map over one data dim with a memory and a PE
-/// device dim, each as long as the product of its plain digits, every cell
-/// held.
+/// device dim, each as long as the product of its plain digits (of either
+/// sense), every cell held.
 bool plainFrame(const rt::TileMap &t) {
   if (t.data.size() != 1 || t.device.size() != 2 || t.m.size() != 2 ||
       t.groups.size() != 1)
@@ -27,7 +27,7 @@ bool plainFrame(const rt::TileMap &t) {
     return false;
   int64_t n = 1;
   for (const rt::KDim &k : t.kdims) {
-    if (!k.isPlain() || k.sense != rt::Sense::Plus)
+    if (!k.isPlain())
       return false;
     n = rt::satMul(n, k.k);
   }
@@ -54,7 +54,9 @@ std::vector<int64_t> placesOf(const rt::TileMap &t) {
 
 /// `t` with each digit cut at the places of `other`'s cuts inside it that
 /// divide into it as a chain (a compact digit of 16 cut at 8 into 8 and 2):
-/// the same layout, factorised finer (003 6.1.3, fig. 6.1).
+/// the same layout, factorised finer (003 6.1.3, fig. 6.1). The pieces of a
+/// reversed digit are reversed: b - 1 - (h c + l) = (b/c - 1 - h) c +
+/// (c - 1 - l).
 rt::TileMap refinedBy(const rt::TileMap &t, const rt::TileMap &other) {
   const std::vector<int64_t> theirs = placesOf(other);
   rt::TileMap r = t;
@@ -68,10 +70,12 @@ rt::TileMap refinedBy(const rt::TileMap &t, const rt::TileMap &other) {
       if (c > at && c < hi && c % at == 0 && hi % c == 0) {
         pieces[l].push_back(unsigned(r.kdims.size()));
         r.kdims.push_back(rt::KDim::plain(c / at));
+        r.kdims.back().sense = t.kdims[l].sense;
         at = c;
       }
     pieces[l].push_back(unsigned(r.kdims.size()));
     r.kdims.push_back(rt::KDim::plain(hi / at));
+    r.kdims.back().sense = t.kdims[l].sense;
     place = hi;
   }
   r.groups = {unsigned(r.kdims.size())};
@@ -89,7 +93,20 @@ rt::TileMap refinedBy(const rt::TileMap &t, const rt::TileMap &other) {
 struct Segment {
   unsigned s0, s1, d0, d1;
   bool aligned; ///< the two factorisations refine each other
+  /// The sense of an unaligned segment's run in the gathered layout: a run
+  /// of digits all reversed holds n - 1 - a, however a is factorised, so it
+  /// re-reads as reversed digits too; a run of mixed senses is gathered
+  /// plain and the halves reverse its digits.
+  rt::Sense sense = rt::Sense::Plus;
 };
+
+/// Minus when every digit of [lo, hi) of `t` is reversed.
+rt::Sense runSense(const rt::TileMap &t, unsigned lo, unsigned hi) {
+  for (unsigned l = lo; l < hi; ++l)
+    if (t.kdims[l].sense != rt::Sense::Minus)
+      return rt::Sense::Plus;
+  return rt::Sense::Minus;
+}
 
 std::vector<Segment> segmentsOf(const rt::TileMap &src,
                                 const rt::TileMap &dst) {
@@ -111,7 +128,10 @@ std::vector<Segment> segmentsOf(const rt::TileMap &src,
     bool aligned = true;
     for (size_t i = 1; i < cuts.size(); ++i)
       aligned &= cuts[i] % cuts[i - 1] == 0;
-    out.push_back({s, s1, d, d1, aligned});
+    rt::Sense sense = runSense(src, s, s1);
+    if (sense == rt::Sense::Plus && !aligned)
+      sense = runSense(dst, d, d1);
+    out.push_back({s, s1, d, d1, aligned, sense});
     s = s1;
     d = d1;
   }
@@ -192,6 +212,7 @@ rt::TileMap reread(const rt::TileMap &gathered, const rt::TileMap &dst,
     for (unsigned l = s.d0; l < s.d1; ++l) {
       runs[j].push_back(unsigned(r.kdims.size()));
       r.kdims.push_back(dst.kdims[l]);
+      r.kdims.back().sense = s.sense;
     }
   }
   r.groups = {unsigned(r.kdims.size())};
@@ -279,6 +300,11 @@ mapc::withinDimRoutes(const GeneralPlanRequest &req) {
   }
   if (unaligned.empty() || unaligned.size() > kMaxSegments)
     return {};
+  // The gathered layout's digits: each unaligned run in its segment's sense.
+  rt::TileMap runs = src;
+  for (size_t j : unaligned)
+    for (unsigned l = segs[j].s0; l < segs[j].s1; ++l)
+      runs.kdims[l].sense = segs[j].sense;
   const int64_t maxSlots =
       std::max({req.maxSlots, rt::slotsOf(req.src), rt::slotsOf(req.dst)});
   const int64_t maxPes = int64_t(req.shape.peCount());
@@ -312,7 +338,7 @@ mapc::withinDimRoutes(const GeneralPlanRequest &req) {
       const double score = std::abs(std::log(double(pes)) - srcPes) +
                            1e-3 * double(toMem.size() + toPe.size());
       if (!best || score < bestScore) {
-        best = framed(src, mem, pe);
+        best = framed(runs, mem, pe);
         bestScore = score;
       }
     }
@@ -324,7 +350,8 @@ mapc::withinDimRoutes(const GeneralPlanRequest &req) {
       why += std::string(why.empty() ? "" : "; ") + "index digits " +
              basesOf(src, s.s0, s.s1) + " gathered in " +
              (hostOf[unaligned[u]] ? "the PE number" : "memory") +
-             ", re-read as " + basesOf(dst, s.d0, s.d1);
+             ", re-read as " + basesOf(dst, s.d0, s.d1) +
+             (s.sense == rt::Sense::Minus ? ", all reversed" : "");
     }
     routes.push_back({*best, reread(*best, dst, segs, segOf), why});
   }
