@@ -16,22 +16,29 @@ using Digits = std::vector<unsigned>; ///< k-Tile dims, least significant first
 constexpr size_t kMaxSegments = 3, kMaxMovable = 10;
 
 /// Whether `t` is a digit map over one data dim with a memory and a PE
-/// device dim, each as long as the product of its plain digits (of either
-/// sense), every cell held.
+/// device dim, each as long as the product of its digits: plain data digits
+/// (of either sense), then constant digits (empty dims holding one value).
 bool plainFrame(const rt::TileMap &t) {
   if (t.data.size() != 1 || t.device.size() != 2 || t.m.size() != 2 ||
-      t.groups.size() != 1)
+      t.groups.empty() || t.groups.size() > 2)
     return false;
   const rt::SpaceDim &a = t.data[0];
   if (a.len != a.tlen || a.off || a.toff)
     return false;
+  const unsigned data = t.groups[0];
+  if (t.kdims.size() != data + (t.groups.size() > 1 ? t.groups[1] : 0))
+    return false;
   int64_t n = 1;
-  for (const rt::KDim &k : t.kdims) {
-    if (!k.isPlain())
+  for (unsigned l = 0; l < t.kdims.size(); ++l) {
+    const rt::KDim &k = t.kdims[l];
+    if (l < data ? !k.isPlain()
+                 : k.k != k.tk || k.otk || k.enc != rt::Encoding::Binary ||
+                       k.sense != rt::Sense::Plus || k.ok < 0 || k.ok >= k.k)
       return false;
-    n = rt::satMul(n, k.k);
+    if (l < data)
+      n = rt::satMul(n, k.k);
   }
-  if (n != a.len || t.kdims.size() != t.groups[0])
+  if (n != a.len)
     return false;
   for (size_t i = 0; i < 2; ++i) {
     int64_t len = 1;
@@ -44,11 +51,12 @@ bool plainFrame(const rt::TileMap &t) {
   return true;
 }
 
-/// place[l]: the product of the bases of digits below l; place[n]: the size.
+/// place[l]: the product of the bases of data digits below l; place[n]:
+/// the size.
 std::vector<int64_t> placesOf(const rt::TileMap &t) {
   std::vector<int64_t> p = {1};
-  for (const rt::KDim &k : t.kdims)
-    p.push_back(p.back() * k.tk);
+  for (unsigned l = 0; l < t.groups[0]; ++l)
+    p.push_back(p.back() * t.kdims[l].tk);
   return p;
 }
 
@@ -63,7 +71,7 @@ rt::TileMap refinedBy(const rt::TileMap &t, const rt::TileMap &other) {
   r.kdims.clear();
   std::vector<Digits> pieces(t.kdims.size());
   int64_t place = 1;
-  for (unsigned l = 0; l < t.kdims.size(); ++l) {
+  for (unsigned l = 0; l < t.groups[0]; ++l) {
     const int64_t hi = place * t.kdims[l].tk;
     int64_t at = place;
     for (int64_t c : theirs)
@@ -78,7 +86,11 @@ rt::TileMap refinedBy(const rt::TileMap &t, const rt::TileMap &other) {
     r.kdims.back().sense = t.kdims[l].sense;
     place = hi;
   }
-  r.groups = {unsigned(r.kdims.size())};
+  r.groups[0] = unsigned(r.kdims.size());
+  for (unsigned l = t.groups[0]; l < t.kdims.size(); ++l) {
+    pieces[l].push_back(unsigned(r.kdims.size()));
+    r.kdims.push_back(t.kdims[l]); // a constant digit
+  }
   for (auto &dim : r.m) {
     Digits out;
     for (unsigned l : dim)
@@ -192,7 +204,7 @@ Digits gatheredDim(const rt::TileMap &src, const std::vector<Segment> &segs,
 }
 
 /// The gathered layout re-read with the destination's digits in every
-/// unaligned segment: the same cells.
+/// unaligned segment: the same cells (constant digits kept).
 rt::TileMap reread(const rt::TileMap &gathered, const rt::TileMap &dst,
                    const std::vector<Segment> &segs,
                    const std::vector<int> &segOf) {
@@ -215,7 +227,11 @@ rt::TileMap reread(const rt::TileMap &gathered, const rt::TileMap &dst,
       r.kdims.back().sense = s.sense;
     }
   }
-  r.groups = {unsigned(r.kdims.size())};
+  r.groups[0] = unsigned(r.kdims.size());
+  for (unsigned l = gathered.groups[0]; l < gathered.kdims.size(); ++l) {
+    newIndex[l] = unsigned(r.kdims.size());
+    r.kdims.push_back(gathered.kdims[l]);
+  }
   for (auto &dim : r.m) {
     Digits out;
     for (unsigned l : dim) {

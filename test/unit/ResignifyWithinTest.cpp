@@ -76,6 +76,21 @@ unsigned checkCandidates(const GeneralPlanRequest &req,
   return n;
 }
 
+/// `t` with a constant digit of `base` holding `value` (an empty dim)
+/// added to device dim `dim` at position `pos` (least significant first).
+void addConstant(KTile &t, int64_t base, int64_t value, unsigned dim,
+                 size_t pos) {
+  t.kdims.push_back(KDim::plain(base));
+  t.kdims.back().ok = value;
+  if (t.groups.size() == 1)
+    t.groups.push_back(0);
+  ++t.groups[1];
+  std::vector<unsigned> &ds = t.m[dim];
+  ds.insert(ds.begin() + std::ptrdiff_t(std::min(pos, ds.size())),
+            unsigned(t.kdims.size() - 1));
+  t.device[dim] = SpaceDim::plain(t.device[dim].len * base);
+}
+
 /// Counts of a run of randomPairs.
 struct PairCounts {
   unsigned pairs = 0, withRoutes = 0, candidates = 0, chosen = 0, grown = 0;
@@ -83,8 +98,10 @@ struct PairCounts {
 
 /// Runs `total` random pairs of digit maps that cannot be aligned (see
 /// RandomNonAligned), each digit of either map reversed with odds 1 in
-/// `reverseOdds` (never when 0).
-PairCounts randomPairs(unsigned seed, unsigned total, unsigned reverseOdds) {
+/// `reverseOdds` (never when 0); with `constants`, a constant digit of 2
+/// or 3 in either map or both, one the same in both in a third of pairs.
+PairCounts randomPairs(unsigned seed, unsigned total, unsigned reverseOdds,
+                       bool constants = false) {
   std::mt19937 rng(seed);
   auto pick = [&](int lo, int hi) {
     return std::uniform_int_distribution<int>(lo, hi)(rng);
@@ -121,6 +138,21 @@ PairCounts randomPairs(unsigned seed, unsigned total, unsigned reverseOdds) {
       for (unsigned l = 0; reverseOdds && l < count; ++l)
         if (rng() % reverseOdds == 0)
           t->kdims[l].sense = rt::Sense::Minus;
+    if (constants) {
+      const int64_t base = pick(2, 3), value = pick(0, int(base) - 1);
+      const unsigned dim = unsigned(pick(0, 1));
+      switch (pick(0, 2)) {
+      case 0: // the same, on top of one dim of both
+        addConstant(a, base, value, dim, 99);
+        addConstant(b, base, value, dim, 99);
+        break;
+      case 1:
+        addConstant(a, base, value, dim, size_t(pick(0, 3)));
+        break;
+      default:
+        addConstant(b, base, value, dim, size_t(pick(0, 3)));
+      }
+    }
     const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
     const int64_t slots = std::max(rt::slotsOf(a), rt::slotsOf(b));
     if (pes > 64 || slots > 128)
@@ -256,4 +288,13 @@ TEST(ResignifyWithin, ReversedDigitAfterResigMp) {
   EXPECT_TRUE(run.ran) << run.why;
   EXPECT_EQ(run.wrong, 0u);
   EXPECT_EQ(run.ticks, plan.predictedTicks);
+}
+
+// The same with a constant digit (an empty dim holding one value, 003
+// 3.2.5) in either map or both: it stays where it is in the gathered and
+// re-read layouts, and the halves move it.
+TEST(ResignifyWithin, RandomConstant) {
+  const PairCounts c = randomPairs(6323, 1500, 4, true);
+  EXPECT_GT(c.candidates, 300u);
+  EXPECT_GT(c.chosen, 30u);
 }
