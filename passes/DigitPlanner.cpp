@@ -85,6 +85,16 @@ std::optional<rt::TileMap> refine(const rt::TileMap &t,
   return r;
 }
 
+/// Whether `a` and `b` have the same digits' senses.
+bool sameSenses(const rt::TileMap &a, const rt::TileMap &b) {
+  if (a.kdims.size() != b.kdims.size())
+    return false;
+  for (size_t l = 0; l < a.kdims.size(); ++l)
+    if (a.kdims[l].sense != b.kdims[l].sense)
+      return false;
+  return true;
+}
+
 bool contains(const Digits &ds, unsigned l) {
   return std::find(ds.begin(), ds.end(), l) != ds.end();
 }
@@ -214,8 +224,11 @@ std::optional<rt::GeneralStep> Planner::price(const rt::TileMap &from,
                                               const rt::TileMap &to, bool first,
                                               bool digitExchangeOnly) {
   // A digit permutation's shape comes from its digits (FrameMove.h); the
-  // elements each PE sends away only when an exchange is an option.
-  const bool frames = everyCellHeld(from) && everyCellHeld(to);
+  // elements each PE sends away only when an exchange is an option. The
+  // digits' weights are blind to sense: a digit reversed on one side only
+  // (resig_mp's last step to a reversed digit) is walked by the runtime.
+  const bool frames =
+      everyCellHeld(from) && everyCellHeld(to) && sameSenses(from, to);
   // Local, slotwise and digit-exchange steps are priced from the digits
   // (FramePrice.h, FrameExchange.h); the table of sources is built only
   // for a step that still needs it (an exchange step not skipped by its

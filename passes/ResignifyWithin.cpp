@@ -16,22 +16,29 @@ using Digits = std::vector<unsigned>; ///< k-Tile dims, least significant first
 constexpr size_t kMaxSegments = 3, kMaxMovable = 10;
 
 /// Whether `t` is a digit map over one data dim with a memory and a PE
-/// device dim, each as long as the product of its plain digits, every cell
-/// held.
+/// device dim, each as long as the product of its digits: plain data digits
+/// (of either sense), then constant digits (empty dims holding one value).
 bool plainFrame(const rt::TileMap &t) {
   if (t.data.size() != 1 || t.device.size() != 2 || t.m.size() != 2 ||
-      t.groups.size() != 1)
+      t.groups.empty() || t.groups.size() > 2)
     return false;
   const rt::SpaceDim &a = t.data[0];
   if (a.len != a.tlen || a.off || a.toff)
     return false;
+  const unsigned data = t.groups[0];
+  if (t.kdims.size() != data + (t.groups.size() > 1 ? t.groups[1] : 0))
+    return false;
   int64_t n = 1;
-  for (const rt::KDim &k : t.kdims) {
-    if (!k.isPlain() || k.sense != rt::Sense::Plus)
+  for (unsigned l = 0; l < t.kdims.size(); ++l) {
+    const rt::KDim &k = t.kdims[l];
+    if (l < data ? !k.isPlain()
+                 : k.k != k.tk || k.otk || k.enc != rt::Encoding::Binary ||
+                       k.sense != rt::Sense::Plus || k.ok < 0 || k.ok >= k.k)
       return false;
-    n = rt::satMul(n, k.k);
+    if (l < data)
+      n = rt::satMul(n, k.k);
   }
-  if (n != a.len || t.kdims.size() != t.groups[0])
+  if (n != a.len)
     return false;
   for (size_t i = 0; i < 2; ++i) {
     int64_t len = 1;
@@ -44,37 +51,46 @@ bool plainFrame(const rt::TileMap &t) {
   return true;
 }
 
-/// place[l]: the product of the bases of digits below l; place[n]: the size.
+/// place[l]: the product of the bases of data digits below l; place[n]:
+/// the size.
 std::vector<int64_t> placesOf(const rt::TileMap &t) {
   std::vector<int64_t> p = {1};
-  for (const rt::KDim &k : t.kdims)
-    p.push_back(p.back() * k.tk);
+  for (unsigned l = 0; l < t.groups[0]; ++l)
+    p.push_back(p.back() * t.kdims[l].tk);
   return p;
 }
 
 /// `t` with each digit cut at the places of `other`'s cuts inside it that
 /// divide into it as a chain (a compact digit of 16 cut at 8 into 8 and 2):
-/// the same layout, factorised finer (003 6.1.3, fig. 6.1).
+/// the same layout, factorised finer (003 6.1.3, fig. 6.1). The pieces of a
+/// reversed digit are reversed: b - 1 - (h c + l) = (b/c - 1 - h) c +
+/// (c - 1 - l).
 rt::TileMap refinedBy(const rt::TileMap &t, const rt::TileMap &other) {
   const std::vector<int64_t> theirs = placesOf(other);
   rt::TileMap r = t;
   r.kdims.clear();
   std::vector<Digits> pieces(t.kdims.size());
   int64_t place = 1;
-  for (unsigned l = 0; l < t.kdims.size(); ++l) {
+  for (unsigned l = 0; l < t.groups[0]; ++l) {
     const int64_t hi = place * t.kdims[l].tk;
     int64_t at = place;
     for (int64_t c : theirs)
       if (c > at && c < hi && c % at == 0 && hi % c == 0) {
         pieces[l].push_back(unsigned(r.kdims.size()));
         r.kdims.push_back(rt::KDim::plain(c / at));
+        r.kdims.back().sense = t.kdims[l].sense;
         at = c;
       }
     pieces[l].push_back(unsigned(r.kdims.size()));
     r.kdims.push_back(rt::KDim::plain(hi / at));
+    r.kdims.back().sense = t.kdims[l].sense;
     place = hi;
   }
-  r.groups = {unsigned(r.kdims.size())};
+  r.groups[0] = unsigned(r.kdims.size());
+  for (unsigned l = t.groups[0]; l < t.kdims.size(); ++l) {
+    pieces[l].push_back(unsigned(r.kdims.size()));
+    r.kdims.push_back(t.kdims[l]); // a constant digit
+  }
   for (auto &dim : r.m) {
     Digits out;
     for (unsigned l : dim)
@@ -89,7 +105,20 @@ rt::TileMap refinedBy(const rt::TileMap &t, const rt::TileMap &other) {
 struct Segment {
   unsigned s0, s1, d0, d1;
   bool aligned; ///< the two factorisations refine each other
+  /// The sense of an unaligned segment's run in the gathered layout: a run
+  /// of digits all reversed holds n - 1 - a, however a is factorised, so it
+  /// re-reads as reversed digits too; a run of mixed senses is gathered
+  /// plain and the halves reverse its digits.
+  rt::Sense sense = rt::Sense::Plus;
 };
+
+/// Minus when every digit of [lo, hi) of `t` is reversed.
+rt::Sense runSense(const rt::TileMap &t, unsigned lo, unsigned hi) {
+  for (unsigned l = lo; l < hi; ++l)
+    if (t.kdims[l].sense != rt::Sense::Minus)
+      return rt::Sense::Plus;
+  return rt::Sense::Minus;
+}
 
 std::vector<Segment> segmentsOf(const rt::TileMap &src,
                                 const rt::TileMap &dst) {
@@ -111,7 +140,10 @@ std::vector<Segment> segmentsOf(const rt::TileMap &src,
     bool aligned = true;
     for (size_t i = 1; i < cuts.size(); ++i)
       aligned &= cuts[i] % cuts[i - 1] == 0;
-    out.push_back({s, s1, d, d1, aligned});
+    rt::Sense sense = runSense(src, s, s1);
+    if (sense == rt::Sense::Plus && !aligned)
+      sense = runSense(dst, d, d1);
+    out.push_back({s, s1, d, d1, aligned, sense});
     s = s1;
     d = d1;
   }
@@ -172,7 +204,7 @@ Digits gatheredDim(const rt::TileMap &src, const std::vector<Segment> &segs,
 }
 
 /// The gathered layout re-read with the destination's digits in every
-/// unaligned segment: the same cells.
+/// unaligned segment: the same cells (constant digits kept).
 rt::TileMap reread(const rt::TileMap &gathered, const rt::TileMap &dst,
                    const std::vector<Segment> &segs,
                    const std::vector<int> &segOf) {
@@ -192,9 +224,14 @@ rt::TileMap reread(const rt::TileMap &gathered, const rt::TileMap &dst,
     for (unsigned l = s.d0; l < s.d1; ++l) {
       runs[j].push_back(unsigned(r.kdims.size()));
       r.kdims.push_back(dst.kdims[l]);
+      r.kdims.back().sense = s.sense;
     }
   }
-  r.groups = {unsigned(r.kdims.size())};
+  r.groups[0] = unsigned(r.kdims.size());
+  for (unsigned l = gathered.groups[0]; l < gathered.kdims.size(); ++l) {
+    newIndex[l] = unsigned(r.kdims.size());
+    r.kdims.push_back(gathered.kdims[l]);
+  }
   for (auto &dim : r.m) {
     Digits out;
     for (unsigned l : dim) {
@@ -279,6 +316,11 @@ mapc::withinDimRoutes(const GeneralPlanRequest &req) {
   }
   if (unaligned.empty() || unaligned.size() > kMaxSegments)
     return {};
+  // The gathered layout's digits: each unaligned run in its segment's sense.
+  rt::TileMap runs = src;
+  for (size_t j : unaligned)
+    for (unsigned l = segs[j].s0; l < segs[j].s1; ++l)
+      runs.kdims[l].sense = segs[j].sense;
   const int64_t maxSlots =
       std::max({req.maxSlots, rt::slotsOf(req.src), rt::slotsOf(req.dst)});
   const int64_t maxPes = int64_t(req.shape.peCount());
@@ -312,7 +354,7 @@ mapc::withinDimRoutes(const GeneralPlanRequest &req) {
       const double score = std::abs(std::log(double(pes)) - srcPes) +
                            1e-3 * double(toMem.size() + toPe.size());
       if (!best || score < bestScore) {
-        best = framed(src, mem, pe);
+        best = framed(runs, mem, pe);
         bestScore = score;
       }
     }
@@ -324,7 +366,8 @@ mapc::withinDimRoutes(const GeneralPlanRequest &req) {
       why += std::string(why.empty() ? "" : "; ") + "index digits " +
              basesOf(src, s.s0, s.s1) + " gathered in " +
              (hostOf[unaligned[u]] ? "the PE number" : "memory") +
-             ", re-read as " + basesOf(dst, s.d0, s.d1);
+             ", re-read as " + basesOf(dst, s.d0, s.d1) +
+             (s.sense == rt::Sense::Minus ? ", all reversed" : "");
     }
     routes.push_back({*best, reread(*best, dst, segs, segOf), why});
   }

@@ -12,7 +12,10 @@
 // PE number) as a run in the data's order, that dim's address holds the
 // segment's value a times the run's place, however a is factorised, so the
 // same cells read as the destination's factorisation of the segment at no
-// cost. The plan is therefore
+// cost. A run of digits all reversed holds n - 1 - a and re-reads as the
+// destination's digits reversed; a run of mixed senses is gathered plain
+// (the halves reverse its digits). Constant digits stay where the source
+// has them. The plan is therefore
 //
 //   source -> I     an aligned digit permutation (one step or 6.2.2's)
 //                   gathering each unaligned segment into one device dim,

@@ -76,6 +76,130 @@ unsigned checkCandidates(const GeneralPlanRequest &req,
   return n;
 }
 
+/// `t` with a constant digit of `base` holding `value` (an empty dim)
+/// added to device dim `dim` at position `pos` (least significant first).
+void addConstant(KTile &t, int64_t base, int64_t value, unsigned dim,
+                 size_t pos) {
+  t.kdims.push_back(KDim::plain(base));
+  t.kdims.back().ok = value;
+  if (t.groups.size() == 1)
+    t.groups.push_back(0);
+  ++t.groups[1];
+  std::vector<unsigned> &ds = t.m[dim];
+  ds.insert(ds.begin() + std::ptrdiff_t(std::min(pos, ds.size())),
+            unsigned(t.kdims.size() - 1));
+  t.device[dim] = SpaceDim::plain(t.device[dim].len * base);
+}
+
+/// Counts of a run of randomPairs.
+struct PairCounts {
+  unsigned pairs = 0, withRoutes = 0, candidates = 0, chosen = 0, grown = 0;
+};
+
+/// Runs `total` random pairs of digit maps that cannot be aligned (see
+/// RandomNonAligned), each digit of either map reversed with odds 1 in
+/// `reverseOdds` (never when 0); with `constants`, a constant digit of 2
+/// or 3 in either map or both, one the same in both in a third of pairs.
+PairCounts randomPairs(unsigned seed, unsigned total, unsigned reverseOdds,
+                       bool constants = false) {
+  std::mt19937 rng(seed);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  PairCounts c;
+  auto &[pairs, withRoutes, candidates, chosen, grown] = c;
+  while (pairs < total) {
+    const unsigned n = unsigned(pick(2, 5));
+    std::vector<int64_t> bases(n), bases2;
+    for (int64_t &b : bases)
+      b = pick(2, 8);
+    bases2 = bases;
+    std::shuffle(bases2.begin(), bases2.end(), rng);
+    // Sometimes a chunk digit below both, the same in both maps.
+    if (rng() % 3 == 0) {
+      const int64_t c = pick(2, 4);
+      bases.insert(bases.begin(), c);
+      bases2.insert(bases2.begin(), c);
+    }
+    const unsigned count = unsigned(bases.size());
+    auto place = [&](std::vector<unsigned> &mem, std::vector<unsigned> &pe) {
+      std::vector<unsigned> order(count);
+      std::iota(order.begin(), order.end(), 0u);
+      std::shuffle(order.begin(), order.end(), rng);
+      const unsigned split = unsigned(pick(1, int(count) - 1));
+      mem.assign(order.begin(), order.begin() + split);
+      pe.assign(order.begin() + split, order.end());
+    };
+    std::vector<unsigned> m1, p1, m2, p2;
+    place(m1, p1);
+    place(m2, p2);
+    KTile a = digitTile(bases, m1, p1), b = digitTile(bases2, m2, p2);
+    for (KTile *t : {&a, &b})
+      for (unsigned l = 0; reverseOdds && l < count; ++l)
+        if (rng() % reverseOdds == 0)
+          t->kdims[l].sense = rt::Sense::Minus;
+    if (constants) {
+      const int64_t base = pick(2, 3), value = pick(0, int(base) - 1);
+      const unsigned dim = unsigned(pick(0, 1));
+      switch (pick(0, 2)) {
+      case 0: // the same, on top of one dim of both
+        addConstant(a, base, value, dim, 99);
+        addConstant(b, base, value, dim, 99);
+        break;
+      case 1:
+        addConstant(a, base, value, dim, size_t(pick(0, 3)));
+        break;
+      default:
+        addConstant(b, base, value, dim, size_t(pick(0, 3)));
+      }
+    }
+    const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
+    const int64_t slots = std::max(rt::slotsOf(a), rt::slotsOf(b));
+    if (pes > 64 || slots > 128)
+      continue;
+    const unsigned width = unsigned(std::min<int64_t>(pes, 8));
+    const int64_t machinePes = pes * pick(1, 2);
+    const rt::MachineShape grid{
+        width, unsigned((machinePes + width - 1) / width), 1u << pick(0, 4)};
+    const unsigned eb = 1u << pick(0, 2);
+    const bool copy = rng() % 4 == 0;
+    GeneralPlanRequest req =
+        test::planRequest(a, b, eb, copy, grid, slots * pick(2, 8) / 2);
+    req.noScratch = !copy && rng() % 8 == 0;
+    const std::string what = "pair " + std::to_string(pairs);
+    const unsigned ran = checkCandidates(req, what);
+    candidates += ran;
+    withRoutes += ran > 0;
+    if (ran) {
+      // The planner's pick among all candidates, run.
+      auto planned = planGeneralRemap(req);
+      EXPECT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned)) << what;
+      if (!std::holds_alternative<rt::GeneralPlan>(planned))
+        return c;
+      const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+      bool within = false;
+      int64_t most = 0;
+      for (const rt::GeneralStep &s : plan.steps) {
+        within |= s.why.rfind("003 6.3.2", 0) == 0;
+        most = std::max(most, rt::slotsOf(s.to));
+      }
+      chosen += within;
+      grown += within && most > slots;
+      const PlanRun run = simulatePlan(plan, grid, 9);
+      EXPECT_TRUE(run.ran) << what << ": " << run.why;
+      EXPECT_EQ(run.wrong, 0u) << what;
+      EXPECT_EQ(run.ticks, plan.predictedTicks) << what;
+    }
+    if (::testing::Test::HasFailure())
+      return c;
+    ++pairs;
+  }
+  std::printf("6.3.2 candidates run: %u over %u of %u pairs; chosen in %u, "
+              "%u of them through more slots than either map\n",
+              candidates, withRoutes, pairs, chosen, grown);
+  return c;
+}
+
 } // namespace
 
 // 003 fig. 6.4 at a scale of 8 | 7 for 32 | 31: 2-d hierarchical,
@@ -136,78 +260,41 @@ TEST(ResignifyWithin, AlignedMapsHaveNoRoutes) {
 // without scratch: every route's two layouts hold the same cells and every
 // 6.3.2 candidate runs correctly with its predicted ticks.
 TEST(ResignifyWithin, RandomNonAligned) {
-  std::mt19937 rng(632);
-  auto pick = [&](int lo, int hi) {
-    return std::uniform_int_distribution<int>(lo, hi)(rng);
-  };
-  unsigned pairs = 0, withRoutes = 0, candidates = 0, chosen = 0, grown = 0;
-  while (pairs < 3000) {
-    const unsigned n = unsigned(pick(2, 5));
-    std::vector<int64_t> bases(n), bases2;
-    for (int64_t &b : bases)
-      b = pick(2, 8);
-    bases2 = bases;
-    std::shuffle(bases2.begin(), bases2.end(), rng);
-    // Sometimes a chunk digit below both, the same in both maps.
-    if (rng() % 3 == 0) {
-      const int64_t c = pick(2, 4);
-      bases.insert(bases.begin(), c);
-      bases2.insert(bases2.begin(), c);
-    }
-    const unsigned count = unsigned(bases.size());
-    auto place = [&](std::vector<unsigned> &mem, std::vector<unsigned> &pe) {
-      std::vector<unsigned> order(count);
-      std::iota(order.begin(), order.end(), 0u);
-      std::shuffle(order.begin(), order.end(), rng);
-      const unsigned split = unsigned(pick(1, int(count) - 1));
-      mem.assign(order.begin(), order.begin() + split);
-      pe.assign(order.begin() + split, order.end());
-    };
-    std::vector<unsigned> m1, p1, m2, p2;
-    place(m1, p1);
-    place(m2, p2);
-    const KTile a = digitTile(bases, m1, p1), b = digitTile(bases2, m2, p2);
-    const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
-    const int64_t slots = std::max(rt::slotsOf(a), rt::slotsOf(b));
-    if (pes > 64 || slots > 128)
-      continue;
-    const unsigned width = unsigned(std::min<int64_t>(pes, 8));
-    const int64_t machinePes = pes * pick(1, 2);
-    const rt::MachineShape grid{
-        width, unsigned((machinePes + width - 1) / width), 1u << pick(0, 4)};
-    const unsigned eb = 1u << pick(0, 2);
-    const bool copy = rng() % 4 == 0;
-    GeneralPlanRequest req =
-        test::planRequest(a, b, eb, copy, grid, slots * pick(2, 8) / 2);
-    req.noScratch = !copy && rng() % 8 == 0;
-    const std::string what = "pair " + std::to_string(pairs);
-    const unsigned ran = checkCandidates(req, what);
-    candidates += ran;
-    withRoutes += ran > 0;
-    if (ran) {
-      // The planner's pick among all candidates, run.
-      auto planned = planGeneralRemap(req);
-      ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned)) << what;
-      const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
-      bool within = false;
-      int64_t most = 0;
-      for (const rt::GeneralStep &s : plan.steps) {
-        within |= s.why.rfind("003 6.3.2", 0) == 0;
-        most = std::max(most, rt::slotsOf(s.to));
-      }
-      chosen += within;
-      grown += within && most > slots;
-      const PlanRun run = simulatePlan(plan, grid, 9);
-      EXPECT_TRUE(run.ran) << what << ": " << run.why;
-      EXPECT_EQ(run.wrong, 0u) << what;
-      EXPECT_EQ(run.ticks, plan.predictedTicks) << what;
-    }
-    if (HasFailure())
-      return;
-    ++pairs;
-  }
-  std::printf("6.3.2 candidates run: %u over %u of %u pairs; chosen in %u, "
-              "%u of them through more slots than either map\n",
-              candidates, withRoutes, pairs, chosen, grown);
-  EXPECT_GT(candidates, 1000u);
+  EXPECT_GT(randomPairs(632, 3000, 0).candidates, 1000u);
+}
+
+// The same with reversed digits (sense, 003 3.2.2) in either map, one in
+// two: a run of reversed digits is gathered reversed, a run of mixed senses
+// plain, and the halves reverse the rest.
+TEST(ResignifyWithin, RandomReversed) {
+  const PairCounts c = randomPairs(6322, 1500, 2);
+  EXPECT_GT(c.candidates, 400u);
+  EXPECT_GT(c.chosen, 50u);
+}
+
+// resig_mp's aligned last step to a digit reversed on one side only: the
+// table of sources was read off the digits' weights, blind to sense, and
+// the slotwise step was priced 2408 ticks where it runs 3140.
+TEST(ResignifyWithin, ReversedDigitAfterResigMp) {
+  KTile a = digitTile({4, 5, 2}, {1, 0}, {2});
+  KTile b = digitTile({4, 2, 5}, {2}, {1, 0});
+  a.kdims[0].sense = rt::Sense::Minus;
+  b.kdims[2].sense = rt::Sense::Minus;
+  const rt::MachineShape grid{8, 1, 2};
+  auto planned = planGeneralRemap(test::planRequest(a, b, 2, false, grid, 80));
+  ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned));
+  const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+  const PlanRun run = simulatePlan(plan, grid, 9);
+  EXPECT_TRUE(run.ran) << run.why;
+  EXPECT_EQ(run.wrong, 0u);
+  EXPECT_EQ(run.ticks, plan.predictedTicks);
+}
+
+// The same with a constant digit (an empty dim holding one value, 003
+// 3.2.5) in either map or both: it stays where it is in the gathered and
+// re-read layouts, and the halves move it.
+TEST(ResignifyWithin, RandomConstant) {
+  const PairCounts c = randomPairs(6323, 1500, 4, true);
+  EXPECT_GT(c.candidates, 300u);
+  EXPECT_GT(c.chosen, 30u);
 }
