@@ -6,7 +6,8 @@
 // order (MasPar::routerCost), so that the study's Python model can be
 // checked against the runtime. `random5_dump price` instead reads rounds
 // from stdin, one a line (648 destinations, PE 0 first), and prints the
-// simulator's plain and clustered ticks of each. Build it by hand from a build tree:
+// simulator's plain and clustered ticks of each. Build it by hand from a build
+// tree:
 //   g++ -std=c++17 -I. -Iruntime/include -Itest/unit $(llvm-config-19
 //     --cxxflags) bench/studies/random5_dump.cpp build/passes/libMapcPasses.a
 //     build/ir/libMapcIR.a build/runtime/libMapcRuntime.a

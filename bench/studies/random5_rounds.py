@@ -8,8 +8,8 @@ solver (`apt-get install coinor-cbc`), which mapc does not.
 Random #5 of the mixed-radix bench (648 x 90 u8 on the 32 x 32 MasPar with
 clusters of 16, 003 5.6.4) moves, in the direct form, 18 values from every
 PE. PE p = a3 + 3 a4 + 9 a5 + 18 a6 + 108 a7 sends its slot digit (a1, a2)
-to q = a5 + 2 a2 + 12 a3 + 36 a7 + 216 a1 (ClusterTrafficTest.cpp checks
-these against findDigitExchange): 36 independent complete bipartite blocks
+to q = a5 + 2 a2 + 12 a3 + 36 a7 + 216 a1 (`check` with random5_dump's
+output compares these with findDigitExchange's): 36 independent complete bipartite blocks
 of 18 senders x 18 receivers (a3, a5, a7 fixed). A round is one send per PE,
 a perfect matching of every block.
 
@@ -28,7 +28,8 @@ the block's senders per cluster and whose column sums its receivers per
 cluster is one perfect matching of the block (pair the PEs off in any
 order), and every matching gives one such matrix: the model is exact. A
 binary u[A, B] says cluster A sends into B; then
-    sum_b m[b, A, B] <= G u[A, B],  sum_B u[A, B] <= P,  sum_A u[A, B] <= P.
+    sum_b m[b, A, B] <= G u[A, B],  sum_B u[A, B] <= P,  sum_A u[A, B] <= P,
+plus valid cover cuts (add_cover_cuts) that let CBC prove infeasibility.
 
 Commands:
   check [DUMP]          the traffic's numbers of ClusterTrafficTest and the
@@ -37,6 +38,8 @@ Commands:
   single P G [secs]     is there one round with at most P partners and
                         groups of at most G?  (CBC, time limit secs)
   single-pe P G [secs]  the same with the PE-by-PE model (no aggregation)
+  local P G             the relaxation to one cluster at a time: which
+                        clusters cannot send (receive) within (P, G) alone
   selftest [n]          every row of the models holds at 6.1's rounds and n
                         random ones, at their own P and G, not below
   frontier [secs]       `single` for every (P, G) whose round would save
@@ -463,6 +466,53 @@ def selftest(count):
           "fails at (P - 1, G) and (P, G - 1)")
 
 
+def local(p_max, g_max):
+    """A relaxation: each cluster alone, sending and then receiving, with
+    the rest of the machine free. A cluster that cannot place its 16
+    values within (P, G) this way cannot in any round. Returns the clusters
+    that fail, per side."""
+    bad = {}
+    d = tempfile.mkdtemp(prefix="random5_")
+    for send in (True, False):
+        per = collections.defaultdict(collections.Counter)
+        other = collections.defaultdict(collections.Counter)
+        for i, (s, r) in enumerate(blocks()):
+            mine, theirs = (s, r) if send else (r, s)
+            for p in mine:
+                per[cluster_of(p)][i] += 1
+            for q in theirs:
+                other[i][cluster_of(q)] += 1
+        bad[send] = []
+        for x, dem in sorted(per.items()):
+            lines = ["Minimize", " obj: 0 dummy", "Subject To"]
+            bounds, generals = [], []
+            by = collections.defaultdict(list)
+            for b, n in dem.items():
+                vs = []
+                for y, k in other[b].items():
+                    v = f"m_{b}_{y}"
+                    vs.append(v)
+                    by[y].append(v)
+                    generals.append(v)
+                    bounds.append(f" 0 <= {v} <= {min(k, n, g_max)}")
+                lines.append(" " + " + ".join(vs) + f" = {n}")
+            for y, vs in by.items():
+                lines.append(" " + " + ".join(vs) + f" - {g_max} u_{y} <= 0")
+            lines.append(" " + " + ".join(f"u_{y}" for y in by)
+                         + f" <= {p_max}")
+            path = os.path.join(d, "local.lp")
+            finish_lp(path, lines, bounds, generals,
+                      ["dummy"] + [f"u_{y}" for y in by])
+            out = subprocess.run(["cbc", path, "solve"], capture_output=True,
+                                 text=True).stdout
+            if "infeasible" in out.lower():
+                bad[send].append(x)
+    print(f"P <= {p_max}, G <= {g_max} ({round_cost(p_max, g_max)} ticks),"
+          f" clusters alone: sending fails in {bad[True]},"
+          f" receiving in {bad[False]}")
+    return bad
+
+
 def frontier(secs):
     most, pairs = frontier_pairs()
     print(f"a round must cost <= {most} ticks; maximal (P, G): {pairs}")
@@ -484,6 +534,8 @@ if __name__ == "__main__":
                          int(sys.argv[4]) if len(sys.argv) > 4 else 600,
                          pe=cmd == "single-pe")
         print("  solution:", head)
+    elif cmd == "local":
+        local(int(sys.argv[2]), int(sys.argv[3]))
     elif cmd == "selftest":
         selftest(int(sys.argv[2]) if len(sys.argv) > 2 else 20)
     elif cmd == "frontier":
