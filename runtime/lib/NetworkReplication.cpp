@@ -365,19 +365,36 @@ std::vector<Transfer> mapc::rt::doublingTransfers(
   return out;
 }
 
+/// The moves of round `k` that change node.
+static void roundMoves(const std::vector<DoublingSend> &round,
+                       std::vector<RouteMove> &moves) {
+  moves.clear();
+  for (const DoublingSend &s : round)
+    if (s.fromNode != s.toNode)
+      moves.push_back({s.fromNode, s.toNode});
+}
+
 std::vector<int64_t> mapc::rt::timeDoublingRounds(
     const NetworkShape &shape,
     const std::vector<std::vector<DoublingSend>> &rounds, const TileMap &from,
     const TileMap &to, unsigned elemBytes, unsigned routeOrder,
-    std::string *why) {
+    std::string *why, int64_t stopAt, const std::vector<int64_t> *bounds) {
+  // What the rounds after k take at least, and the total so far.
+  std::vector<int64_t> after(rounds.size() + 1, 0);
+  if (bounds)
+    for (size_t k = rounds.size(); k-- > 0;)
+      after[k] = after[k + 1] + (*bounds)[k];
+  int64_t sum = 0;
   std::vector<int64_t> out;
   std::vector<RouteMove> moves;
   for (size_t k = 0; k < rounds.size(); ++k) {
-    moves.clear();
-    for (const DoublingSend &s : rounds[k])
-      if (s.fromNode != s.toNode)
-        moves.push_back({s.fromNode, s.toNode});
-    int64_t t = timeRoute(shape, moves, routeOrder & kRouteFarthestFirst);
+    roundMoves(rounds[k], moves);
+    // Round k stops where it, the rounds before and the bounds of those
+    // after reach stopAt.
+    const int64_t stop =
+        bounds && stopAt != INT64_MAX ? stopAt - sum - after[k + 1] : INT64_MAX;
+    int64_t t = timeRoute(shape, moves, routeOrder & kRouteFarthestFirst,
+                          std::max<int64_t>(stop, 1));
     if (t < 0) {
       // Past the reservation walk's memory: simulate the cycles.
       NetworkMachine probe(
@@ -389,6 +406,23 @@ std::vector<int64_t> mapc::rt::timeDoublingRounds(
         return {-1};
     }
     out.push_back(t);
+    sum += t;
+    if (bounds && sum + after[k + 1] >= stopAt)
+      break;
+  }
+  return out;
+}
+
+std::vector<int64_t> mapc::rt::doublingRoundBounds(
+    const NetworkShape &shape,
+    const std::vector<std::vector<DoublingSend>> &rounds) {
+  std::vector<int64_t> out;
+  std::vector<RouteMove> moves;
+  for (const std::vector<DoublingSend> &round : rounds) {
+    roundMoves(round, moves);
+    out.push_back(moves.empty()
+                      ? 0
+                      : routeOrderBound(shape, routeFlows(shape, moves), 0));
   }
   return out;
 }
