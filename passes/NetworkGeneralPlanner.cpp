@@ -4,6 +4,8 @@
 #include "passes/GeneralPlanner.h"
 #include "passes/NetworkReplicationPlanner.h"
 
+#include "mapc/runtime/NetworkReplication.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -34,10 +36,16 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   const std::vector<rt::RouteFlow> flows = rt::routeFlows(req.shape, moves);
   // Without replication the bound counts flows, not elements (the same
   // bound: NetworkGeneral.FlowBoundEqualsTheElementBound).
-  plan.lowerBound =
-      req.src.replicates() || req.dst.replicates()
-          ? rt::networkGeneralLowerBound(req.shape, req.src, req.dst, &sources)
-          : rt::networkGeneralLowerBound(req.shape, flows);
+  // A replicated destination's held cells by element, for the bound and
+  // the rounds (NetworkReplication.h) alike.
+  const std::vector<std::pair<int64_t, int64_t>> cells =
+      req.dst.replicates() ? rt::replicaCells(req.dst, sources)
+                           : std::vector<std::pair<int64_t, int64_t>>{};
+  plan.lowerBound = req.src.replicates() || req.dst.replicates()
+                        ? rt::networkGeneralLowerBound(
+                              req.shape, req.src, req.dst, &sources,
+                              req.dst.replicates() ? &cells : nullptr)
+                        : rt::networkGeneralLowerBound(req.shape, flows);
   // No element changes node exactly when there are no moves: a cell whose
   // node holds a copy of its element takes that copy, in sourcesOf and in
   // the moves alike (NetworkGeneral.MovesAreTheTransfersThatChangeNode).
@@ -127,7 +135,7 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   // wins ties) or it is dropped; on a broadcast no order's bound does, and
   // no order is walked.
   const NetworkRounds rounds =
-      local ? NetworkRounds{} : priceNetworkRounds(req, sources);
+      local ? NetworkRounds{} : priceNetworkRounds(req, sources, cells);
   const int64_t roundsTicks = rounds.bestTicks();
   std::optional<rt::RouteWalk> walks[8];
   int64_t exact[8] = {-1, -1, -1, -1, -1, -1, -1, -1};

@@ -27,13 +27,13 @@ std::string NetworkRounds::Candidate::price() const {
   return name() + " " + std::to_string(total) + " (" + s + ")";
 }
 
-NetworkRounds mapc::priceNetworkRounds(const NetworkGeneralPlanRequest &req,
-                                       const std::vector<uint32_t> &sources) {
+NetworkRounds mapc::priceNetworkRounds(
+    const NetworkGeneralPlanRequest &req, const std::vector<uint32_t> &sources,
+    const std::vector<std::pair<int64_t, int64_t>> &cells) {
   NetworkRounds out;
   if (!req.dst.replicates())
     return out;
   // Both modes' rounds and bounds; each mode's two keys share them.
-  const auto cells = rt::replicaCells(req.dst, sources); // both modes'
   std::vector<std::vector<std::vector<rt::DoublingSend>>> rounds;
   std::vector<std::vector<int64_t>> bounds;
   for (unsigned mode :

@@ -40,9 +40,12 @@ struct NetworkRounds {
 /// the lowest bound (its rounds' routeOrderBounds summed) up, each timing
 /// stopped once it cannot beat the best in hand, and a candidate whose
 /// bound cannot beat it not timed at all. The choice is the one timing every
-/// candidate in full would make. `sources` is sourcesOf(src, dst).
-NetworkRounds priceNetworkRounds(const NetworkGeneralPlanRequest &req,
-                                 const std::vector<uint32_t> &sources);
+/// candidate in full would make. `sources` is sourcesOf(src, dst), `cells`
+/// replicaCells(dst, sources).
+NetworkRounds
+priceNetworkRounds(const NetworkGeneralPlanRequest &req,
+                   const std::vector<uint32_t> &sources,
+                   const std::vector<std::pair<int64_t, int64_t>> &cells);
 
 /// `plan` is planNetworkGeneralRemap's one Route step for `req`, raced
 /// against `rounds`: the step takes the best of `rounds` when it is

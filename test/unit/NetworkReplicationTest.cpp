@@ -332,9 +332,14 @@ TEST(NetworkReplication, StoppedPricingChoosesAsPricingAll) {
     const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
     const std::vector<rt::RouteMove> moves =
         rt::generalRouteMoves(net, a, b, sources);
+    const std::string what = "run " + std::to_string(runs);
+    // The bound from the destination's cells by element is the bound.
+    const auto cells = rt::replicaCells(b, sources);
+    EXPECT_EQ(rt::networkGeneralLowerBound(net, a, b, &sources, &cells),
+              rt::networkGeneralLowerBound(net, a, b, &sources))
+        << what;
     if (plan.steps.empty() || moves.empty())
       continue; // nothing moves between nodes: no rounds
-    const std::string what = "run " + std::to_string(runs);
     // Every route order in full: the fastest, the first of equals.
     int64_t route = -1;
     unsigned routeOrder = 0;
