@@ -4,6 +4,8 @@
 #include "passes/GeneralPlanner.h"
 #include "passes/NetworkReplicationPlanner.h"
 
+#include "mapc/runtime/NetworkReplication.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -34,10 +36,16 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   const std::vector<rt::RouteFlow> flows = rt::routeFlows(req.shape, moves);
   // Without replication the bound counts flows, not elements (the same
   // bound: NetworkGeneral.FlowBoundEqualsTheElementBound).
-  plan.lowerBound =
-      req.src.replicates() || req.dst.replicates()
-          ? rt::networkGeneralLowerBound(req.shape, req.src, req.dst, &sources)
-          : rt::networkGeneralLowerBound(req.shape, flows);
+  // A replicated destination's held cells by element, for the bound and
+  // the rounds (NetworkReplication.h) alike.
+  const std::vector<std::pair<int64_t, int64_t>> cells =
+      req.dst.replicates() ? rt::replicaCells(req.dst, sources)
+                           : std::vector<std::pair<int64_t, int64_t>>{};
+  plan.lowerBound = req.src.replicates() || req.dst.replicates()
+                        ? rt::networkGeneralLowerBound(
+                              req.shape, req.src, req.dst, &sources,
+                              req.dst.replicates() ? &cells : nullptr)
+                        : rt::networkGeneralLowerBound(req.shape, flows);
   // No element changes node exactly when there are no moves: a cell whose
   // node holds a copy of its element takes that copy, in sourcesOf and in
   // the moves alike (NetworkGeneral.MovesAreTheTransfersThatChangeNode).
@@ -128,11 +136,20 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   // ran to its end whatever it took, and the next ones up to it; raced, a
   // losing order stops about where it passes the winner (on the 31 x 33
   // mesh a quarter to a third fewer elements walked).
+  // A replicated destination may fill faster in rounds (003 6.2.1): they
+  // are priced first, and an order must take at most their best (the route
+  // wins ties) or it is dropped; on a broadcast no order's bound does, and
+  // no order is walked.
+  const NetworkRounds rounds =
+      local ? NetworkRounds{} : priceNetworkRounds(req, sources, cells);
+  const int64_t roundsTicks = rounds.bestTicks();
   std::optional<rt::RouteWalk> walks[8];
   int64_t exact[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
   int64_t best = -1;
   auto toBeat = [&](unsigned order) {
-    return best < 0 ? INT64_MAX : order > step.routeOrder ? best : best + 1;
+    return best < 0 ? roundsTicks == INT64_MAX ? INT64_MAX : roundsTicks + 1
+           : order > step.routeOrder ? best
+                                     : best + 1;
   };
   auto known = [&](unsigned order) {
     return walks[order] ? std::max(bounds[order], walks[order]->timeSoFar())
@@ -200,11 +217,22 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
     if (!said[order].empty())
       prices += std::string(prices.empty() ? "" : ", ") + name(order) + " " +
                 said[order];
-  step.predictedTicks = best;
-  step.why += "; " + name(step.routeOrder) + " is fastest: " + prices;
+  // Without a winner every order takes more than the rounds' best: the
+  // least of what they take at least stands for the route.
+  int64_t atLeast = INT64_MAX;
+  for (unsigned order : orders) {
+    const unsigned walked =
+        twinOf(order) >= 0 ? unsigned(twinOf(order)) : order;
+    atLeast =
+        std::min(atLeast, exact[walked] >= 0 ? exact[walked] : known(walked));
+  }
+  step.predictedTicks = best >= 0 ? best : atLeast;
+  step.why += best >= 0
+                  ? "; " + name(step.routeOrder) + " is fastest: " + prices
+                  : "; every order takes at least " + std::to_string(atLeast) +
+                        ": " + prices;
   plan.steps = {step};
-  plan.predictedTicks = best;
-  // A replicated destination may fill faster by recursive doubling.
-  considerNetworkDoubling(req, sources, plan);
+  plan.predictedTicks = step.predictedTicks;
+  considerNetworkDoubling(rounds, best >= 0, plan);
   return plan;
 }

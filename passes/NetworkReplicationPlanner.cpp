@@ -3,74 +3,116 @@
 
 #include "mapc/runtime/NetworkReplication.h"
 
+#include <algorithm>
+#include <numeric>
+
 using namespace mapc;
 
-namespace {
+std::string NetworkRounds::Candidate::name() const {
+  return std::string(routeOrder & rt::kRouteScatter ? "scatter and gather"
+                                                    : "doubling") +
+         (routeOrder & rt::kRouteFarthestFirst ? ", farthest first" : "");
+}
 
-/// A way to fill the replicated copies in rounds, priced.
-struct Candidate {
-  unsigned routeOrder;
-  std::vector<int64_t> rounds; ///< each round's cycles; empty: cannot run
-  int64_t total() const {
-    int64_t sum = 0;
-    for (int64_t t : rounds)
-      sum += t;
-    return sum;
-  }
-  std::string name() const {
-    return std::string(routeOrder & rt::kRouteScatter ? "scatter and gather"
-                                                      : "doubling") +
-           (routeOrder & rt::kRouteFarthestFirst ? ", farthest first" : "");
-  }
-  /// "doubling 32 (0 + 11 + 11 + 10)".
-  std::string price() const {
-    std::string s;
-    for (int64_t t : rounds)
-      s += (s.empty() ? "" : " + ") + std::to_string(t);
-    return name() + " " + std::to_string(total()) + " (" + s + ")";
-  }
-};
+std::string NetworkRounds::Candidate::price() const {
+  if (priced == Skipped)
+    return name() + " at least " + std::to_string(total) +
+           " (its bound; not priced)";
+  if (priced == Stopped)
+    return name() + " at least " + std::to_string(total) +
+           " (not run to the end)";
+  std::string s;
+  for (int64_t t : rounds)
+    s += (s.empty() ? "" : " + ") + std::to_string(t);
+  return name() + " " + std::to_string(total) + " (" + s + ")";
+}
 
-} // namespace
-
-void mapc::considerNetworkDoubling(const NetworkGeneralPlanRequest &req,
-                                   const std::vector<uint32_t> &sources,
-                                   rt::GeneralPlan &plan) {
-  if (!req.dst.replicates() || plan.steps.size() != 1 ||
-      plan.steps[0].kind != rt::GeneralStepKind::Route ||
-      plan.steps[0].predictedTicks == 0)
-    return; // nothing to replicate, or no element changes node
-  rt::GeneralStep &step = plan.steps[0];
-  // Doubling, then scatter and gather, each in destination cell order and
-  // farthest first; the first of equals wins.
-  std::vector<Candidate> candidates;
-  const auto cells = rt::replicaCells(req.dst, sources); // both modes'
+NetworkRounds mapc::priceNetworkRounds(
+    const NetworkGeneralPlanRequest &req, const std::vector<uint32_t> &sources,
+    const std::vector<std::pair<int64_t, int64_t>> &cells) {
+  NetworkRounds out;
+  if (!req.dst.replicates())
+    return out;
+  // Both modes' rounds and bounds; each mode's two keys share them.
+  std::vector<std::vector<std::vector<rt::DoublingSend>>> rounds;
+  std::vector<std::vector<int64_t>> bounds;
   for (unsigned mode :
        {rt::kRouteDoubling, rt::kRouteDoubling | rt::kRouteScatter}) {
-    const auto rounds =
-        rt::doublingRounds(req.shape, req.src, req.dst, sources, mode, &cells);
+    rounds.push_back(
+        rt::doublingRounds(req.shape, req.src, req.dst, sources, mode, &cells));
+    bounds.push_back(rt::doublingRoundBounds(req.shape, rounds.back()));
     for (unsigned key : {0u, rt::kRouteFarthestFirst}) {
-      Candidate c{mode | key,
-                  rt::timeDoublingRounds(req.shape, rounds, req.src, req.dst,
-                                         req.elemBytes, mode | key)};
-      if (!c.rounds.empty() && c.rounds[0] >= 0)
-        candidates.push_back(std::move(c));
+      NetworkRounds::Candidate c;
+      c.routeOrder = mode | key;
+      c.bound = std::accumulate(bounds.back().begin(), bounds.back().end(),
+                                int64_t(0));
+      out.candidates.push_back(c);
     }
   }
-  if (candidates.empty())
-    return; // none can run: the route stays
-  const Candidate *best = &candidates[0];
-  std::string prices;
-  for (const Candidate &c : candidates) {
-    if (c.total() < best->total())
-      best = &c;
-    prices += (prices.empty() ? "" : ", ") + c.price();
+  // Cheapest bound first (the listing's order among equals), so the likely
+  // winner is timed first and the others stop where they reach it; one
+  // listed before the best may tie it and win, so it must reach best + 1.
+  std::vector<size_t> byBound(out.candidates.size());
+  std::iota(byBound.begin(), byBound.end(), size_t(0));
+  std::stable_sort(byBound.begin(), byBound.end(), [&](size_t a, size_t b) {
+    return out.candidates[a].bound < out.candidates[b].bound;
+  });
+  std::vector<bool> runs(out.candidates.size(), true);
+  for (size_t i : byBound) {
+    NetworkRounds::Candidate &c = out.candidates[i];
+    const int64_t toBeat = out.best < 0           ? INT64_MAX
+                           : i < size_t(out.best) ? out.bestTicks() + 1
+                                                  : out.bestTicks();
+    if (c.bound >= toBeat) {
+      c.priced = NetworkRounds::Candidate::Skipped;
+      c.total = c.bound;
+      continue;
+    }
+    const size_t mode = i / 2;
+    c.rounds = rt::timeDoublingRounds(req.shape, rounds[mode], req.src, req.dst,
+                                      req.elemBytes, c.routeOrder, nullptr,
+                                      toBeat, &bounds[mode]);
+    if (!c.rounds.empty() && c.rounds[0] < 0) {
+      runs[i] = false; // cannot run: not listed
+      continue;
+    }
+    c.total = std::accumulate(c.rounds.begin(), c.rounds.end(), int64_t(0));
+    if (c.rounds.size() < rounds[mode].size() || c.total >= toBeat) {
+      // Stopped: the rounds timed and the bounds of the rest.
+      c.priced = NetworkRounds::Candidate::Stopped;
+      c.total = std::accumulate(bounds[mode].begin() + c.rounds.size(),
+                                bounds[mode].end(), c.total);
+      continue;
+    }
+    out.best = int(i);
   }
-  if (best->total() >= step.predictedTicks) {
+  // Drop those that cannot run, keeping the best's index.
+  NetworkRounds kept;
+  for (size_t i = 0; i < out.candidates.size(); ++i)
+    if (runs[i]) {
+      if (int(i) == out.best)
+        kept.best = int(kept.candidates.size());
+      kept.candidates.push_back(std::move(out.candidates[i]));
+    }
+  return kept;
+}
+
+void mapc::considerNetworkDoubling(const NetworkRounds &rounds, bool routeExact,
+                                   rt::GeneralPlan &plan) {
+  if (rounds.best < 0 || plan.steps.size() != 1 ||
+      plan.steps[0].kind != rt::GeneralStepKind::Route ||
+      plan.steps[0].predictedTicks == 0)
+    return; // nothing to replicate, none can run, or no element moves
+  rt::GeneralStep &step = plan.steps[0];
+  const NetworkRounds::Candidate &best = rounds.candidates[size_t(rounds.best)];
+  std::string prices;
+  for (const NetworkRounds::Candidate &c : rounds.candidates)
+    prices += (prices.empty() ? "" : ", ") + c.price();
+  if (routeExact && best.total >= step.predictedTicks) {
     step.why += "; replicating in rounds (003 6.2.1) takes at least " +
-                std::to_string(best->total()) + " (" + prices +
+                std::to_string(best.total) + " (" + prices +
                 "): the one route is " +
-                (best->total() == step.predictedTicks ? "as fast" : "faster");
+                (best.total == step.predictedTicks ? "as fast" : "faster");
     return;
   }
   // The route's own prices follow its method's reason.
@@ -79,7 +121,7 @@ void mapc::considerNetworkDoubling(const NetworkGeneralPlanRequest &req,
   const std::string routePrices =
       at == std::string::npos ? step.why : step.why.substr(at + method.size());
   step.why =
-      std::string(best->routeOrder & rt::kRouteScatter
+      std::string(best.routeOrder & rt::kRouteScatter
                       ? "each element from its nearest copy to one of its "
                         "nodes, a source's elements taking turns over them "
                         "(a scatter), then to the others by one "
@@ -88,10 +130,11 @@ void mapc::considerNetworkDoubling(const NetworkGeneralPlanRequest &req,
                         "nodes, then to the others by recursive doubling "
                         "along the dims (003 6.2.1), each round a "
                         "dimension-order route") +
-      ", store and forward (001 sec. 2); " + best->name() + " beats the one " +
-      "route's " + std::to_string(step.predictedTicks) + " ticks: " + prices +
+      ", store and forward (001 sec. 2); " + best.name() + " beats the one " +
+      "route's " + (routeExact ? "" : "at least ") +
+      std::to_string(step.predictedTicks) + " ticks: " + prices +
       "; the one route: " + routePrices;
-  step.routeOrder = best->routeOrder;
-  step.predictedTicks = best->total();
-  plan.predictedTicks = best->total();
+  step.routeOrder = best.routeOrder;
+  step.predictedTicks = best.total;
+  plan.predictedTicks = best.total;
 }

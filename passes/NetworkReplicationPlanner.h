@@ -1,9 +1,11 @@
 //===- NetworkReplicationPlanner.h - doubling against the one route -------===//
 //
-// considerNetworkDoubling prices a replicated destination filled by
-// recursive doubling along the network's dims (runtime/NetworkReplication.h,
-// 003 6.2.1) against the one dimension-order route planNetworkGeneralRemap
-// chose, and keeps the cheaper by predicted cycles, its `why` giving both.
+// priceNetworkRounds prices the ways to fill a replicated destination in
+// rounds (recursive doubling along the network's dims or a scatter and
+// gather, runtime/NetworkReplication.h, 003 6.2.1) before the one
+// dimension-order route's race, whose orders then need only beat the best
+// of them; considerNetworkDoubling keeps the cheaper by predicted cycles,
+// its `why` giving both.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAPC_PASSES_NETWORKREPLICATIONPLANNER_H
@@ -13,13 +15,44 @@
 
 namespace mapc {
 
-/// `plan` is planNetworkGeneralRemap's for `req`, `sources` sourcesOf(src,
-/// dst). When the destination replicates and the plan routes between
-/// nodes, its step becomes the doubling route if that takes fewer cycles
-/// (both dims-up orders tried); either way the step's `why` says what the
-/// other candidate takes.
-void considerNetworkDoubling(const NetworkGeneralPlanRequest &req,
-                             const std::vector<uint32_t> &sources,
+/// The candidates for filling a replicated destination in rounds, priced.
+struct NetworkRounds {
+  struct Candidate {
+    unsigned routeOrder;
+    std::vector<int64_t> rounds; ///< each round's cycles, as far as timed
+    int64_t bound = 0;           ///< its rounds' bounds summed
+    int64_t total = 0;           ///< its cycles, or what it takes at least
+    enum { Exact, Stopped, Skipped } priced = Exact;
+    std::string name() const;
+    /// "doubling 32 (0 + 11 + 11 + 10)", or "... at least N (...)".
+    std::string price() const;
+  };
+  std::vector<Candidate> candidates; ///< the listing order; none: no rounds
+  int best = -1; ///< the fastest, the first of equals in the listing
+  /// The best's cycles; INT64_MAX without one.
+  int64_t bestTicks() const {
+    return best < 0 ? INT64_MAX : candidates[size_t(best)].total;
+  }
+};
+
+/// When the destination of `req` replicates: doubling, then scatter and
+/// gather, each in destination cell order and farthest first, priced from
+/// the lowest bound (its rounds' routeOrderBounds summed) up, each timing
+/// stopped once it cannot beat the best in hand, and a candidate whose
+/// bound cannot beat it not timed at all. The choice is the one timing every
+/// candidate in full would make. `sources` is sourcesOf(src, dst), `cells`
+/// replicaCells(dst, sources).
+NetworkRounds
+priceNetworkRounds(const NetworkGeneralPlanRequest &req,
+                   const std::vector<uint32_t> &sources,
+                   const std::vector<std::pair<int64_t, int64_t>> &cells);
+
+/// `plan` is planNetworkGeneralRemap's one Route step for `req`, raced
+/// against `rounds`: the step takes the best of `rounds` when it is
+/// faster (ties go to the route), and its `why` lists both. Without
+/// `routeExact`, no route order beat the rounds and the step's time is
+/// what the route takes at least.
+void considerNetworkDoubling(const NetworkRounds &rounds, bool routeExact,
                              rt::GeneralPlan &plan);
 
 } // namespace mapc

@@ -968,10 +968,45 @@ int64_t mapc::rt::predictNetworkGeneralStep(
   return probe.run(moving, plan.elemBytes, why);
 }
 
-int64_t
-mapc::rt::networkGeneralLowerBound(const NetworkShape &shape,
-                                   const TileMap &src, const TileMap &dst,
-                                   const std::vector<uint32_t> *sources) {
+/// networkGeneralLowerBound's loop when the destination replicates, over
+/// its held cells by element (replicaCells): each element's cells on one
+/// node come together, so the (node, element) pairs a node must receive
+/// are counted without a data index per cell or a sort of the pairs.
+static int64_t
+fanOutBound(const NetworkShape &shape, const TileMap &src,
+            const std::vector<uint32_t> &sources,
+            const std::vector<std::pair<int64_t, int64_t>> &cells,
+            bool replicated, int64_t fromSlots, int64_t toSlots,
+            BoundCounts &counts) {
+  std::vector<uint8_t> sent(replicated ? 0 : size_t(src.deviceSize()), 0);
+  std::vector<int64_t> scratch;
+  const RoutePaths paths(shape);
+  int64_t lastElement = -1;
+  uint32_t lastNode = ~0u;
+  for (const auto &[d, b] : cells) {
+    const uint32_t node = uint32_t(b / toSlots);
+    const int64_t a = replicated ? nearestCopy(shape, src, d, node, scratch)
+                                 : int64_t(sources[size_t(b)]);
+    const uint32_t from = uint32_t(a / fromSlots);
+    if (from == node)
+      continue;
+    counts.farthest = std::max(counts.farthest, paths.distance(from, node));
+    if (d != lastElement || node != lastNode)
+      ++counts.in[node];
+    lastElement = d;
+    lastNode = node;
+    if (!replicated && !sent[size_t(a)]) {
+      sent[size_t(a)] = 1;
+      ++counts.out[from];
+    }
+  }
+  return counts.bound(shape);
+}
+
+int64_t mapc::rt::networkGeneralLowerBound(
+    const NetworkShape &shape, const TileMap &src, const TileMap &dst,
+    const std::vector<uint32_t> *sources,
+    const std::vector<std::pair<int64_t, int64_t>> *cells) {
   std::vector<uint32_t> owned;
   if (!sources || sources->size() != size_t(dst.deviceSize())) {
     owned = sourcesOf(src, dst);
@@ -980,6 +1015,9 @@ mapc::rt::networkGeneralLowerBound(const NetworkShape &shape,
   const int64_t fromSlots = slotsOf(src), toSlots = slotsOf(dst);
   const bool replicated = src.replicates() && !(src == dst);
   BoundCounts counts(shape);
+  if (cells && dst.replicates())
+    return fanOutBound(shape, src, *sources, *cells, replicated, fromSlots,
+                       toSlots, counts);
   // (node, data index) pairs a node must receive when the destination
   // replicates: a copy in one node's memory needs its element once.
   std::vector<std::pair<uint32_t, int64_t>> needs;

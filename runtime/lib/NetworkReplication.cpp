@@ -20,10 +20,13 @@ namespace {
 
 /// One element's sends between nodes: round 0's seeds (a source node to a
 /// destination node, the same node when it holds a source copy) and the
-/// doubling's sends, rounds from 1.
+/// doubling's sends, rounds from 1. `fromAt` and `toAt` are the nodes'
+/// places in the tree's key (the source nodes for round 0's sender, else
+/// the destination nodes), the same for every element of the key, so its
+/// cells are found without a search.
 struct Tree {
   struct Send {
-    uint32_t round, from, to;
+    uint32_t round, from, to, fromAt, toAt;
   };
   std::vector<Send> sends;
 };
@@ -59,7 +62,7 @@ public:
 
 private:
   struct Member {
-    uint32_t node;
+    uint32_t node, at; ///< at: its place in the destination nodes
     bool holder;
   };
 
@@ -78,12 +81,13 @@ private:
   void build(const std::vector<uint32_t> &sourceNodes,
              const std::vector<uint32_t> &nodes, Tree &tree) {
     members.clear();
-    for (uint32_t n : nodes)
-      members.push_back({n, false});
+    for (size_t k = 0; k < nodes.size(); ++k)
+      members.push_back({nodes[k], uint32_t(k), false});
     seed(sourceNodes, nodes);
     for (size_t k = 0; k < nodes.size(); ++k)
       if (seededBy[k].first != ~0u) {
-        tree.sends.push_back({0, seededBy[k].second, nodes[k]});
+        tree.sends.push_back({0, sourceNodes[seededBy[k].second], nodes[k],
+                              seededBy[k].second, uint32_t(k)});
         members[k].holder = true;
       }
     grow(members.data(), members.data() + members.size(), 1, tree);
@@ -98,7 +102,7 @@ private:
                     const std::vector<uint32_t> &nodes, uint32_t carrier,
                     Tree &tree) {
     seed(sourceNodes, nodes);
-    std::vector<uint32_t> holders;
+    std::vector<uint32_t> holders; // places in `nodes`
     if (std::count_if(seededBy.begin(), seededBy.end(),
                       [](const auto &p) { return p.first != ~0u; }) == 1) {
       const auto it =
@@ -110,36 +114,38 @@ private:
     }
     for (size_t k = 0; k < nodes.size(); ++k)
       if (seededBy[k].first != ~0u) {
-        tree.sends.push_back({0, seededBy[k].second, nodes[k]});
-        holders.push_back(nodes[k]);
+        tree.sends.push_back({0, sourceNodes[seededBy[k].second], nodes[k],
+                              seededBy[k].second, uint32_t(k)});
+        holders.push_back(uint32_t(k));
       }
     for (size_t k = 0; k < nodes.size(); ++k) {
       if (seededBy[k].first != ~0u)
         continue;
       uint32_t from = holders[0];
       for (uint32_t h : holders)
-        if (distance(h, nodes[k]) < distance(from, nodes[k]))
+        if (distance(nodes[h], nodes[k]) < distance(nodes[from], nodes[k]))
           from = h;
-      tree.sends.push_back({1, from, nodes[k]});
+      tree.sends.push_back({1, nodes[from], nodes[k], from, uint32_t(k)});
     }
   }
 
-  /// Round 0's seeds into seededBy (per node: distance, source node; ~0u
-  /// for none): every source copy picks the destination node nearest it
-  /// (the first of the nearest), fed by the nearest copy that picks it.
+  /// Round 0's seeds into seededBy (per node: distance, the source node's
+  /// place in `sourceNodes`; ~0u for none): every source copy picks the
+  /// destination node nearest it (the first of the nearest), fed by the
+  /// nearest copy that picks it.
   void seed(const std::vector<uint32_t> &sourceNodes,
             const std::vector<uint32_t> &nodes) {
     seededBy.assign(nodes.size(), {~0u, 0});
-    for (uint32_t s : sourceNodes) {
+    for (size_t i = 0; i < sourceNodes.size(); ++i) {
       unsigned best = ~0u;
       size_t at = 0;
       for (size_t k = 0; k < nodes.size(); ++k)
-        if (unsigned d = distance(s, nodes[k]); d < best) {
+        if (unsigned d = distance(sourceNodes[i], nodes[k]); d < best) {
           best = d;
           at = k;
         }
       if (best < seededBy[at].first)
-        seededBy[at] = {best, s};
+        seededBy[at] = {best, uint32_t(i)};
     }
   }
 
@@ -197,7 +203,8 @@ private:
             sender = h;
             receiver = y;
           }
-    tree.sends.push_back({round, sender->node, receiver->node});
+    tree.sends.push_back(
+        {round, sender->node, receiver->node, sender->at, receiver->at});
     receiver->holder = true;
     grow(from, fromEnd, round + 1, tree);
     grow(to, toEnd, round + 1, tree);
@@ -301,21 +308,13 @@ std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
         sourceNodes.push_back(n);
         sourceCells.push_back(a);
       }
-    auto arrivalAt = [&](uint32_t n) {
-      return arrival[size_t(std::lower_bound(nodes.begin(), nodes.end(), n) -
-                            nodes.begin())];
-    };
     for (const Tree::Send &s :
          builder.tree(sourceNodes, nodes, scatter).sends) {
       if (rounds.size() <= s.round)
         rounds.resize(s.round + 1);
       const int64_t read =
-          s.round == 0
-              ? sourceCells[size_t(std::lower_bound(sourceNodes.begin(),
-                                                    sourceNodes.end(), s.from) -
-                                   sourceNodes.begin())]
-              : arrivalAt(s.from);
-      rounds[s.round].push_back({read, arrivalAt(s.to), s.from, s.to});
+          s.round == 0 ? sourceCells[s.fromAt] : arrival[s.fromAt];
+      rounds[s.round].push_back({read, arrival[s.toAt], s.from, s.to});
     }
     first = last;
   }
@@ -365,19 +364,36 @@ std::vector<Transfer> mapc::rt::doublingTransfers(
   return out;
 }
 
+/// The moves of round `k` that change node.
+static void roundMoves(const std::vector<DoublingSend> &round,
+                       std::vector<RouteMove> &moves) {
+  moves.clear();
+  for (const DoublingSend &s : round)
+    if (s.fromNode != s.toNode)
+      moves.push_back({s.fromNode, s.toNode});
+}
+
 std::vector<int64_t> mapc::rt::timeDoublingRounds(
     const NetworkShape &shape,
     const std::vector<std::vector<DoublingSend>> &rounds, const TileMap &from,
     const TileMap &to, unsigned elemBytes, unsigned routeOrder,
-    std::string *why) {
+    std::string *why, int64_t stopAt, const std::vector<int64_t> *bounds) {
+  // What the rounds after k take at least, and the total so far.
+  std::vector<int64_t> after(rounds.size() + 1, 0);
+  if (bounds)
+    for (size_t k = rounds.size(); k-- > 0;)
+      after[k] = after[k + 1] + (*bounds)[k];
+  int64_t sum = 0;
   std::vector<int64_t> out;
   std::vector<RouteMove> moves;
   for (size_t k = 0; k < rounds.size(); ++k) {
-    moves.clear();
-    for (const DoublingSend &s : rounds[k])
-      if (s.fromNode != s.toNode)
-        moves.push_back({s.fromNode, s.toNode});
-    int64_t t = timeRoute(shape, moves, routeOrder & kRouteFarthestFirst);
+    roundMoves(rounds[k], moves);
+    // Round k stops where it, the rounds before and the bounds of those
+    // after reach stopAt.
+    const int64_t stop =
+        bounds && stopAt != INT64_MAX ? stopAt - sum - after[k + 1] : INT64_MAX;
+    int64_t t = timeRoute(shape, moves, routeOrder & kRouteFarthestFirst,
+                          std::max<int64_t>(stop, 1));
     if (t < 0) {
       // Past the reservation walk's memory: simulate the cycles.
       NetworkMachine probe(
@@ -389,6 +405,23 @@ std::vector<int64_t> mapc::rt::timeDoublingRounds(
         return {-1};
     }
     out.push_back(t);
+    sum += t;
+    if (bounds && sum + after[k + 1] >= stopAt)
+      break;
+  }
+  return out;
+}
+
+std::vector<int64_t> mapc::rt::doublingRoundBounds(
+    const NetworkShape &shape,
+    const std::vector<std::vector<DoublingSend>> &rounds) {
+  std::vector<int64_t> out;
+  std::vector<RouteMove> moves;
+  for (const std::vector<DoublingSend> &round : rounds) {
+    roundMoves(round, moves);
+    out.push_back(moves.empty()
+                      ? 0
+                      : routeOrderBound(shape, routeFlows(shape, moves), 0));
   }
   return out;
 }

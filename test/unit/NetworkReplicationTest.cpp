@@ -20,6 +20,7 @@
 
 #include "gtest/gtest.h"
 
+#include <numeric>
 #include <random>
 
 using namespace mapc;
@@ -251,4 +252,155 @@ TEST(NetworkReplication, PlannerChoiceRunsAsPredicted) {
     ++runs;
   }
   EXPECT_GT(picked, 50u);
+}
+
+namespace {
+
+/// The rounds candidates in the planner's listing order, and their names.
+constexpr unsigned kCandidates[] = {
+    rt::kRouteDoubling, rt::kRouteDoubling | rt::kRouteFarthestFirst,
+    rt::kRouteDoubling | rt::kRouteScatter,
+    rt::kRouteDoubling | rt::kRouteScatter | rt::kRouteFarthestFirst};
+std::string candidateName(unsigned order) {
+  return std::string(order & rt::kRouteScatter ? "scatter and gather"
+                                               : "doubling") +
+         (order & rt::kRouteFarthestFirst ? ", farthest first" : "");
+}
+
+/// Checks the candidates' prices listed from `at` in `why` against their
+/// full times (-1: cannot run, not listed): an exact price is the time; "at
+/// least N" is at most it and loses to the best (N >= its time, + 1 for a
+/// candidate listed before it, which would win a tie).
+void expectTrueRoundsPrices(const std::string &why, size_t at,
+                            const int64_t *times, size_t best,
+                            const std::string &what) {
+  for (size_t i = 0; i < 4; ++i) {
+    if (times[i] < 0)
+      continue;
+    if (why.compare(at, 2, ", ") == 0)
+      at += 2;
+    const std::string name = candidateName(kCandidates[i]) + " ";
+    ASSERT_EQ(why.compare(at, name.size(), name), 0)
+        << what << ": " << why.substr(at);
+    at += name.size();
+    const bool atLeast = why.compare(at, 9, "at least ") == 0;
+    at += atLeast ? 9 : 0;
+    size_t digits = 0;
+    const int64_t n = std::stoll(why.substr(at), &digits);
+    at += digits;
+    if (!atLeast) {
+      EXPECT_EQ(n, times[i]) << what << ", candidate " << i;
+    } else {
+      EXPECT_LE(n, times[i]) << what << ", candidate " << i;
+      EXPECT_GE(n, times[best] + (i < best)) << what << ", candidate " << i;
+    }
+    at = why.find(')', at) + 1; // past its rounds or its reason
+  }
+}
+
+} // namespace
+
+// The planner prices the rounds candidates from the lowest bound up, each
+// stopped or skipped once it cannot beat the best in hand, and then races
+// the route's orders only up to the rounds' best. On random replicated
+// destinations and broadcasts it must choose exactly what pricing every
+// candidate and every route order in full chooses: the fastest (the first
+// of equals; the route on a tie with the rounds), at the same ticks, its
+// `why` true of every candidate's price.
+TEST(NetworkReplication, StoppedPricingChoosesAsPricingAll) {
+  std::mt19937 rng(20261128 + 11);
+  unsigned runs = 0, roundsWon = 0, routeWon = 0, notPriced = 0;
+  while (runs < 7000) {
+    const rt::NetworkShape net = test::randomNetwork(rng, kReplicationNetworks);
+    rt::TileMap a, b;
+    if (rng() % 4 == 0) {
+      if (net.dims.empty() || net.nodeCount() < 2)
+        continue;
+      broadcast(net, 1 + int64_t(rng() % 6), a, b);
+    } else {
+      KTile x, y;
+      if (!drawReplicated(rng, net, x, y))
+        continue;
+      a = x;
+      b = y;
+    }
+    const unsigned elemBytes = 1u << (rng() % 3);
+    NetworkGeneralPlanRequest req{a, b, elemBytes, bool(rng() % 2), net};
+    auto planned = planNetworkGeneralRemap(req);
+    ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned));
+    const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+    const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
+    const std::vector<rt::RouteMove> moves =
+        rt::generalRouteMoves(net, a, b, sources);
+    const std::string what = "run " + std::to_string(runs);
+    // The bound from the destination's cells by element is the bound.
+    const auto cells = rt::replicaCells(b, sources);
+    EXPECT_EQ(rt::networkGeneralLowerBound(net, a, b, &sources, &cells),
+              rt::networkGeneralLowerBound(net, a, b, &sources))
+        << what;
+    if (plan.steps.empty() || moves.empty())
+      continue; // nothing moves between nodes: no rounds
+    // Every route order in full: the fastest, the first of equals.
+    int64_t route = -1;
+    unsigned routeOrder = 0;
+    for (unsigned order = 0; order < 8; ++order) {
+      if ((order & (rt::kRouteDimsDown | rt::kRouteRotated)) &&
+          net.dims.size() < 2)
+        continue;
+      const int64_t t = rt::timeRoute(net, moves, order);
+      ASSERT_GE(t, 0) << what;
+      if (route < 0 || t < route) {
+        route = t;
+        routeOrder = order;
+      }
+    }
+    // Every candidate in full: the fastest, the first of equals.
+    int64_t times[4];
+    size_t best = 4;
+    for (size_t i = 0; i < 4; ++i) {
+      const auto rounds =
+          rt::doublingRounds(net, a, b, sources, kCandidates[i]);
+      const auto each =
+          rt::timeDoublingRounds(net, rounds, a, b, elemBytes, kCandidates[i]);
+      times[i] = each.empty() || each[0] >= 0
+                     ? std::accumulate(each.begin(), each.end(), int64_t(0))
+                     : -1;
+      if (times[i] >= 0 && (best == 4 || times[i] < times[best]))
+        best = i;
+    }
+    const bool rounds = best < 4 && times[best] < route;
+    const std::string &why = plan.steps[0].why;
+    EXPECT_EQ(plan.predictedTicks, rounds ? times[best] : route) << what;
+    EXPECT_EQ(plan.steps[0].routeOrder, rounds ? kCandidates[best] : routeOrder)
+        << what << ": " << why;
+    if (HasFailure())
+      return;
+    // The candidates' prices, after "ticks: " when they win, else in the
+    // parentheses after "replicating in rounds (003 6.2.1) takes at least".
+    size_t at = std::string::npos;
+    if (rounds) {
+      at = why.find(" ticks: ", why.find(" beats the one route's "));
+      at = at == std::string::npos ? at : at + 8;
+    } else if (best < 4) {
+      const std::string takes =
+          "replicating in rounds (003 6.2.1) takes at least ";
+      at = why.find(takes);
+      at = at == std::string::npos ? at : why.find(" (", at + takes.size());
+      at = at == std::string::npos ? at : at + 2;
+    }
+    if (best < 4) {
+      ASSERT_NE(at, std::string::npos) << what << ": " << why;
+      expectTrueRoundsPrices(why, at, times, best, what);
+    }
+    if (HasFailure())
+      return;
+    roundsWon += rounds;
+    routeWon += !rounds;
+    notPriced += why.find("not priced") != std::string::npos ||
+                 why.find("not run to the end)") != std::string::npos;
+    ++runs;
+  }
+  EXPECT_GT(roundsWon, 4000u);
+  EXPECT_GT(routeWon, 1000u);
+  EXPECT_GT(notPriced, 5000u);
 }

@@ -121,12 +121,14 @@ std::string orderName(unsigned order) {
 /// against every order's full time: an exact time must be the order's
 /// time; "at least N" must be at most it, and enough to lose to the chosen
 /// order (N >= its time, or its time + 1 for an order before it in the
-/// list, which would win a tie); "its bound" must be the order's bound.
-/// Every order is listed once, in the list's order.
+/// list, which would win a tie) or, with `rounds` (the replicated rounds'
+/// time, which no order beat), to them (N > rounds: the route wins ties);
+/// "its bound" must be the order's bound. Every order is listed once, in
+/// the list's order.
 void expectTruePrices(const std::string &prices, const int64_t *times,
                       const int64_t *bounds,
                       const std::vector<unsigned> &orders, unsigned best,
-                      const std::string &what) {
+                      const std::string &what, int64_t rounds = -1) {
   size_t at = 0;
   for (unsigned order : orders) {
     const std::string head = (at == 0 ? "" : ", ") + orderName(order) + " ";
@@ -145,7 +147,8 @@ void expectTruePrices(const std::string &prices, const int64_t *times,
       continue;
     }
     EXPECT_LE(n, times[order]) << ofOrder;
-    EXPECT_GE(n, times[best] + (order < best)) << ofOrder;
+    EXPECT_GE(n, rounds >= 0 ? rounds + 1 : times[best] + (order < best))
+        << ofOrder;
     const std::string bound = " (its bound; not run)",
                       stopped = " (not run to the end)";
     if (prices.compare(at, bound.size(), bound) == 0) {
@@ -193,22 +196,33 @@ void expectSameChoice(const rt::TileMap &a, const rt::TileMap &b,
   }
   // A replicated destination filled in rounds beats the route
   // (NetworkReplicationTest); the route's prices follow "; the one route".
+  // The rounds are priced first, and an order that cannot beat them is
+  // dropped: the route then takes at least the least of its orders' prices.
   std::string why = plan.steps[0].why;
+  int64_t rounds = -1;
   if (plan.steps[0].routeOrder & rt::kRouteDoubling) {
-    EXPECT_LT(plan.predictedTicks, best) << what;
-    EXPECT_NE(
-        why.find("beats the one route's " + std::to_string(best) + " ticks"),
-        std::string::npos)
-        << what << ": " << why;
+    rounds = plan.predictedTicks;
+    EXPECT_LT(rounds, best) << what;
+    const std::string beats = "beats the one route's at least ";
+    const size_t at = why.find(beats);
+    ASSERT_NE(at, std::string::npos) << what << ": " << why;
+    const int64_t atLeast = std::stoll(why.substr(at + beats.size()));
+    EXPECT_GT(atLeast, rounds) << what;
+    EXPECT_LE(atLeast, best) << what;
     const std::string one = "; the one route: ";
     why = "the route; " + why.substr(why.find(one) + one.size());
+    const std::string every =
+        "every order takes at least " + std::to_string(atLeast) + ": ";
+    ASSERT_EQ(why.compare(11, every.size(), every), 0) << what << ": " << why;
+    expectTruePrices(why.substr(11 + every.size()), times, bounds, orders,
+                     bestOrder, what, rounds);
   } else {
     EXPECT_EQ(plan.predictedTicks, best) << what;
     EXPECT_EQ(plan.steps[0].routeOrder, bestOrder) << what;
     why = why.substr(0, why.find("; replicating in rounds"));
   }
   EXPECT_LE(plan.lowerBound, best) << what;
-  if (!moves.empty()) {
+  if (!moves.empty() && rounds < 0) {
     const std::string fastest = orderName(bestOrder) + " is fastest: ";
     const size_t at = why.find("; ");
     ASSERT_EQ(why.compare(at + 2, fastest.size(), fastest), 0)

@@ -168,10 +168,12 @@ int64_t predictNetworkGeneralStep(
 /// source has one copy of each element, send) over its links, one per link
 /// and cycle; and, when neither layout replicates, for every cut of a dim
 /// the elements crossing it each way over its nodes / P_i links.
-int64_t
-networkGeneralLowerBound(const NetworkShape &shape, const TileMap &src,
-                         const TileMap &dst,
-                         const std::vector<uint32_t> *sources = nullptr);
+/// With `cells` (replicaCells(dst, sources), NetworkReplication.h) when the
+/// destination replicates, the same bound from them: no data index per cell.
+int64_t networkGeneralLowerBound(
+    const NetworkShape &shape, const TileMap &src, const TileMap &dst,
+    const std::vector<uint32_t> *sources = nullptr,
+    const std::vector<std::pair<int64_t, int64_t>> *cells = nullptr);
 /// The same bound when neither layout replicates, from the flows of the
 /// route's moves (routeFlows): work in flows, not in elements.
 int64_t networkGeneralLowerBound(const NetworkShape &shape,

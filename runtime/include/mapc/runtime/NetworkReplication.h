@@ -71,12 +71,23 @@ replicaCells(const TileMap &to, const std::vector<uint32_t> &sources);
 
 /// The cycles of each round (NetworkMachine::run's on its transfers) in
 /// `routeOrder` (its kRouteFarthestFirst: the rounds' keys), or {-1}
-/// with `why` when a round cannot run.
+/// with `why` when a round cannot run. With `bounds` (doublingRoundBounds),
+/// the timing stops once the rounds timed and the bounds of those after
+/// take `stopAt` or more: the last round listed then gives what it takes
+/// at least (timeRoute's stop), and the rounds after it are not timed.
 std::vector<int64_t>
 timeDoublingRounds(const NetworkShape &shape,
                    const std::vector<std::vector<DoublingSend>> &rounds,
                    const TileMap &from, const TileMap &to, unsigned elemBytes,
-                   unsigned routeOrder, std::string *why = nullptr);
+                   unsigned routeOrder, std::string *why = nullptr,
+                   int64_t stopAt = INT64_MAX,
+                   const std::vector<int64_t> *bounds = nullptr);
+
+/// A lower bound on each round's cycles in either key order: the
+/// routeOrderBound of its dims-up paths (NetworkExecute.h).
+std::vector<int64_t>
+doublingRoundBounds(const NetworkShape &shape,
+                    const std::vector<std::vector<DoublingSend>> &rounds);
 
 /// The cycles of the whole doubling route: the sum of its rounds', or -1
 /// with `why`.
