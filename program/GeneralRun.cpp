@@ -28,12 +28,12 @@ namespace {
 /// built when first asked for.
 class StepMove {
 public:
-  StepMove(const rt::TileMap &from, const rt::TileMap &to, StepFigures how)
+  StepMove(const rt::TileMap &from, const rt::TileMap &to, StepFigures how,
+           int64_t minPerFamily)
       : from(from), to(to), how(how) {
     if (how == StepFigures::Counted)
-      counts =
-          rt::countMoveByRuns(from, to, rt::countingListLimit(from.dataSize()),
-                              rt::kCountingMinPerFamily);
+      counts = rt::countMoveByRuns(
+          from, to, rt::countingListLimit(from.dataSize()), minPerFamily);
   }
   const std::vector<uint32_t> &sources() {
     if (!table)
@@ -139,6 +139,24 @@ std::optional<rt::DigitExchangeShape> digitExchangeOf(StepMove &move) {
   return d;
 }
 
+/// The most elements one send of the exchange `d` carries: the widest
+/// transfer of its tally (a wide element goes 8 bytes at a time, one
+/// element a send), or walked, of its listed sequences.
+unsigned mostPerSend(const rt::DigitExchangeShape &d, unsigned elemBytes,
+                     bool inPlace, StepFigures how) {
+  unsigned most = 0;
+  if (how == StepFigures::Walked) {
+    for (const auto &q :
+         rt::digitExchangeSequences(d, elemBytes, inPlace).rounds)
+      for (const rt::DigitExchangeTransfer &t : q)
+        most = std::max(most, t.elems);
+    return most;
+  }
+  const rt::DigitExchangeTally tally =
+      rt::digitExchangeTally(d, elemBytes, inPlace);
+  return !tally.transfers ? 0 : elemBytes >= 8 ? 1 : tally.widest / elemBytes;
+}
+
 /// A digit exchange step's digits and rounds (003 function 6.1): round k
 /// sends from the PE of digit x to that of digit x + k (mod b); for small
 /// steps (at most 16 PEs), which PE sends to which, as fig. 6.3 draws them.
@@ -148,13 +166,7 @@ void printDigitExchange(StepMove &move, unsigned elemBytes, bool inPlace,
   if (!found)
     return;
   const rt::DigitExchangeShape &d = *found;
-  // The most elements one send carries: the sequences' widest transfer,
-  // counted (a wide element goes 8 bytes at a time, one element a send).
-  const rt::DigitExchangeTally tally =
-      rt::digitExchangeTally(d, elemBytes, inPlace);
-  const unsigned chunk = !tally.transfers ? 0
-                         : elemBytes >= 8 ? 1
-                                          : tally.widest / elemBytes;
+  const unsigned chunk = mostPerSend(d, elemBytes, inPlace, move.how);
   os << "    digits: base " << d.base;
   if (d.foldsPePermutation())
     os << ", PE digits from a table";
@@ -199,11 +211,11 @@ void printDigitExchange(StepMove &move, unsigned elemBytes, bool inPlace,
 } // namespace
 
 size_t mapc::printGeneralSteps(const rt::GeneralPlan &p, StepFigures how,
-                               llvm::raw_ostream &os) {
+                               llvm::raw_ostream &os, int64_t minPerFamily) {
   size_t walked = 0;
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const rt::GeneralStep &s = p.steps[i];
-    StepMove move(p.layoutAfter(int(i) - 1), s.to, how);
+    StepMove move(p.layoutAfter(int(i) - 1), s.to, how, minPerFamily);
     const rt::MoveShape m = move.shape();
     os << "  step " << (i + 1) << ": " << rt::generalStepKindName(s.kind)
        << (s.inPlace ? " in place" : "") << ", " << m.moved << " of " << m.held

@@ -110,9 +110,11 @@ void printPlanTotal(int64_t predictedTicks, int64_t lowerBound, bool onNetwork,
 /// of sources, the reference tests compare with.
 enum class StepFigures { Counted, Walked };
 /// --emit=plan's lines for the steps of `plan`; returns how many steps
-/// walked their elements (GeneralRun.cpp).
+/// walked their elements (GeneralRun.cpp). `minPerFamily`: as
+/// rt::countMoveByRuns's (tests lower it to count small moves).
 size_t printGeneralSteps(const rt::GeneralPlan &plan, StepFigures how,
-                         llvm::raw_ostream &os);
+                         llvm::raw_ostream &os,
+                         int64_t minPerFamily = rt::kCountingMinPerFamily);
 /// --emit=plan's text for a general plan (GeneralRun.cpp); on a network
 /// ticks are element transfers in sequence.
 void printGeneralPlan(const StatementPlan &sp, bool onNetwork,
