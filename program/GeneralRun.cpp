@@ -12,6 +12,8 @@
 #include "mapc/runtime/DigitExchange.h"
 #include "mapc/runtime/General.h"
 #include "mapc/runtime/NetworkExecute.h"
+#include "passes/DigitPlanner.h"
+#include "passes/FrameExchange.h"
 
 #include "llvm/Support/Format.h"
 
@@ -19,38 +21,87 @@
 
 using namespace mapc;
 
+namespace {
+
+/// What the printer reads of one step's move: its counts (MoveCounts.h)
+/// when its layouts are counted from their runs, else its table of sources,
+/// built when first asked for.
+class StepMove {
+public:
+  StepMove(const rt::TileMap &from, const rt::TileMap &to, StepFigures how,
+           int64_t minPerFamily)
+      : from(from), to(to), how(how) {
+    if (how == StepFigures::Counted)
+      counts = rt::countMoveByRuns(
+          from, to, rt::countingListLimit(from.dataSize()), minPerFamily);
+  }
+  const std::vector<uint32_t> &sources() {
+    if (!table)
+      table = rt::sourcesOf(from, to);
+    return *table;
+  }
+  /// The moved and held cells of the step's first line.
+  rt::MoveShape shape() {
+    return counts ? rt::analyseMove(*counts, rt::pesOf(from))
+                  : rt::analyseMove(from, to, sources());
+  }
+  /// Whether any figure so far came from the table.
+  bool walked() const { return table.has_value(); }
+
+  const rt::TileMap &from, &to;
+  const StepFigures how;
+  std::optional<rt::MoveCounts> counts;
+
+private:
+  std::optional<std::vector<uint32_t>> table;
+};
+
+/// An exchange step's rounds when the destination replicates nothing: as
+/// many as the busiest PE sends or receives between PEs (König; the
+/// schedule's rounds, runtime/PairSchedule.h), from the counts' totals per
+/// PE or else the table.
+int64_t exchangeDegree(StepMove &move, unsigned pes) {
+  if (move.counts) {
+    const rt::PeTotals t = move.counts->peTotals();
+    int64_t degree = 0;
+    for (size_t p = 0; p < t.sent.size(); ++p)
+      degree =
+          std::max({degree, t.sent[p] - t.kept[p], t.received[p] - t.kept[p]});
+    return degree;
+  }
+  const std::vector<uint32_t> &sources = move.sources();
+  std::vector<int64_t> out(pes, 0), in(pes, 0);
+  const int64_t fromSlots = rt::slotsOf(move.from),
+                toSlots = rt::slotsOf(move.to);
+  int64_t degree = 0;
+  for (size_t c = 0; c < sources.size(); ++c) {
+    if (sources[c] == rt::kNoSource)
+      continue;
+    const int64_t p = int64_t(sources[c]) / fromSlots, q = int64_t(c) / toSlots;
+    if (p != q)
+      degree = std::max({degree, ++out[size_t(p)], ++in[size_t(q)]});
+  }
+  return degree;
+}
+
 /// An exchange step's rounds: how many, and for small steps (at most 16
 /// PEs and 16 rounds) which PE sends to which in each, as 003 fig. 6.3
 /// draws function 6.1's diagonals.
-static void printExchangeRounds(const rt::TileMap &before,
-                                const rt::TileMap &after, bool inPlace,
-                                llvm::raw_ostream &os) {
+void printExchangeRounds(StepMove &move, bool inPlace, llvm::raw_ostream &os) {
+  const rt::TileMap &before = move.from, &after = move.to;
   std::vector<std::vector<rt::ExchangeSend>> rounds;
   std::vector<rt::ExchangeSend> fanOut;
   unsigned pes = unsigned(std::max(rt::pesOf(before), rt::pesOf(after)));
-  const std::vector<uint32_t> sources = rt::sourcesOf(before, after);
   if (!after.replicates()) {
-    // No copies: as many rounds as the busiest PE sends or receives
-    // (König; the schedule's rounds, runtime/PairSchedule.h), so a large
-    // step's count needs no schedule.
-    std::vector<int64_t> out(pes, 0), in(pes, 0);
-    const int64_t fromSlots = rt::slotsOf(before), toSlots = rt::slotsOf(after);
-    int64_t degree = 0;
-    for (size_t c = 0; c < sources.size(); ++c) {
-      if (sources[c] == rt::kNoSource)
-        continue;
-      const int64_t p = int64_t(sources[c]) / fromSlots,
-                    q = int64_t(c) / toSlots;
-      if (p != q)
-        degree = std::max({degree, ++out[size_t(p)], ++in[size_t(q)]});
-    }
+    // No copies: a large step's count needs no schedule.
+    const int64_t degree = exchangeDegree(move, pes);
     if (pes > 16 || degree > 16) {
       os << "    rounds: " << degree
          << ", each PE sending and receiving at most one element per round\n";
       return;
     }
   }
-  if (!rt::exchangeSchedule(before, after, sources, pes, rounds, fanOut,
+  if (!rt::exchangeSchedule(before, after, move.sources(), pes, rounds, fanOut,
                             /*forward=*/!inPlace))
     return;
   os << "    rounds: " << rounds.size()
@@ -74,20 +125,48 @@ static void printExchangeRounds(const rt::TileMap &before,
   }
 }
 
+/// The digit exchange of a step: read off the digits when its layouts are
+/// digit frames that align (FrameExchange.h: the shape the finder reads off
+/// the table), else found on the table.
+std::optional<rt::DigitExchangeShape> digitExchangeOf(StepMove &move) {
+  if (move.how == StepFigures::Counted)
+    if (auto frames = alignedFrames(move.from, move.to))
+      if (auto d = frameDigitExchange(frames->first, frames->second))
+        return d;
+  rt::DigitExchangeShape d;
+  if (!rt::findDigitExchange(move.from, move.to, move.sources(), d, nullptr))
+    return std::nullopt;
+  return d;
+}
+
+/// The most elements one send of the exchange `d` carries: the widest
+/// transfer of its tally (a wide element goes 8 bytes at a time, one
+/// element a send), or walked, of its listed sequences.
+unsigned mostPerSend(const rt::DigitExchangeShape &d, unsigned elemBytes,
+                     bool inPlace, StepFigures how) {
+  unsigned most = 0;
+  if (how == StepFigures::Walked) {
+    for (const auto &q :
+         rt::digitExchangeSequences(d, elemBytes, inPlace).rounds)
+      for (const rt::DigitExchangeTransfer &t : q)
+        most = std::max(most, t.elems);
+    return most;
+  }
+  const rt::DigitExchangeTally tally =
+      rt::digitExchangeTally(d, elemBytes, inPlace);
+  return !tally.transfers ? 0 : elemBytes >= 8 ? 1 : tally.widest / elemBytes;
+}
+
 /// A digit exchange step's digits and rounds (003 function 6.1): round k
 /// sends from the PE of digit x to that of digit x + k (mod b); for small
 /// steps (at most 16 PEs), which PE sends to which, as fig. 6.3 draws them.
-static void printDigitExchange(const rt::TileMap &before,
-                               const rt::TileMap &after, unsigned elemBytes,
-                               bool inPlace, llvm::raw_ostream &os) {
-  rt::DigitExchangeShape d;
-  if (!rt::findDigitExchange(before, after, rt::sourcesOf(before, after), d,
-                             nullptr))
+void printDigitExchange(StepMove &move, unsigned elemBytes, bool inPlace,
+                        llvm::raw_ostream &os) {
+  const std::optional<rt::DigitExchangeShape> found = digitExchangeOf(move);
+  if (!found)
     return;
-  unsigned chunk = 0;
-  for (const auto &q : rt::digitExchangeSequences(d, elemBytes, inPlace).rounds)
-    for (const rt::DigitExchangeTransfer &t : q)
-      chunk = std::max(chunk, t.elems);
+  const rt::DigitExchangeShape &d = *found;
+  const unsigned chunk = mostPerSend(d, elemBytes, inPlace, move.how);
   os << "    digits: base " << d.base;
   if (d.foldsPePermutation())
     os << ", PE digits from a table";
@@ -129,26 +208,35 @@ static void printDigitExchange(const rt::TileMap &before,
   }
 }
 
-void mapc::printGeneralPlan(const StatementPlan &sp, bool onNetwork,
-                            llvm::raw_ostream &os) {
-  const rt::GeneralPlan &p = *sp.general;
-  os << sp.label << " (" << p.planner << " planner, " << p.elemBytes * 8
-     << "-bit elements, " << (p.copy ? "copy" : "in place") << ")\n";
+} // namespace
+
+size_t mapc::printGeneralSteps(const rt::GeneralPlan &p, StepFigures how,
+                               llvm::raw_ostream &os, int64_t minPerFamily) {
+  size_t walked = 0;
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const rt::GeneralStep &s = p.steps[i];
-    const rt::TileMap &before = p.layoutAfter(int(i) - 1);
-    rt::MoveShape m =
-        rt::analyseMove(before, s.to, rt::sourcesOf(before, s.to));
+    StepMove move(p.layoutAfter(int(i) - 1), s.to, how, minPerFamily);
+    const rt::MoveShape m = move.shape();
     os << "  step " << (i + 1) << ": " << rt::generalStepKindName(s.kind)
        << (s.inPlace ? " in place" : "") << ", " << m.moved << " of " << m.held
        << " held cells take an element from another cell, " << s.predictedTicks
        << " ticks\n";
     os << "    why: " << s.why << "\n";
     if (s.kind == rt::GeneralStepKind::Exchange)
-      printExchangeRounds(before, s.to, s.inPlace, os);
+      printExchangeRounds(move, s.inPlace, os);
     if (s.kind == rt::GeneralStepKind::DigitExchange)
-      printDigitExchange(before, s.to, p.elemBytes, s.inPlace, os);
+      printDigitExchange(move, p.elemBytes, s.inPlace, os);
+    walked += move.walked();
   }
+  return walked;
+}
+
+void mapc::printGeneralPlan(const StatementPlan &sp, bool onNetwork,
+                            llvm::raw_ostream &os) {
+  const rt::GeneralPlan &p = *sp.general;
+  os << sp.label << " (" << p.planner << " planner, " << p.elemBytes * 8
+     << "-bit elements, " << (p.copy ? "copy" : "in place") << ")\n";
+  printGeneralSteps(p, StepFigures::Counted, os);
   if (p.steps.empty())
     os << "  no data moves\n";
   printPlanTotal(p.predictedTicks, p.lowerBound, onNetwork, os);

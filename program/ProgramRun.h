@@ -104,6 +104,17 @@ private:
 void printPlanTotal(int64_t predictedTicks, int64_t lowerBound, bool onNetwork,
                     llvm::raw_ostream &os);
 
+/// Where --emit=plan reads a general step's figures (its moved cells,
+/// rounds and digits): from the move's counts (MoveCounts.h) or digits
+/// (FrameExchange.h) where they exist, or always from a walk of its table
+/// of sources, the reference tests compare with.
+enum class StepFigures { Counted, Walked };
+/// --emit=plan's lines for the steps of `plan`; returns how many steps
+/// walked their elements (GeneralRun.cpp). `minPerFamily`: as
+/// rt::countMoveByRuns's (tests lower it to count small moves).
+size_t printGeneralSteps(const rt::GeneralPlan &plan, StepFigures how,
+                         llvm::raw_ostream &os,
+                         int64_t minPerFamily = rt::kCountingMinPerFamily);
 /// --emit=plan's text for a general plan (GeneralRun.cpp); on a network
 /// ticks are element transfers in sequence.
 void printGeneralPlan(const StatementPlan &sp, bool onNetwork,

@@ -47,6 +47,10 @@ config.substitutions.append(
 # past 30 s.
 sanitized = config.sanitize.upper() in ("ON", "1", "TRUE", "YES")
 config.substitutions.append(("%fuzz_timeout", "300" if sanitized else "30"))
+# A sanitizer reserves terabytes of shadow memory: no `ulimit -v` under it
+# (test/mixed-radix/emit-plan-counted.map).
+if sanitized:
+    config.available_features.add("sanitized")
 
 # AVX-512 hosts plan the native target's register networks (docs/native.md).
 try:
