@@ -334,9 +334,15 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
         gr.copy = copy;
         gr.shape = out.shape;
         // No room for a scratch copy in the simulator: plans in place only
-        // (003 6.3.9's bounded-stack brute force among them).
-        gr.noScratch = out.scratchBase + region >
-                       kMaxSimulatedBytes / uint64_t(out.shape.peCount());
+        // (003 6.3.9's bounded-stack brute force among them). When the
+        // arrays alone exceed the simulator (--emit=plan prices such
+        // statements, nothing runs them here) the plan is made for a
+        // machine with room for the scratch: planning in place would price
+        // brute force element by element, minutes at 10^8.
+        uint64_t simulatedPerPe =
+            kMaxSimulatedBytes / uint64_t(out.shape.peCount());
+        gr.noScratch = out.scratchBase <= simulatedPerPe &&
+                       out.scratchBase + region > simulatedPerPe;
         // A layout between the two (003 6.3.2) may fill the region.
         gr.maxSlots = int64_t(region / elemBytes);
         planned = planGeneralRemap(gr);
