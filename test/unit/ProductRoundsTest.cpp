@@ -237,32 +237,40 @@ int64_t priceOf(const rt::MasPar &m, const std::vector<rt::PairCount> &pairs,
   return ticks;
 }
 
+const std::vector<int64_t> kProcs31x33 = {31, 33};
+
+// The bench's 31 x 33 layouts: 1000 x 1000 block, block and cyclic(2),
+// cyclic.
+std::pair<KTile, KTile> hpf31x33Layouts() {
+  const std::vector<int64_t> shape = {1000, 1000};
+  DistFormatSpec block, cyclic, cyclic2;
+  block.kind = DistFormatSpec::Block;
+  cyclic.kind = cyclic2.kind = DistFormatSpec::Cyclic;
+  cyclic2.arg = 2;
+  return {hpf(shape, {block, block}, kProcs31x33),
+          hpf(shape, {cyclic2, cyclic}, kProcs31x33)};
+}
+
 } // namespace
 
 // The benchmark's row "1e6 on 31x33: bb<->c(2),c", both ways: the product
 // rounds are as many as the degree and cost no more than the pairs
 // coloured as a whole (PairSchedule's diagonals and Euler partition).
 TEST(ProductRounds, Hpf31x33NoDearerThanColouring) {
-  const std::vector<int64_t> shape = {1000, 1000}, procs = {31, 33};
-  DistFormatSpec block, cyclic, cyclic2;
-  block.kind = DistFormatSpec::Block;
-  cyclic.kind = cyclic2.kind = DistFormatSpec::Cyclic;
-  cyclic2.arg = 2;
-  const KTile bb = hpf(shape, {block, block}, procs),
-              cc = hpf(shape, {cyclic2, cyclic}, procs);
+  const auto [bb, cc] = hpf31x33Layouts();
   const rt::MasPar m = rt::MasPar::pricing(31, 33, 16);
   for (int way = 0; way < 2; ++way) {
     const std::vector<rt::PairCount> pairs =
         way ? hpfPairs(cc, bb) : hpfPairs(bb, cc);
     const std::string what = way ? "back" : "there";
-    std::optional<rt::ProductRounds> p = rt::productRounds(pairs, procs);
+    std::optional<rt::ProductRounds> p = rt::productRounds(pairs, kProcs31x33);
     ASSERT_TRUE(p) << what;
     EXPECT_EQ(p->rounds(), 1052u) << what;
     const std::vector<rt::PairRound> rounds =
         rt::expandProductRounds(*p, pairs);
     checkRounds(pairs, rounds, 31 * 33, what);
     const std::vector<rt::PairRound> coloured =
-        rt::planPairRounds(pairs, 31 * 33, procs, /*byFactors=*/false);
+        rt::planPairRounds(pairs, 31 * 33, kProcs31x33, /*byFactors=*/false);
     checkRounds(pairs, coloured, 31 * 33, what + ", coloured");
     const int64_t product = priceOf(m, pairs, rounds),
                   whole = priceOf(m, pairs, coloured);
@@ -354,13 +362,7 @@ void movingDegrees(const std::vector<rt::FactorRound> &rounds, uint32_t n,
 // out of reach"): the facts the arithmetic there rests on, both ways
 // (senders and receivers swap), and its totals.
 TEST(ProductRounds, Hpf31x33ClusteredPriceOutOfReach) {
-  const std::vector<int64_t> shape = {1000, 1000}, procs = {31, 33};
-  DistFormatSpec block, cyclic, cyclic2;
-  block.kind = DistFormatSpec::Block;
-  cyclic.kind = cyclic2.kind = DistFormatSpec::Cyclic;
-  cyclic2.arg = 2;
-  const KTile bb = hpf(shape, {block, block}, procs),
-              cc = hpf(shape, {cyclic2, cyclic}, procs);
+  const auto [bb, cc] = hpf31x33Layouts();
   const rt::MasPar m = rt::MasPar::pricing(31, 33, 16);
   // Clusters are 4 x 4 blocks: the last block column is 3 PEs wide, the
   // last block row (PE row 32) one PE high.
@@ -375,7 +377,7 @@ TEST(ProductRounds, Hpf31x33ClusteredPriceOutOfReach) {
     const std::string what = way ? "back" : "there";
     const std::vector<rt::PairCount> pairs =
         way ? hpfPairs(cc, bb) : hpfPairs(bb, cc);
-    std::optional<rt::ProductRounds> p = rt::productRounds(pairs, procs);
+    std::optional<rt::ProductRounds> p = rt::productRounds(pairs, kProcs31x33);
     ASSERT_TRUE(p) << what;
     // A (the 31 columns): 2 stay and 32 moving rounds; B (the 33 rows): 1
     // and 30. Stay x moving 2 x 30 + 32 x 1, moving x moving 960.
