@@ -58,6 +58,16 @@ struct GeneralPlanRequest {
 /// method can do without the table.
 constexpr int64_t kMaxGeneralCells = int64_t(1) << 28;
 
+/// The most device cells a layout of an in-place remap planned without the
+/// scratch region (GeneralPlanRequest::noScratch) may span. Only 003
+/// 6.3.9's bounded-stack brute force then applies to most moves, and its
+/// ticks are known only by running its rounds: which items wait, and so
+/// which send when, depends on every element's source and destination, so
+/// no count of the move prices it. Its run takes some 2 us and 50 bytes an
+/// element (4 x 10^7 f32: a minute and 1.9 GB), once to price and once
+/// more to simulate; past this a driver plans with the scratch region.
+constexpr int64_t kMaxInPlaceBruteForceCells = int64_t(1) << 20;
+
 /// What both general planners (MasPar and network) start with: checks that
 /// each layout fits kMaxGeneralCells and the machine's `units` PEs or nodes
 /// (`unitName`) and that the two hold as many elements; then the plan's

@@ -336,13 +336,18 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
         // No room for a scratch copy in the simulator: plans in place only
         // (003 6.3.9's bounded-stack brute force among them). When the
         // arrays alone exceed the simulator (--emit=plan prices such
-        // statements, nothing runs them here) the plan is made for a
-        // machine with room for the scratch: planning in place would price
-        // brute force element by element, minutes at 10^8.
+        // statements, nothing runs them here), or the layouts exceed what
+        // brute force in place is priced for (its rounds run element by
+        // element: 4 x 10^7 f32 took a minute and 1.9 GB), the plan is made
+        // for a machine with room for the scratch, which --run refuses
+        // below, at the statement.
         uint64_t simulatedPerPe =
             kMaxSimulatedBytes / uint64_t(out.shape.peCount());
-        gr.noScratch = out.scratchBase <= simulatedPerPe &&
-                       out.scratchBase + region > simulatedPerPe;
+        gr.noScratch =
+            out.scratchBase <= simulatedPerPe &&
+            out.scratchBase + region > simulatedPerPe &&
+            p.generalSrc->deviceSize() <= kMaxInPlaceBruteForceCells &&
+            p.generalDst->deviceSize() <= kMaxInPlaceBruteForceCells;
         // A layout between the two (003 6.3.2) may fill the region.
         gr.maxSlots = int64_t(region / elemBytes);
         planned = planGeneralRemap(gr);
@@ -427,6 +432,21 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     if (!needs || out.memoryBytes > out.scratchBase)
       continue;
     out.memoryBytes = out.scratchBase + region;
+    // A MasPar general plan writes it here only when its layouts exceed
+    // kMaxInPlaceBruteForceCells (noScratch above).
+    if (simulating && out.memoryBytes > kMaxSimulatedBytes / nodes &&
+        sp.general && !out.onNetwork) {
+      diags.error(
+          sp.statement->loc,
+          std::string(what) + ": this plan writes a scratch copy of " +
+              "the array, " + std::to_string(out.memoryBytes) +
+              " bytes in each of " + std::to_string(nodes) +
+              " PEs; the simulator allows 256 MiB in all",
+          "run a smaller instance: in place without it (003 6.3.9's brute "
+          "force) is priced by running its rounds element by element, "
+          "up to 2^20 elements here; --emit=plan prices this plan");
+      return false;
+    }
     if (simulating && out.memoryBytes > kMaxSimulatedBytes / nodes) {
       diags.error(sp.statement->loc,
                   std::string(what) +
