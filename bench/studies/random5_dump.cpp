@@ -5,8 +5,9 @@
 // simulator's plain and clustered ticks for every round of function 6.1's
 // order (MasPar::routerCost), so that the study's Python model can be
 // checked against the runtime. `random5_dump price` instead reads rounds
-// from stdin, one a line (648 destinations, PE 0 first), and prints the
-// simulator's plain and clustered ticks of each. Build it by hand from a build
+// from stdin, one a line (648 destinations, PE 0 first, -1 for a PE that
+// does not send in that round), and prints the simulator's plain and
+// clustered ticks of each. Build it by hand from a build
 // tree:
 //   g++ -std=c++17 -I. -Iruntime/include -Itest/unit $(llvm-config-19
 //     --cxxflags) bench/studies/random5_dump.cpp build/passes/libMapcPasses.a
@@ -26,15 +27,15 @@ namespace {
 
 int priceRounds() {
   const rt::MasPar m = rt::MasPar::pricing(32, 32, 16);
-  rt::Mask active(m.peCount(), 0);
-  std::fill(active.begin(), active.begin() + 648, 1);
   for (;;) {
+    rt::Mask active(m.peCount(), 0);
     rt::Plural dest(m.peCount(), 0);
     for (unsigned p = 0; p < 648; ++p) {
-      unsigned long long q;
-      if (std::scanf("%llu", &q) != 1)
+      long long q;
+      if (std::scanf("%lld", &q) != 1)
         return p == 0 ? 0 : 1;
-      dest[p] = q;
+      active[p] = q >= 0;
+      dest[p] = q >= 0 ? uint64_t(q) : 0;
     }
     std::printf("plain %lld clustered %lld\n",
                 (long long)m.routerCost(8, dest, active, false),

@@ -44,6 +44,14 @@ Commands:
                         random ones, at their own P and G, not below
   frontier [secs]       `single` for every (P, G) whose round would save
                         enough for 0.5 (cost <= 1751), the maximal ones
+  partial SEED [OUT]    a schedule of partial rounds (only some PEs send)
+                        by a seeded greedy search, checked and priced;
+                        OUT gets its rounds for `random5_dump price`
+  verify ROUNDS SIM     ROUNDS (from `partial`) against SIM, the output of
+                        `random5_dump price < ROUNDS`: equal ticks
+  mixed [secs]          the linear relaxation that bounds the sends of any
+                        schedule, partial rounds included (mixed-int: the
+                        same with integers, time-limited)
 
 `single` appends a round it finds to $RANDOM5_ROUNDS when that is set, one
 line of 648 destinations, for `random5_dump price` (the simulator's ticks).
@@ -525,6 +533,267 @@ def frontier(secs):
         print("  solution:", head, flush=True)
 
 
+# Partial rounds (branch random5p): rounds in which only some PEs send.
+# A round is then a partial matching of every block; `price` holds as it is
+# (routerTicks counts active PEs only). The search below builds such rounds
+# greedily; `mixed_lp` is a relaxation that bounds every such schedule.
+
+PARTIAL_TYPES = ((4, 2), (2, 4), (4, 4), (8, 2), (3, 4), (6, 3))
+
+
+def remaining_edges():
+    """(A, B) -> the (sender, receiver) pairs still to send between them."""
+    rem = collections.defaultdict(set)
+    for s, r in blocks():
+        for p in s:
+            for q in r:
+                rem[cluster_of(p), cluster_of(q)].add((p, q))
+    return rem
+
+
+def pair_openings(edges, g):
+    """Connections a cluster pair needs with groups of at most g: every
+    sender and receiver is in at most one of them."""
+    return max(-(-len(edges) // g),
+               max(collections.Counter(p for p, _ in edges).values()),
+               max(collections.Counter(q for _, q in edges).values()))
+
+
+def cluster_floors(rem):
+    """Per cluster, sending and receiving: the least ticks of its remaining
+    connections at one group size (2, 3 or 4) for all; a guide for the
+    search, not a bound on mixed groups."""
+    out, inn = {}, {}
+    for g in (2, 3, 4):
+        o, i = collections.Counter(), collections.Counter()
+        for (a, b), e in rem.items():
+            if e:
+                n = pair_openings(e, g)
+                o[a] += n
+                i[b] += n
+        for side, c in ((out, o), (inn, i)):
+            for x, n in c.items():
+                side[x] = min(side.get(x, 1 << 40), n * round_cost(1, g))
+    return out, inn
+
+
+def build_round(rem, p_max, g_max, rng, wout, win, noise, need):
+    """One partial round with at most p_max partners and groups of at most
+    g_max: cluster pairs in order of their clusters' weight (jittered; then
+    the pair's connections still needed), full groups first, then what is
+    left; in a pair, the senders and receivers with the most values left
+    between the two go first."""
+    used_s, used_r, dest = set(), set(), {}
+    outc, inc = collections.Counter(), collections.Counter()
+    pairs = [k for k, e in rem.items() if e]
+    key = {k: -(wout.get(k[0], 0) + win.get(k[1], 0))
+           * (1 + noise * rng.random()) - 0.01 * need[k] for k in pairs}
+    pairs.sort(key=key.get)
+    opened = set()
+    for full in (True, False):
+        for k in pairs:
+            a, b = k
+            if k in opened or outc[a] >= p_max or inc[b] >= p_max:
+                continue
+            es = [e for e in rem[k] if e[0] not in used_s
+                  and e[1] not in used_r]
+            if not es:
+                continue
+            ns = collections.Counter(p for p, _ in rem[k])
+            nr = collections.Counter(q for _, q in rem[k])
+            rng.shuffle(es)
+            es.sort(key=lambda e: -(ns[e[0]] + nr[e[1]]))
+            chosen, cs, cr = [], set(), set()
+            for p, q in es:
+                if p not in cs and q not in cr:
+                    chosen.append((p, q))
+                    cs.add(p)
+                    cr.add(q)
+                    if len(chosen) == g_max:
+                        break
+            if full and len(chosen) < min(g_max, len(rem[k])):
+                continue
+            opened.add(k)
+            outc[a] += 1
+            inc[b] += 1
+            for p, q in chosen:
+                dest[p] = q
+                used_s.add(p)
+                used_r.add(q)
+    return dest
+
+
+def partial_search(seed, tries=2, tau=100.0, noise=0.3, types=PARTIAL_TYPES,
+                   log=None):
+    """Greedy partial rounds until every value is sent: each round the
+    candidate (one per type and try) of least ticks per weighted value,
+    a cluster's weight exp((floor - busiest floor) / tau)."""
+    import math
+    import random
+    rng = random.Random(seed)
+    rem = remaining_edges()
+    rounds = []
+    while any(rem.values()):
+        out, inn = cluster_floors(rem)
+        top = max(max(out.values()), max(inn.values()))
+        wout = {x: math.exp((v - top) / tau) for x, v in out.items()}
+        win = {x: math.exp((v - top) / tau) for x, v in inn.items()}
+        best = None
+        for p_max, g_max in types:
+            need = {k: pair_openings(e, min(g_max, 4))
+                    for k, e in rem.items() if e}
+            for t in range(tries):
+                dest = build_round(rem, p_max, g_max, rng, wout, win,
+                                   noise if t else 0, need)
+                ticks = min(price(dest)[:2])
+                w = sum(wout.get(cluster_of(p), 0) + win.get(cluster_of(q), 0)
+                        for p, q in dest.items())
+                if best is None or ticks * best[1] < best[0] * w:
+                    best = (ticks, w, dest)
+        dest = best[2]
+        for p, q in dest.items():
+            rem[cluster_of(p), cluster_of(q)].discard((p, q))
+        rounds.append(dest)
+        if log:
+            print(f"  round {len(rounds)}: {price(dest)} floor {top}",
+                  file=log, flush=True)
+    return rounds
+
+
+def check_schedule(rounds):
+    """Every (sender, receiver) pair of every block exactly once, every PE
+    sending and receiving at most once a round. Returns the sends' ticks
+    (each round the cheaper of plain and clustered, as routerSendCheaper)."""
+    seen = collections.Counter()
+    for dest in rounds:
+        assert len(set(dest.values())) == len(dest)
+        seen.update(dest.items())
+    want = {(p, q) for s, r in blocks() for p in s for q in r}
+    assert set(seen) == want and max(seen.values()) == 1
+    return sum(min(price(d)[:2]) for d in rounds)
+
+
+def schedule_ticks(rounds_count, bits=16):
+    """Loads and stores as today plus the schedule table read with 8-byte
+    table loads: the PE's digits and, per round, `bits` bits (an active
+    bit, the 5-bit slot and the 10-bit destination: 16; with the
+    receiver's 5-bit slot too: 21)."""
+    per = 64 // bits
+    return MEMORY + 146 * (1 + -(-rounds_count // per))
+
+
+def partial(seed, out=None):
+    rounds = partial_search(seed, log=sys.stdout)
+    sends = check_schedule(rounds)
+    for bits in (16, 21):
+        total = sends + schedule_ticks(len(rounds), bits)
+        print(f"{bits} bits a round: {len(rounds)} rounds, sends {sends},"
+              f" loads, stores and schedule"
+              f" {schedule_ticks(len(rounds), bits)}, total {total},"
+              f" bound / total {18368 / total:.4f}")
+    if out:
+        # for `random5_dump price`: one line a round, -1 where no send
+        with open(out, "w") as f:
+            for dest in rounds:
+                f.write(" ".join(str(dest.get(p, -1)) for p in range(648))
+                        + "\n")
+    return rounds
+
+
+def read_rounds(path):
+    rounds = []
+    for line in open(path):
+        v = [int(x) for x in line.split()]
+        rounds.append({p: q for p, q in enumerate(v) if q >= 0})
+    return rounds
+
+
+def verify(path, sim):
+    """A rounds file against the simulator's prices of it (the output of
+    `random5_dump price < path`): the same ticks round by round."""
+    rounds = read_rounds(path)
+    sends = check_schedule(rounds)
+    got = [tuple(int(x) for x in l.split()[1::2]) for l in open(sim)]
+    assert len(got) == len(rounds)
+    for k, dest in enumerate(rounds):
+        assert price(dest)[:2] == got[k], (k, price(dest), got[k])
+    print(f"{len(rounds)} rounds, every value once; the simulator's ticks"
+          f" equal the model's round by round; sends {sends}"
+          f" = {sum(min(g) for g in got)}")
+
+
+def mixed_lp(path, g_top=10, integer=False):
+    """A relaxation of every schedule, partial rounds or not. Group the
+    clustered rounds by their G: S_G = the sum of their P, so they cost
+    (42 + 81 G) S_G, and a cluster opens at most S_G connections in them,
+    sending and receiving; plain rounds cost 123 K each and a cluster sends
+    (receives) at most K values in them: L = the sum of their K. Per
+    cluster pair, x_G connections in G-rounds carry at most
+    min(G, its senders, its receivers) values each, plain rounds z; the
+    pair needs as many rounds as its busiest PE has values (a sender has 2
+    for each cluster it sends to). Any schedule gives a point at its own
+    price, so the optimum is a lower bound of the sends."""
+    kp = collections.defaultdict(collections.Counter)
+    kq = collections.defaultdict(collections.Counter)
+    for s, r in blocks():
+        for p in s:
+            for q in r:
+                k = cluster_of(p), cluster_of(q)
+                kp[k][p] += 1
+                kq[k][q] += 1
+    gs = range(1, g_top + 1)
+    lines = ["Minimize", " obj: " + " + ".join(
+        f"{round_cost(1, g)} S{g}" for g in gs) + f" + {round_cost(1, 1)} L",
+        "Subject To"]
+    ints = [f"S{g}" for g in gs] + ["L"]
+    per = collections.defaultdict(list)
+    n = 0
+    for (a, b) in kp:
+        t = sum(kp[a, b].values())
+        cap = min(len(kp[a, b]), len(kq[a, b]))
+        most = max(max(kp[a, b].values()), max(kq[a, b].values()))
+        z = f"z_{a}_{b}"
+        xs, ys = [], []
+        for g in gs:
+            x, y = f"x{g}_{a}_{b}", f"y{g}_{a}_{b}"
+            xs.append(x)
+            ys.append(y)
+            lines.append(f" c{n}: {y} - {min(g, cap)} {x} <= 0")
+            n += 1
+            per["o", a, g].append(x)
+            per["i", b, g].append(x)
+        per["o", a, "L"].append(z)
+        per["i", b, "L"].append(z)
+        lines.append(f" c{n}: " + " + ".join(ys) + f" + {z} = {t}")
+        lines.append(f" c{n + 1}: " + " + ".join(xs) + f" + {z} >= {most}")
+        n += 2
+        ints += xs + ys + [z]
+    for (_, _, g), vs in per.items():
+        lim = "L" if g == "L" else f"S{g}"
+        lines.append(f" c{n}: " + " + ".join(vs) + f" - {lim} <= 0")
+        n += 1
+    lines.append("General" if integer else "End")
+    if integer:
+        lines += [" " + v for v in ints] + ["End"]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def mixed(secs, integer):
+    d = tempfile.mkdtemp(prefix="random5_")
+    lp, sol = os.path.join(d, "mixed.lp"), os.path.join(d, "mixed.sol")
+    mixed_lp(lp, integer=integer)
+    run = subprocess.run(["cbc", lp, "sec", str(secs), "solve", "solution",
+                          sol], capture_output=True, text=True)
+    for l in run.stdout.splitlines():
+        if re.search(r"Result|Objective|objective|Total time|Gap", l):
+            print("  cbc:", l.strip())
+    for line in open(sol):
+        f = line.split()
+        if len(f) >= 3 and re.fullmatch(r"S\d+|L", f[1]):
+            print(f"  {f[1]} = {f[2]}")
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else "check"
     if cmd == "check":
@@ -540,5 +809,12 @@ if __name__ == "__main__":
         selftest(int(sys.argv[2]) if len(sys.argv) > 2 else 20)
     elif cmd == "frontier":
         frontier(int(sys.argv[2]) if len(sys.argv) > 2 else 600)
+    elif cmd == "partial":
+        partial(int(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else None)
+    elif cmd == "verify":
+        verify(sys.argv[2], sys.argv[3])
+    elif cmd in ("mixed", "mixed-int"):
+        mixed(int(sys.argv[2]) if len(sys.argv) > 2 else 600,
+              cmd == "mixed-int")
     else:
         sys.exit(__doc__)

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 
 using namespace mapc;
@@ -205,4 +206,57 @@ TEST(ClusterTraffic, RandomFiveHasNoRoundOfEightPairs) {
     }
   }
   EXPECT_EQ(odd, (std::vector<unsigned>{0, 2, 39}));
+}
+
+// Rounds in which only some PEs send (docs/cost-model.md, "Random #5 in
+// partial rounds"): the study's schedules price every round by its active
+// PEs alone, plain at the most senders or receivers of one cluster,
+// clustered at partners x (ropen + group x rsend). Checked here on 2000
+// random subsets of 6.1's rounds against the test's own count.
+TEST(ClusterTraffic, RandomFivePartialRoundPrices) {
+  const rt::DigitExchangeShape d = randomFiveExchange();
+  const rt::MasPar m = rt::MasPar::pricing(32, 32, 16);
+  const rt::CostModel &c = m.cost();
+  const int64_t send = c.rsend[rt::widthIndex(8)];
+  std::mt19937 rng(5);
+  for (int draw = 0; draw < 2000; ++draw) {
+    const int64_t k = draw % d.base;
+    // Each PE sends with one chance in `keep`, from all to one in 16.
+    const unsigned keep = 1 + unsigned(draw / d.base % 16);
+    rt::Mask active(m.peCount(), 0);
+    rt::Plural dest(m.peCount(), 0);
+    std::map<unsigned, int64_t> senders, receivers;
+    std::map<unsigned, std::map<unsigned, int64_t>> out;
+    std::map<unsigned, std::set<unsigned>> in;
+    for (int64_t p = 0; p < d.pes; ++p) {
+      const int64_t q =
+          d.destPe[size_t(p * d.base + (d.sendDigit[size_t(p)] + k) % d.base)];
+      dest[size_t(p)] = uint64_t(q);
+      if (rng() % keep != 0)
+        continue;
+      active[size_t(p)] = 1;
+      const unsigned a = m.clusterOfPe(unsigned(p));
+      const unsigned b = m.clusterOfPe(unsigned(q));
+      ++senders[a];
+      ++receivers[b];
+      ++out[a][b];
+      in[b].insert(a);
+    }
+    int64_t most = 0, partners = 0, group = 0;
+    for (const auto *side : {&senders, &receivers})
+      for (const auto &[cl, n] : *side)
+        most = std::max(most, n);
+    for (const auto &[a, to] : out) {
+      partners = std::max(partners, int64_t(to.size()));
+      for (const auto &[b, n] : to)
+        group = std::max(group, n);
+    }
+    for (const auto &[b, from] : in)
+      partners = std::max(partners, int64_t(from.size()));
+    EXPECT_EQ(m.routerCost(8, dest, active, false), most * (c.ropen + send))
+        << draw;
+    EXPECT_EQ(m.routerCost(8, dest, active, true),
+              partners * (c.ropen + group * send))
+        << draw;
+  }
 }
