@@ -1143,6 +1143,27 @@ mapc::rt::networkGeneralLowerBound(const NetworkShape &shape,
   // cell once and enters its one destination cell, so a flow of `count`
   // elements counts `count` out, in and across each cut it spans.
   BoundCounts counts(shape);
+  if (shape.cube) {
+    // BoundCounts::cross's cube spans, a dim's cut each way summed in a
+    // flat array and added to its two differences once.
+    std::vector<int64_t> up(shape.dims.size(), 0), down(shape.dims.size(), 0);
+    for (const RouteFlow &f : flows) {
+      counts.farthest = std::max(counts.farthest, popcount(f.from ^ f.to));
+      counts.in[f.to] += f.count;
+      counts.out[f.from] += f.count;
+      for (uint32_t m = ~f.from & f.to; m; m &= m - 1)
+        up[size_t(__builtin_ctz(m))] += f.count;
+      for (uint32_t m = f.from & ~f.to; m; m &= m - 1)
+        down[size_t(__builtin_ctz(m))] += f.count;
+    }
+    for (size_t i = 0; i < shape.dims.size(); ++i) {
+      counts.up[i][0] += up[i];
+      counts.up[i][1] -= up[i];
+      counts.down[i][0] += down[i];
+      counts.down[i][1] -= down[i];
+    }
+    return counts.bound(shape);
+  }
   const RoutePaths paths(shape);
   for (const RouteFlow &f : flows) {
     counts.farthest = std::max(counts.farthest, paths.distance(f.from, f.to));
