@@ -289,9 +289,17 @@ struct BoundCounts {
       d[std::max(x, y)] -= count;
     };
     if (shape.cube) {
-      for (uint32_t diff = from ^ to; diff; diff &= diff - 1) {
-        const unsigned i = unsigned(__builtin_ctz(diff));
-        span(i, (from >> i) & 1, (to >> i) & 1);
+      // span(i, 0, 1) where `to` has the bit, span(i, 1, 0) where `from`
+      // has it: the cut of dim i each way.
+      for (uint32_t m = ~from & to; m; m &= m - 1) {
+        std::vector<int64_t> &d = up[size_t(__builtin_ctz(m))];
+        d[0] += count;
+        d[1] -= count;
+      }
+      for (uint32_t m = from & ~to; m; m &= m - 1) {
+        std::vector<int64_t> &d = down[size_t(__builtin_ctz(m))];
+        d[0] += count;
+        d[1] -= count;
       }
       return;
     }
@@ -637,6 +645,37 @@ std::vector<size_t> mapc::rt::routeLinks(const NetworkShape &shape,
   return out;
 }
 
+namespace {
+
+/// routeFlows of moves that come by destination node (generalRouteMoves'
+/// order): each destination's flows counted with a stamp per source node,
+/// then the flows, not the moves, bucketed by source (a stable counting
+/// sort), which leaves each source's by destination.
+std::vector<RouteFlow>
+flowsOfMovesByDestination(uint32_t nodes, const std::vector<RouteMove> &moves) {
+  constexpr uint32_t kNone = ~uint32_t(0);
+  std::vector<uint32_t> stamp(nodes, kNone), at(nodes, 0);
+  std::vector<RouteFlow> byTo;
+  std::vector<uint32_t> start(size_t(nodes) + 1, 0);
+  for (const RouteMove &m : moves) {
+    if (stamp[m.from] != m.to) {
+      stamp[m.from] = m.to;
+      at[m.from] = uint32_t(byTo.size());
+      byTo.push_back({m.from, m.to, 0});
+      ++start[m.from + 1];
+    }
+    ++byTo[at[m.from]].count;
+  }
+  for (uint32_t n = 0; n < nodes; ++n)
+    start[n + 1] += start[n];
+  std::vector<RouteFlow> flows(byTo.size());
+  for (const RouteFlow &f : byTo)
+    flows[start[f.from]++] = f;
+  return flows;
+}
+
+} // namespace
+
 std::vector<RouteFlow>
 mapc::rt::routeFlows(const NetworkShape &shape,
                      const std::vector<RouteMove> &moves) {
@@ -658,6 +697,10 @@ mapc::rt::routeFlows(const NetworkShape &shape,
           flows.push_back({f, t, c});
     return flows;
   }
+  if (std::is_sorted(
+          moves.begin(), moves.end(),
+          [](const RouteMove &a, const RouteMove &b) { return a.to < b.to; }))
+    return flowsOfMovesByDestination(nodes, moves);
   std::vector<uint32_t> start(size_t(nodes) + 1, 0), to(moves.size());
   for (const RouteMove &m : moves)
     ++start[m.from + 1];
@@ -861,73 +904,108 @@ int64_t mapc::rt::routeOrderBound(const NetworkShape &shape,
   return orderBoundBy<uint32_t>(shape, flows, routeOrder);
 }
 
-std::array<int64_t, 8>
-mapc::rt::routeOrderBoundsOnCube(const NetworkShape &shape,
-                                 const std::vector<RouteFlow> &flows) {
-  assert(shape.cube && shape.dims.size() >= 2 && "a cube of two dims or more");
+namespace {
+
+/// routeOrderBoundsOnCube with `Mask` of at least twice dims bits. Per
+/// directed link and order a record of the elements crossing it and the
+/// hop counts seen: bit h of `seen` when a path crosses it after h hops,
+/// bit kAfter + a when with a hops still to go. A path of length hops
+/// crossing it after h hops has length - 1 - h to go, so both bits are one
+/// OR of (1 << h) | (top >> h), top = 1 << (kAfter + length - 1): no
+/// compare a record, where two mins took about half the pass. The fewest
+/// before and after are the lowest bits of each half.
+template <class Mask>
+std::array<int64_t, 8> cubeOrderBounds(const NetworkShape &shape,
+                                       const std::vector<RouteFlow> &flows) {
+  constexpr unsigned kAfter = sizeof(Mask) * 4;
   const unsigned dims = unsigned(shape.dims.size());
+  assert(dims <= kAfter && "a hop count per bit of half the mask");
+  // Tables by order (up, down, up rotated, down rotated), each by dim,
+  // then node: a link's record at (i << dims) | node, no multiply.
   const size_t links = size_t(shape.nodeCount()) * dims;
-  // orderBoundBy's records, one table per order: up, down, up rotated,
-  // down rotated. A cube's diameter (its dims) fits 16 bits.
   struct Crossing {
-    uint32_t load = 0;
-    uint16_t before = std::numeric_limits<uint16_t>::max(),
-             after = std::numeric_limits<uint16_t>::max();
+    uint32_t load = 0; ///< a path crosses a link once: at most the moves
+    Mask seen = 0;
   };
   std::vector<Crossing> at(4 * links);
+  Crossing *const up = at.data(), *const down = up + links,
+                  *const upRot = down + links, *const downRot = upRot + links;
+  // seenBits[length][h]: a path's two bits for its hop h, by a load
+  // rather than two shifts by a variable count.
+  std::array<std::array<Mask, kAfter>, kAfter + 1> seenBits{};
+  for (unsigned length = 1; length <= kAfter; ++length)
+    for (unsigned h = 0; h < length; ++h)
+      seenBits[length][h] =
+          (Mask(1) << h) | (Mask(1) << (kAfter + length - 1 - h));
   const Divider32 byDims(dims);
   for (const RouteFlow &f : flows) {
-    const uint64_t diff = f.from ^ f.to;
+    const uint32_t diff = f.from ^ f.to;
     if (diff == 0)
       continue;
-    const unsigned length = popcount(uint32_t(diff));
+    const unsigned length = popcount(diff);
+    const Mask *const bits = seenBits[length].data();
     // Rotated orders start at dim r (RouteLinks::forEachIn): up takes the
     // bits >= r, then those below; down the bits <= r, then those above,
     // each part descending. kr and kr1 count the bits below r and up to r.
     const unsigned r = byDims.remainder(f.from);
-    const uint64_t lowR = (uint64_t(1) << r) - 1,
-                   lowR1 = (uint64_t(2) << r) - 1;
-    const unsigned kr = popcount(uint32_t(diff & lowR)),
-                   kr1 = kr + unsigned((diff >> r) & 1);
-    auto cross = [&](Crossing *table, uint64_t done, unsigned i,
-                     unsigned hops) {
-      // `done`: the differing bits already crossed, so the link's node;
-      // `hops` of them.
-      Crossing &c = table[size_t(f.from ^ done) * dims + i];
+    const uint32_t belowR = diff & uint32_t((uint64_t(1) << r) - 1),
+                   uptoR = diff & uint32_t((uint64_t(2) << r) - 1);
+    const unsigned kr = popcount(belowR), kr1 = kr + ((diff >> r) & 1);
+    auto cross = [&](Crossing *table, size_t link, unsigned hops) {
+      Crossing &c = table[link];
       c.load += f.count;
-      c.before = std::min(c.before, uint16_t(hops));
-      c.after = std::min(c.after, uint16_t(length - 1 - hops));
+      c.seen |= bits[hops];
     };
-    unsigned k = 0; // the differing bits below i
-    for (uint64_t m = diff; m; m &= m - 1, ++k) {
-      const unsigned i = unsigned(__builtin_ctzll(m));
-      const uint64_t low = (uint64_t(1) << i) - 1,
-                     low1 = (uint64_t(2) << i) - 1;
-      cross(&at[0], diff & low, i, k);
-      cross(&at[links], diff & ~low1, i, length - 1 - k);
-      if (i >= r)
-        cross(&at[2 * links], diff & low & ~lowR, i, k - kr);
-      else
-        cross(&at[2 * links], diff & (low | ~lowR), i, length - kr + k);
-      if (i <= r)
-        cross(&at[3 * links], diff & lowR1 & ~low1, i, kr1 - k - 1);
-      else
-        cross(&at[3 * links], diff & (lowR1 | ~low1), i, kr1 + length - k - 1);
+    // For bit i with k differing bits below it (`crossed`, those bits) the
+    // link's node is `from` with the bits each order crossed before it
+    // flipped: up, those below i; down, those above (`to` with those up
+    // to i); up rotated, those in [r, i) when i >= r, else those >= r and
+    // below i; down rotated, those in (i, r] when i <= r, else those up to
+    // r and above i.
+    uint32_t crossed = 0;
+    unsigned k = 0;
+    for (uint32_t m = diff; m; m &= m - 1, ++k) {
+      const unsigned i = unsigned(__builtin_ctz(m));
+      const uint32_t bit = m & -m, upto = crossed | bit;
+      const size_t base = size_t(i) << dims;
+      cross(up, base | (f.from ^ crossed), k);
+      cross(down, base | (f.to ^ upto), length - 1 - k);
+      cross(upRot,
+            base | (f.from ^ crossed ^ (i >= r ? belowR : diff ^ belowR)),
+            k - kr + (i < r ? length : 0));
+      cross(downRot, base | (f.from ^ upto ^ uptoR ^ (i > r ? diff : 0)),
+            kr1 - k - 1 + (i > r ? length : 0));
+      crossed = upto;
     }
   }
   std::array<int64_t, 8> bounds{};
   const unsigned orderOf[4] = {0, kRouteDimsDown, kRouteRotated,
                                kRouteRotated | kRouteDimsDown};
+  constexpr Mask kBefore = (Mask(1) << kAfter) - 1;
   for (unsigned t = 0; t < 4; ++t) {
     uint64_t bound = 0;
     for (size_t l = t * links; l < (t + 1) * links; ++l)
       if (at[l].load)
-        bound =
-            std::max(bound, uint64_t(at[l].before) + at[l].load + at[l].after);
+        bound = std::max(bound,
+                         uint64_t(__builtin_ctzll(at[l].seen & kBefore)) +
+                             at[l].load +
+                             uint64_t(__builtin_ctzll(at[l].seen >> kAfter)));
     bounds[orderOf[t]] = bounds[orderOf[t] | kRouteFarthestFirst] =
         int64_t(bound);
   }
   return bounds;
+}
+
+} // namespace
+
+std::array<int64_t, 8>
+mapc::rt::routeOrderBoundsOnCube(const NetworkShape &shape,
+                                 const std::vector<RouteFlow> &flows) {
+  assert(shape.cube && shape.dims.size() >= 2 && "a cube of two dims or more");
+  // A cube's diameter is its dims: on the bench's 10-cube a 32-bit mask.
+  if (shape.dims.size() <= 16)
+    return cubeOrderBounds<uint32_t>(shape, flows);
+  return cubeOrderBounds<uint64_t>(shape, flows);
 }
 
 int64_t mapc::rt::predictNetworkGeneralStep(
@@ -1065,6 +1143,27 @@ mapc::rt::networkGeneralLowerBound(const NetworkShape &shape,
   // cell once and enters its one destination cell, so a flow of `count`
   // elements counts `count` out, in and across each cut it spans.
   BoundCounts counts(shape);
+  if (shape.cube) {
+    // BoundCounts::cross's cube spans, a dim's cut each way summed in a
+    // flat array and added to its two differences once.
+    std::vector<int64_t> up(shape.dims.size(), 0), down(shape.dims.size(), 0);
+    for (const RouteFlow &f : flows) {
+      counts.farthest = std::max(counts.farthest, popcount(f.from ^ f.to));
+      counts.in[f.to] += f.count;
+      counts.out[f.from] += f.count;
+      for (uint32_t m = ~f.from & f.to; m; m &= m - 1)
+        up[size_t(__builtin_ctz(m))] += f.count;
+      for (uint32_t m = f.from & ~f.to; m; m &= m - 1)
+        down[size_t(__builtin_ctz(m))] += f.count;
+    }
+    for (size_t i = 0; i < shape.dims.size(); ++i) {
+      counts.up[i][0] += up[i];
+      counts.up[i][1] -= up[i];
+      counts.down[i][0] += down[i];
+      counts.down[i][1] -= down[i];
+    }
+    return counts.bound(shape);
+  }
   const RoutePaths paths(shape);
   for (const RouteFlow &f : flows) {
     counts.farthest = std::max(counts.farthest, paths.distance(f.from, f.to));

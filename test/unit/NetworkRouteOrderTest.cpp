@@ -381,25 +381,127 @@ TEST(NetworkGeneral, ResumedWalksEqualOneWalk) {
 // quarter of the draws take long sides (a line of up to 300 nodes, past
 // that limit, or two sides up to 60), 3,000 draws in all.
 // routeOrderBoundsOnCube's one pass (each order's link and hops before it
-// from a bit's rank) against routeOrderBound order by order on 1,000
-// random flow lists on cubes of 2 to 12 dims, every source's rotation
-// among them, loads past 65535 on some.
+// from a bit's rank, the fewest hops before and after as the lowest bits
+// of a mask) against routeOrderBound order by order on 3,000 random flow
+// lists on cubes of 2 to 12 dims, every source's rotation among them,
+// loads past 65535 on some, a quarter from four sources only (many flows
+// a link, as on the bench's cube), and on three of 17 dims (a 64-bit mask).
 TEST(NetworkGeneral, CubeOrderBoundsAreEachOrdersBound) {
   std::mt19937 rng(20261128);
-  for (unsigned run = 0; run < 1000; ++run) {
-    const rt::NetworkShape net =
-        rt::NetworkShape::booleanCube(2 + unsigned(rng() % 11));
+  for (unsigned run = 0; run < 3003; ++run) {
+    const rt::NetworkShape net = rt::NetworkShape::booleanCube(
+        run >= 3000 ? 17 : 2 + unsigned(rng() % 11));
     const uint32_t nodes = net.nodeCount();
+    uint32_t sources[4];
+    for (uint32_t &s : sources)
+      s = uint32_t(rng() % nodes);
     std::vector<rt::RouteFlow> flows(rng() % (run % 3 ? 60 : 600));
-    for (rt::RouteFlow &f : flows)
-      f = {uint32_t(rng() % nodes), uint32_t(rng() % nodes),
+    for (rt::RouteFlow &f : flows) {
+      const uint32_t from =
+          run % 4 == 0 ? sources[rng() % 4] : uint32_t(rng() % nodes);
+      f = {from, uint32_t(rng() % nodes),
            1 + uint32_t(rng() % (run % 2 ? 5 : 70000))};
+    }
     const std::array<int64_t, 8> bounds =
         rt::routeOrderBoundsOnCube(net, flows);
     for (unsigned order = 0; order < 8; ++order)
       ASSERT_EQ(bounds[order], rt::routeOrderBound(net, flows, order))
           << "run " << run << " " << orderName(order) << " on "
           << net.dims.size() << " dims";
+  }
+}
+
+// routeFlows against a map of (source, destination) pairs, flows in the
+// map's order, on 3,000 random move lists of 1-300 nodes: half sorted by
+// destination (generalRouteMoves' order, counted destination by
+// destination and the flows bucketed by source), half not, with enough
+// nodes for the moves that the nodes x nodes table is not taken on most.
+TEST(NetworkGeneral, FlowsAreTheMovesCountedByPair) {
+  std::mt19937 rng(20261128 + 1);
+  unsigned sorted = 0;
+  for (unsigned run = 0; run < 3000; ++run) {
+    const rt::NetworkShape net =
+        run % 5 == 0 ? rt::NetworkShape::booleanCube(unsigned(rng() % 9))
+                     : rt::NetworkShape::mesh({1 + unsigned(rng() % 300)});
+    const uint32_t nodes = net.nodeCount();
+    // Few distinct sources or destinations on some, so that pairs repeat.
+    const uint32_t spread = run % 3 ? nodes : 1 + uint32_t(rng() % 4);
+    std::vector<rt::RouteMove> moves(rng() % 400);
+    for (rt::RouteMove &m : moves)
+      m = {uint32_t(rng() % std::min(nodes, spread)), uint32_t(rng() % nodes)};
+    if (run % 2 == 0)
+      std::stable_sort(moves.begin(), moves.end(),
+                       [](const rt::RouteMove &a, const rt::RouteMove &b) {
+                         return a.to < b.to;
+                       });
+    sorted +=
+        std::is_sorted(moves.begin(), moves.end(),
+                       [](const rt::RouteMove &a, const rt::RouteMove &b) {
+                         return a.to < b.to;
+                       }) &&
+        uint64_t(nodes) * nodes > 1024;
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> counted;
+    for (const rt::RouteMove &m : moves)
+      ++counted[{m.from, m.to}];
+    const std::vector<rt::RouteFlow> flows = rt::routeFlows(net, moves);
+    ASSERT_EQ(flows.size(), counted.size()) << "run " << run;
+    size_t k = 0;
+    for (const auto &[pair, count] : counted) {
+      ASSERT_TRUE(flows[k].from == pair.first && flows[k].to == pair.second &&
+                  flows[k].count == count)
+          << "run " << run << " flow " << k;
+      ++k;
+    }
+  }
+  EXPECT_GT(sorted, 1000u);
+}
+
+// networkGeneralLowerBound over flows on a cube (the cuts counted from the
+// bits `to` has and `from` lacks, and the reverse) against the bound
+// counted from its definition: the farthest flow, per dim the elements
+// crossing its cut each way over the nodes / 2 links of the cut, per node
+// the elements in and out over its dims links; 3,000 random flow lists on
+// cubes of 0-12 dims.
+TEST(NetworkGeneral, CubeFlowBoundIsEachCutsBound) {
+  std::mt19937 rng(20261128 + 2);
+  for (unsigned run = 0; run < 3000; ++run) {
+    const unsigned dims = unsigned(rng() % 13);
+    const rt::NetworkShape net = rt::NetworkShape::booleanCube(dims);
+    const uint32_t nodes = net.nodeCount();
+    std::vector<rt::RouteFlow> flows(rng() % (run % 3 ? 60 : 600));
+    for (rt::RouteFlow &f : flows) {
+      f = {uint32_t(rng() % nodes), uint32_t(rng() % nodes),
+           1 + uint32_t(rng() % (run % 2 ? 5 : 70000))};
+      if (f.from == f.to) // flows change node
+        f.to = f.from ^ 1u;
+    }
+    if (nodes == 1)
+      flows.clear();
+    std::vector<uint64_t> up(dims, 0), down(dims, 0), in(nodes, 0),
+        out(nodes, 0);
+    uint64_t bound = 0;
+    for (const rt::RouteFlow &f : flows) {
+      bound = std::max<uint64_t>(bound, __builtin_popcount(f.from ^ f.to));
+      in[f.to] += f.count;
+      out[f.from] += f.count;
+      for (unsigned i = 0; i < dims; ++i) {
+        const unsigned x = (f.from >> i) & 1, y = (f.to >> i) & 1;
+        if (x < y)
+          up[i] += f.count;
+        else if (x > y)
+          down[i] += f.count;
+      }
+    }
+    const uint64_t perCut = std::max<uint32_t>(1, nodes / 2),
+                   ports = std::max(1u, dims);
+    for (unsigned i = 0; i < dims; ++i)
+      bound = std::max({bound, (up[i] + perCut - 1) / perCut,
+                        (down[i] + perCut - 1) / perCut});
+    for (uint32_t n = 0; n < nodes; ++n)
+      bound = std::max(
+          {bound, (in[n] + ports - 1) / ports, (out[n] + ports - 1) / ports});
+    ASSERT_EQ(rt::networkGeneralLowerBound(net, flows), int64_t(bound))
+        << "run " << run << " on " << dims << " dims";
   }
 }
 
