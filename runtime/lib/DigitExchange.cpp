@@ -219,19 +219,16 @@ void mapc::rt::setDigitExchangePeSide(DigitExchangeShape &s,
   }
 }
 
-bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
-                                 const std::vector<uint32_t> &sources,
-                                 DigitExchangeShape &shape, std::string *why) {
+namespace {
+
+/// findDigitExchange on a table of `pes` x `slots` cells.
+bool findOnCells(const std::vector<uint32_t> &sources, int64_t slots,
+                 int64_t pes, DigitExchangeShape &shape, std::string *why) {
   auto fail = [&](const char *w) {
     if (why)
       *why = w;
     return false;
   };
-  const int64_t slots = slotsOf(to), pes = pesOf(to);
-  if (slotsOf(from) != slots || pesOf(from) != pes)
-    return fail("a digit exchange keeps the number of slots and PEs");
-  if (int64_t(sources.size()) != slots * pes)
-    return fail("a digit exchange needs the sources of every cell");
   const char *notMoving = "PE 0's elements do not move as in a digit exchange";
   // Where every element goes (the inverse of `sources`).
   std::vector<uint32_t> destOf(sources.size(), kNoSource);
@@ -389,6 +386,46 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
     reason = "an element does not move as in a digit exchange";
   }
   return fail(reason);
+}
+
+} // namespace
+
+bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
+                                 const std::vector<uint32_t> &sources,
+                                 DigitExchangeShape &shape, std::string *why) {
+  const int64_t slots = slotsOf(to), pes = pesOf(to);
+  if (slotsOf(from) != slots || pesOf(from) != pes) {
+    if (why)
+      *why = "a digit exchange keeps the number of slots and PEs";
+    return false;
+  }
+  if (int64_t(sources.size()) != slots * pes) {
+    if (why)
+      *why = "a digit exchange needs the sources of every cell";
+    return false;
+  }
+  // Constant digits of value 0 on top of a device dim (003 3.2.5: the data
+  // in the lower slots or PEs) leave the cells above empty in both
+  // layouts: an exchange over the held cells' extent moves no empty high
+  // part and no idle PE's cells, and is the same move for every held cell.
+  int64_t usedSlots = 0, usedPes = 0;
+  for (size_t t = 0; t < sources.size(); ++t)
+    if (const uint32_t a = sources[t]; a != kNoSource) {
+      usedSlots =
+          std::max({usedSlots, int64_t(t) % slots + 1, int64_t(a) % slots + 1});
+      usedPes =
+          std::max({usedPes, int64_t(t) / slots + 1, int64_t(a) / slots + 1});
+    }
+  if (usedSlots == slots && usedPes == pes)
+    return findOnCells(sources, slots, pes, shape, why);
+  std::vector<uint32_t> held(size_t(usedSlots * usedPes), kNoSource);
+  for (int64_t p = 0; p < usedPes; ++p)
+    for (int64_t t = 0; t < usedSlots; ++t)
+      if (const uint32_t a = sources[size_t(p * slots + t)]; a != kNoSource)
+        held[size_t(p * usedSlots + t)] =
+            uint32_t(int64_t(a) / slots * usedSlots + int64_t(a) % slots);
+  return findOnCells(held, usedSlots, usedPes, shape, why) ||
+         findOnCells(sources, slots, pes, shape, why);
 }
 
 namespace {
