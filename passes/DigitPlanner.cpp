@@ -85,12 +85,12 @@ std::optional<rt::TileMap> refine(const rt::TileMap &t,
   return r;
 }
 
-/// Whether `a` and `b` have the same digits' senses.
-bool sameSenses(const rt::TileMap &a, const rt::TileMap &b) {
+/// Whether `a` and `b` have digits of the same bases (of either sense).
+bool sameBases(const rt::TileMap &a, const rt::TileMap &b) {
   if (a.kdims.size() != b.kdims.size())
     return false;
   for (size_t l = 0; l < a.kdims.size(); ++l)
-    if (a.kdims[l].sense != b.kdims[l].sense)
+    if (a.kdims[l].tk != b.kdims[l].tk)
       return false;
   return true;
 }
@@ -223,12 +223,12 @@ std::optional<rt::GeneralStep> Planner::step(const rt::TileMap &from,
 std::optional<rt::GeneralStep> Planner::price(const rt::TileMap &from,
                                               const rt::TileMap &to, bool first,
                                               bool digitExchangeOnly) {
-  // A digit permutation's shape comes from its digits (FrameMove.h); the
-  // elements each PE sends away only when an exchange is an option. The
-  // digits' weights are blind to sense: a digit reversed on one side only
-  // (resig_mp's last step to a reversed digit) is walked by the runtime.
+  // A digit permutation's shape comes from its digits (FrameMove.h), a
+  // digit reversed on one side only (resig_mp's last step to a reversed
+  // digit) counting down; the elements each PE sends away only when an
+  // exchange is an option.
   const bool frames =
-      everyCellHeld(from) && everyCellHeld(to) && sameSenses(from, to);
+      everyCellHeld(from) && everyCellHeld(to) && sameBases(from, to);
   // Local, slotwise and digit-exchange steps are priced from the digits
   // (FramePrice.h, FrameExchange.h); the table of sources is built only
   // for a step that still needs it (an exchange step not skipped by its

@@ -41,13 +41,20 @@ void mapc::frameSources(const rt::TileMap &from, const rt::TileMap &to,
   // Walk `to`'s cells in order: its device digits, least significant
   // first, count like an odometer, and the source cell moves by each
   // digit's weight in `from`'s linear address.
+  // A digit reversed on one side only holds b - 1 - u where the other
+  // holds u: it counts down from its top (003 3.2.2's sense).
   const DigitWeights wf(from);
   const int64_t fromSlots = rt::slotsOf(from);
   DigitOdometer cellsOfTo;
+  int64_t at = 0;
   for (const auto &dim : to.m)
     for (unsigned l : dim)
-      if (to.kdims[l].tk > 1)
-        cellsOfTo.add(to.kdims[l].tk, wf.slot[l] + wf.pe[l] * fromSlots);
+      if (const int64_t b = to.kdims[l].tk; b > 1) {
+        const int64_t w = wf.slot[l] + wf.pe[l] * fromSlots;
+        const bool flips = from.kdims[l].sense != to.kdims[l].sense;
+        cellsOfTo.add(b, flips ? -w : w);
+        at += flips ? (b - 1) * w : 0;
+      }
   src.assign(size_t(to.deviceSize()), 0);
   // The lowest digit is a plain loop; the odometer turns the others.
   int64_t lowBase = 1, lowWeight = 0;
@@ -56,7 +63,6 @@ void mapc::frameSources(const rt::TileMap &from, const rt::TileMap &to,
     lowWeight = cellsOfTo.weight[0];
     cellsOfTo.base[0] = 1; // always 0 in the odometer
   }
-  int64_t at = 0;
   for (size_t c = 0; c < src.size();) {
     for (int64_t v = 0, a = at; v < lowBase && c < src.size();
          ++v, a += lowWeight)
@@ -68,12 +74,16 @@ void mapc::frameSources(const rt::TileMap &from, const rt::TileMap &to,
 FrameShape mapc::frameShape(const rt::TileMap &from, const rt::TileMap &to,
                             bool withLeaving) {
   const DigitWeights wf(from), wt(to);
+  // A digit reversed on one side only takes every value u to b - 1 - u.
+  auto flips = [&](unsigned l) {
+    return from.kdims[l].sense != to.kdims[l].sense;
+  };
   FrameShape s;
-  for (size_t l = 0; l < from.kdims.size(); ++l) {
+  for (unsigned l = 0; l < from.kdims.size(); ++l) {
     if (from.kdims[l].tk < 2)
       continue; // always 0: no weight matters
-    s.local &= wf.pe[l] == wt.pe[l];
-    s.keepsSlots &= wf.slot[l] == wt.slot[l];
+    s.local &= wf.pe[l] == wt.pe[l] && (wf.pe[l] == 0 || !flips(l));
+    s.keepsSlots &= wf.slot[l] == wt.slot[l] && (wf.slot[l] == 0 || !flips(l));
     s.slotUniformFrom &= wt.slot[l] == 0 || wf.slot[l] != 0;
     s.slotUniformTo &= wf.slot[l] == 0 || wt.slot[l] != 0;
   }
@@ -85,22 +95,27 @@ FrameShape mapc::frameShape(const rt::TileMap &from, const rt::TileMap &to,
   // stays, for every value of the memory digits that stay in memory
   // (`perValue` of them).
   DigitOdometer sourcePe, toPes;
+  int64_t part = 0, toPesAt = 0; // the odometers' sums at value 0
+  auto add = [&](DigitOdometer &o, int64_t &at, unsigned l) {
+    const int64_t b = from.kdims[l].tk, w = wt.pe[l];
+    o.add(b, flips(l) ? -w : w);
+    at += flips(l) ? (b - 1) * w : 0;
+  };
   for (unsigned l : from.m[1])
     if (from.kdims[l].tk > 1)
-      sourcePe.add(from.kdims[l].tk, wt.pe[l]);
+      add(sourcePe, part, l);
   int64_t perValue = 1;
-  for (size_t l = 0; l < from.kdims.size(); ++l)
+  for (unsigned l = 0; l < from.kdims.size(); ++l)
     if (from.kdims[l].tk > 1 && wf.pe[l] == 0) {
       if (wt.pe[l] != 0)
-        toPes.add(from.kdims[l].tk, wt.pe[l]);
+        add(toPes, toPesAt, l);
       else
         perValue *= from.kdims[l].tk;
     }
   const int64_t fromPes = rt::pesOf(from), fromSlots = rt::slotsOf(from);
   s.leaving.assign(size_t(std::max<int64_t>(1, fromPes)), 0);
-  int64_t part = 0;
   for (int64_t p = 0; p < fromPes; ++p) {
-    int64_t stays = 0, dest = part;
+    int64_t stays = 0, dest = part + toPesAt;
     do
       stays += dest == p;
     while (toPes.step(dest));

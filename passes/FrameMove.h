@@ -84,7 +84,8 @@ std::vector<int64_t> frameDigitSums(const rt::TileMap &t, size_t dim,
 
 /// rt::sourcesOf(from, to) for two digit frames (device [memory, PEs],
 /// plain dims as long as their digits' product) over the same k-Tile dims,
-/// in which every cell holds one element and every digit has one sense.
+/// in which every cell holds one element (a digit reversed on one side
+/// only takes u to b - 1 - u).
 std::vector<uint32_t> frameSources(const rt::TileMap &from,
                                    const rt::TileMap &to);
 /// The same into `out`, whose memory a caller pricing many moves reuses

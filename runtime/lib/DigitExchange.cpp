@@ -219,19 +219,16 @@ void mapc::rt::setDigitExchangePeSide(DigitExchangeShape &s,
   }
 }
 
-bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
-                                 const std::vector<uint32_t> &sources,
-                                 DigitExchangeShape &shape, std::string *why) {
+namespace {
+
+/// findDigitExchange on a table of `pes` x `slots` cells.
+bool findOnCells(const std::vector<uint32_t> &sources, int64_t slots,
+                 int64_t pes, DigitExchangeShape &shape, std::string *why) {
   auto fail = [&](const char *w) {
     if (why)
       *why = w;
     return false;
   };
-  const int64_t slots = slotsOf(to), pes = pesOf(to);
-  if (slotsOf(from) != slots || pesOf(from) != pes)
-    return fail("a digit exchange keeps the number of slots and PEs");
-  if (int64_t(sources.size()) != slots * pes)
-    return fail("a digit exchange needs the sources of every cell");
   const char *notMoving = "PE 0's elements do not move as in a digit exchange";
   // Where every element goes (the inverse of `sources`).
   std::vector<uint32_t> destOf(sources.size(), kNoSource);
@@ -389,6 +386,77 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
     reason = "an element does not move as in a digit exchange";
   }
   return fail(reason);
+}
+
+/// `s`, found on PEs 0, 1, ..., moved up to PEs `first`, `first` + 1, ...:
+/// a PE side of per-PE lists (setDigitExchangePeSide) in which each PE
+/// below `first` sends every slot digit to itself.
+void shiftPes(DigitExchangeShape &s, int64_t first) {
+  const int64_t b = s.base, n = s.pes, all = first + n;
+  std::vector<int64_t> send(size_t(all), 0), recv(size_t(all), 0),
+      dest(size_t(all * b), 0);
+  for (int64_t p = 0; p < all; ++p)
+    for (int64_t y = 0; y < b; ++y)
+      dest[size_t(p * b + y)] = p;
+  for (int64_t p = 0; p < n; ++p) {
+    const bool own = s.destPe.empty(); // function 6.1's own side
+    const int64_t x = own ? p / s.peWeight % b : s.sendDigit[size_t(p)];
+    send[size_t(first + p)] = x;
+    recv[size_t(first + p)] = own ? x : s.recvDigit[size_t(p)];
+    for (int64_t y = 0; y < b; ++y)
+      dest[size_t((first + p) * b + y)] =
+          first +
+          (own ? p + (y - x) * s.peWeight : s.destPe[size_t(p * b + y)]);
+  }
+  s.pes = all;
+  setDigitExchangePeSide(s, std::move(send), std::move(recv), std::move(dest));
+}
+
+} // namespace
+
+bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
+                                 const std::vector<uint32_t> &sources,
+                                 DigitExchangeShape &shape, std::string *why) {
+  const int64_t slots = slotsOf(to), pes = pesOf(to);
+  if (slotsOf(from) != slots || pesOf(from) != pes) {
+    if (why)
+      *why = "a digit exchange keeps the number of slots and PEs";
+    return false;
+  }
+  if (int64_t(sources.size()) != slots * pes) {
+    if (why)
+      *why = "a digit exchange needs the sources of every cell";
+    return false;
+  }
+  // Constant digits (003 3.2.5) on top of a device dim leave cells empty
+  // in both layouts: of value 0, the cells above the held ones, which an
+  // exchange over the held cells' extent does not move; of another value
+  // in the PE number, the PEs below too, which keep to themselves (their
+  // empty cells sent home in the same rounds).
+  int64_t usedSlots = 0, usedPes = 0, firstPe = pes;
+  for (size_t t = 0; t < sources.size(); ++t)
+    if (const uint32_t a = sources[t]; a != kNoSource) {
+      usedSlots =
+          std::max({usedSlots, int64_t(t) % slots + 1, int64_t(a) % slots + 1});
+      usedPes =
+          std::max({usedPes, int64_t(t) / slots + 1, int64_t(a) / slots + 1});
+      firstPe = std::min({firstPe, int64_t(t) / slots, int64_t(a) / slots});
+    }
+  if (usedSlots == slots && usedPes == pes && firstPe == 0)
+    return findOnCells(sources, slots, pes, shape, why);
+  const int64_t heldPes = usedPes - firstPe;
+  std::vector<uint32_t> held(size_t(usedSlots * heldPes), kNoSource);
+  for (int64_t p = 0; p < heldPes; ++p)
+    for (int64_t t = 0; t < usedSlots; ++t)
+      if (const uint32_t a = sources[size_t((firstPe + p) * slots + t)];
+          a != kNoSource)
+        held[size_t(p * usedSlots + t)] = uint32_t(
+            (int64_t(a) / slots - firstPe) * usedSlots + int64_t(a) % slots);
+  if (!findOnCells(held, usedSlots, heldPes, shape, why))
+    return findOnCells(sources, slots, pes, shape, why);
+  if (firstPe > 0)
+    shiftPes(shape, firstPe);
+  return true;
 }
 
 namespace {

@@ -22,6 +22,7 @@
 #include <random>
 
 using namespace mapc;
+using mapc::test::addConstant;
 using mapc::test::digitTile;
 using mapc::test::oneStepPlan;
 
@@ -335,6 +336,96 @@ TEST(DigitExchange, BaseEighteenDirectInPlace) {
   // The loads and stores, the PE's digits and the 10 round pairs' entries.
   EXPECT_EQ(m.ledger().memory, 18 * 5 * 2 * 20 + 146 + 10 * 146);
   EXPECT_EQ(runChecked(plan, 32, 32, 16, "random #5"), m.ledger().total());
+}
+
+// Constant digits on top of a device dim in both layouts (003 3.2.5) leave
+// cells empty: of value 0 the cells above the held ones, and the finder
+// reads the exchange off the held cells' extent; of another value in the
+// PE number the PEs below too, which send their empty cells home. On 1,000
+// random exchanges with such a constant in memory, in the PE number or
+// both: found, and the step, in place where it can be and out of place,
+// runs with every element checked in the ticks predicted; with constants
+// of value 0, the same shape and ticks as without them.
+TEST(DigitExchange, ConstantTopDigitsKeepTheShape) {
+  std::mt19937 rng(3325);
+  int runs = 0, inMemory = 0, onPes = 0, inPlace = 0, shifted = 0;
+  while (runs < 1000) {
+    const FoldedCase plain = randomFolded(rng, rng() % 2, 6);
+    FoldedCase c = plain;
+    const int64_t base = 2 + int64_t(rng() % 2);
+    const unsigned where = unsigned(rng() % 3); // memory, PEs, both
+    const int64_t value = rng() % 2 ? 0 : int64_t(rng() % uint64_t(base));
+    for (KTile *t : {&c.from, &c.to}) {
+      if (where != 1)
+        addConstant(*t, base, 0, 0, 99);
+      if (where != 0)
+        addConstant(*t, base, value, 1, 99);
+    }
+    const bool up = where != 0 && value != 0; // on PEs other than PE 0 up
+    const int64_t pes = rt::pesOf(c.from);
+    if (pes > 64 || rt::slotsOf(c.from) > 400)
+      continue;
+    rt::DigitExchangeShape d, p;
+    std::string why;
+    ASSERT_TRUE(rt::findDigitExchange(c.from, c.to, rt::sourcesOf(c.from, c.to),
+                                      d, &why))
+        << "run " << runs << ": " << why;
+    ASSERT_TRUE(rt::findDigitExchange(
+        plain.from, plain.to, rt::sourcesOf(plain.from, plain.to), p, nullptr));
+    EXPECT_EQ(d.base, p.base);
+    EXPECT_EQ(d.pes, up ? p.pes * (value + 1) : p.pes);
+    EXPECT_EQ(d.slots, p.slots);
+    EXPECT_EQ(d.chunk, p.chunk);
+    EXPECT_EQ(d.slotWeight, p.slotWeight);
+    EXPECT_EQ(d.destSlotWeight, p.destSlotWeight);
+    EXPECT_EQ(d.destHigh, p.destHigh);
+    if (!up) {
+      EXPECT_EQ(d.peWeight, p.peWeight);
+      EXPECT_EQ(d.destPe, p.destPe);
+    }
+    const unsigned width =
+        unsigned(std::uniform_int_distribution<int>(1, 8)(rng));
+    const rt::MachineShape shape{width, unsigned((pes + width - 1) / width),
+                                 1u << (rng() % 5)};
+    const unsigned eb = 1u << (rng() % 4);
+    for (bool place : {false, true}) {
+      if (place && !rt::digitExchangeRunsInPlace(d, eb, rt::CostModel()))
+        continue;
+      const std::string what = "run " + std::to_string(runs) +
+                               (place ? " in place" : " out of place");
+      rt::GeneralPlan plan = oneStepPlan(
+          c.from, c.to, rt::GeneralStepKind::DigitExchange, place, eb);
+      plan.copy = !place;
+      rt::GeneralPlan without = plan;
+      without.source = plain.from;
+      without.dest = without.steps[0].to = plain.to;
+      const std::vector<uint32_t> sources = rt::sourcesOf(c.from, c.to),
+                                  fewer = rt::sourcesOf(plain.from, plain.to);
+      const int64_t predicted =
+          rt::predictGeneralStep(plan, 0, shape, {}, &sources);
+      ASSERT_GE(predicted, 0) << what;
+      if (!up) {
+        EXPECT_EQ(predicted,
+                  rt::predictGeneralStep(without, 0, shape, {}, &fewer))
+            << what;
+      }
+      EXPECT_EQ(
+          runChecked(plan, shape.width, shape.height, shape.clusterSize, what),
+          predicted)
+          << what;
+      inPlace += place;
+    }
+    if (HasFailure())
+      return;
+    inMemory += where != 1;
+    onPes += where != 0;
+    shifted += up;
+    ++runs;
+  }
+  EXPECT_GT(shifted, 150);
+  EXPECT_GT(inMemory, 500);
+  EXPECT_GT(onPes, 500);
+  EXPECT_GT(inPlace, 300);
 }
 
 // 003 6.2.2's plans on random aligned digit permutations built so that a

@@ -104,6 +104,22 @@ inline KTile digitTile(const std::vector<int64_t> &bases,
   return t;
 }
 
+/// `t` with a constant digit of `base` holding `value` (an empty dim, 003
+/// 3.2.5) added to device dim `dim` at position `pos` (least significant
+/// first; past the end: on top).
+inline void addConstant(KTile &t, int64_t base, int64_t value, unsigned dim,
+                        size_t pos) {
+  t.kdims.push_back(KDim::plain(base));
+  t.kdims.back().ok = value;
+  if (t.groups.size() == 1)
+    t.groups.push_back(0);
+  ++t.groups[1];
+  std::vector<unsigned> &ds = t.m[dim];
+  ds.insert(ds.begin() + std::ptrdiff_t(std::min(pos, ds.size())),
+            unsigned(t.kdims.size() - 1));
+  t.device[dim] = SpaceDim::plain(t.device[dim].len * base);
+}
+
 /// The compact form of a digitTile (003 6.1.3): neighbouring data digits
 /// that sit next to each other, in order, in one device dim become one
 /// digit, as the language's digit maps lower. The planner must re-factorise

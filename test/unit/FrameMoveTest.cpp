@@ -72,6 +72,53 @@ TEST(FrameMove, EqualsTheTableAndItsAnalysis) {
   EXPECT_GT(leaves, 1000); // an exchange is an option: `leaving` is read
 }
 
+// A digit reversed on one side only (003 3.2.2's sense: resig_mp's last
+// step to a reversed digit, 6.3.2's halves) counts down: the same table and
+// shape as the runtime's walk, each digit reversed in either map with odds
+// 1 in 3.
+TEST(FrameMove, ReversedDigitsEqualTheTableAndItsAnalysis) {
+  std::mt19937_64 rng(12);
+  int flipped = 0, local = 0, leaves = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const unsigned n = 2 + unsigned(rng() % 4);
+    std::vector<int64_t> bases(n);
+    for (int64_t &b : bases)
+      b = 1 + int64_t(rng() % 6);
+    std::vector<unsigned> m1, p1, m2, p2;
+    randomPlaces(rng, n, m1, p1);
+    if (rng() % 3 == 0) {
+      m2 = m1; // the same places: only the reversed digits move
+      p2 = p1;
+    } else {
+      randomPlaces(rng, n, m2, p2);
+    }
+    rt::TileMap from = digitTile(bases, m1, p1), to = digitTile(bases, m2, p2);
+    bool differs = false;
+    for (unsigned l = 0; l < n; ++l) {
+      if (rng() % 3 == 0)
+        from.kdims[l].sense = rt::Sense::Minus;
+      if (rng() % 3 == 0)
+        to.kdims[l].sense = rt::Sense::Minus;
+      differs |= bases[l] > 1 && from.kdims[l].sense != to.kdims[l].sense;
+    }
+    const std::vector<uint32_t> sources = rt::sourcesOf(from, to);
+    ASSERT_EQ(frameSources(from, to), sources) << "trial " << trial;
+    const rt::MoveShape slow = rt::analyseMove(from, to, sources);
+    const FrameShape s = frameShape(from, to, true);
+    EXPECT_EQ(s.local, slow.local) << "trial " << trial;
+    EXPECT_EQ(s.keepsSlots, slow.keepsSlots) << "trial " << trial;
+    EXPECT_EQ(s.slotUniformFrom, slow.slotUniformFrom) << "trial " << trial;
+    EXPECT_EQ(s.slotUniformTo, slow.slotUniformTo) << "trial " << trial;
+    EXPECT_EQ(s.leaving, slow.leaving) << "trial " << trial;
+    flipped += differs;
+    local += differs && slow.local;
+    leaves += differs && !slow.local && !slow.slotUniformFrom;
+  }
+  EXPECT_GT(flipped, 1500);
+  EXPECT_GT(local, 100); // a reversed memory digit: a memory permutation
+  EXPECT_GT(leaves, 500);
+}
+
 /// What rt::predictGeneralStep charges one step of `kind` from `from` to
 /// `to`, on the table of sources.
 int64_t tableTicks(const rt::TileMap &from, const rt::TileMap &to,

@@ -18,6 +18,7 @@
 #include <random>
 
 using namespace mapc;
+using mapc::test::addConstant;
 using mapc::test::digitTile;
 using mapc::test::PlanRun;
 using mapc::test::simulatePlan;
@@ -74,21 +75,6 @@ unsigned checkCandidates(const GeneralPlanRequest &req,
     ++n;
   }
   return n;
-}
-
-/// `t` with a constant digit of `base` holding `value` (an empty dim)
-/// added to device dim `dim` at position `pos` (least significant first).
-void addConstant(KTile &t, int64_t base, int64_t value, unsigned dim,
-                 size_t pos) {
-  t.kdims.push_back(KDim::plain(base));
-  t.kdims.back().ok = value;
-  if (t.groups.size() == 1)
-    t.groups.push_back(0);
-  ++t.groups[1];
-  std::vector<unsigned> &ds = t.m[dim];
-  ds.insert(ds.begin() + std::ptrdiff_t(std::min(pos, ds.size())),
-            unsigned(t.kdims.size() - 1));
-  t.device[dim] = SpaceDim::plain(t.device[dim].len * base);
 }
 
 /// Counts of a run of randomPairs.

@@ -211,7 +211,10 @@ void setDigitExchangePeSide(DigitExchangeShape &shape,
 
 /// Whether the move `sources` (sourcesOf(from, to)) is one P/M digit
 /// exchange; fills `shape` if so. Reads the digits off the elements of PE 0
-/// and then checks every held cell of `to`, so a yes is exact.
+/// and then checks every held cell of `to`, so a yes is exact. When no
+/// element sits above some slot or PE in either layout (constant digits of
+/// value 0 on top, 003 3.2.5), the exchange is read over the held cells'
+/// extent: its shape's slots and PEs are those, and it moves nothing above.
 bool findDigitExchange(const TileMap &from, const TileMap &to,
                        const std::vector<uint32_t> &sources,
                        DigitExchangeShape &shape, std::string *why);
