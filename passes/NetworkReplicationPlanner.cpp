@@ -38,9 +38,10 @@ NetworkRounds mapc::priceNetworkRounds(
   std::vector<std::vector<int64_t>> bounds;
   for (unsigned mode :
        {rt::kRouteDoubling, rt::kRouteDoubling | rt::kRouteScatter}) {
-    rounds.push_back(
-        rt::doublingRounds(req.shape, req.src, req.dst, sources, mode, &cells));
-    bounds.push_back(rt::doublingRoundBounds(req.shape, rounds.back()));
+    std::vector<std::vector<rt::RouteFlow>> flows;
+    rounds.push_back(rt::doublingRounds(req.shape, req.src, req.dst, sources,
+                                        mode, &cells, &flows));
+    bounds.push_back(rt::doublingRoundBounds(req.shape, flows));
     for (unsigned key : {0u, rt::kRouteFarthestFirst}) {
       NetworkRounds::Candidate c;
       c.routeOrder = mode | key;
@@ -57,7 +58,6 @@ NetworkRounds mapc::priceNetworkRounds(
   std::stable_sort(byBound.begin(), byBound.end(), [&](size_t a, size_t b) {
     return out.candidates[a].bound < out.candidates[b].bound;
   });
-  std::vector<bool> runs(out.candidates.size(), true);
   for (size_t i : byBound) {
     NetworkRounds::Candidate &c = out.candidates[i];
     const int64_t toBeat = out.best < 0           ? INT64_MAX
@@ -73,7 +73,7 @@ NetworkRounds mapc::priceNetworkRounds(
                                       req.elemBytes, c.routeOrder, nullptr,
                                       toBeat, &bounds[mode]);
     if (!c.rounds.empty() && c.rounds[0] < 0) {
-      runs[i] = false; // cannot run: not listed
+      c.priced = NetworkRounds::Candidate::CannotRun;
       continue;
     }
     c.total = std::accumulate(c.rounds.begin(), c.rounds.end(), int64_t(0));
@@ -89,7 +89,7 @@ NetworkRounds mapc::priceNetworkRounds(
   // Drop those that cannot run, keeping the best's index.
   NetworkRounds kept;
   for (size_t i = 0; i < out.candidates.size(); ++i)
-    if (runs[i]) {
+    if (out.candidates[i].priced != NetworkRounds::Candidate::CannotRun) {
       if (int(i) == out.best)
         kept.best = int(kept.candidates.size());
       kept.candidates.push_back(std::move(out.candidates[i]));

@@ -22,7 +22,8 @@ struct NetworkRounds {
     std::vector<int64_t> rounds; ///< each round's cycles, as far as timed
     int64_t bound = 0;           ///< its rounds' bounds summed
     int64_t total = 0;           ///< its cycles, or what it takes at least
-    enum { Exact, Stopped, Skipped } priced = Exact;
+    /// CannotRun: past the simulator's limits; dropped from the listing.
+    enum { Exact, Stopped, Skipped, CannotRun } priced = Exact;
     std::string name() const;
     /// "doubling 32 (0 + 11 + 11 + 10)", or "... at least N (...)".
     std::string price() const;

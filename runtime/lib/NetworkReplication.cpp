@@ -12,6 +12,7 @@
 #include "mapc/runtime/NetworkExecute.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 
 using namespace mapc::rt;
@@ -29,6 +30,7 @@ struct Tree {
     uint32_t round, from, to, fromAt, toAt;
   };
   std::vector<Send> sends;
+  uint32_t elements = 0; ///< how many elements take it
 };
 
 /// Builds the trees: nodes' coordinates from a NodeCoords (no division per
@@ -43,24 +45,43 @@ public:
   /// elements of one (sources, nodes) pair take turns at its carrier node.
   const Tree &tree(const std::vector<uint32_t> &sourceNodes,
                    const std::vector<uint32_t> &nodes, bool scatter) {
-    key.assign(sourceNodes.begin(), sourceNodes.end());
-    key.push_back(~uint32_t(0));
-    key.insert(key.end(), nodes.begin(), nodes.end());
-    uint32_t carrier = 0;
-    if (scatter) {
-      carrier = uint32_t(uses[key]++ % nodes.size());
+    // The elements of one pair come one after another (HPF layouts): the
+    // pair is looked up once for them, not once an element.
+    if (!pair || sourceNodes != lastSources || nodes != lastNodes) {
+      lastSources = sourceNodes;
+      lastNodes = nodes;
+      key.assign(sourceNodes.begin(), sourceNodes.end());
       key.push_back(~uint32_t(0));
-      key.push_back(carrier);
+      key.insert(key.end(), nodes.begin(), nodes.end());
+      pair = &pairs[key];
+      if (pair->byCarrier.empty())
+        pair->byCarrier.assign(scatter ? nodes.size() : 1, nullptr);
     }
-    auto [it, added] = trees.try_emplace(key);
-    if (added && scatter)
-      buildScatter(sourceNodes, nodes, carrier, it->second);
-    else if (added)
-      build(sourceNodes, nodes, it->second);
-    return it->second;
+    const uint32_t carrier =
+        scatter ? uint32_t(pair->uses++ % nodes.size()) : 0;
+    Tree *&t = pair->byCarrier[carrier];
+    if (!t) {
+      t = &trees.emplace_back();
+      if (scatter)
+        buildScatter(sourceNodes, nodes, carrier, *t);
+      else
+        build(sourceNodes, nodes, *t);
+    }
+    ++t->elements;
+    return *t;
   }
 
+  /// Every tree built, each with the elements that took it.
+  const std::deque<Tree> &built() const { return trees; }
+
 private:
+  /// A (source nodes, destination nodes) pair's trees, by carrier (one
+  /// without scatter), and the elements that took one so far.
+  struct Pair {
+    std::vector<Tree *> byCarrier;
+    uint32_t uses = 0;
+  };
+
   struct Member {
     uint32_t node, at; ///< at: its place in the destination nodes
     bool holder;
@@ -214,48 +235,61 @@ private:
   NodeCoords table;
   std::vector<Member> members;
   std::vector<std::pair<unsigned, uint32_t>> seededBy;
-  std::vector<uint32_t> key;
-  std::map<std::vector<uint32_t>, Tree> trees;
-  std::map<std::vector<uint32_t>, uint32_t> uses; ///< elements per pair
+  std::vector<uint32_t> key, lastSources, lastNodes;
+  std::deque<Tree> trees;
+  std::map<std::vector<uint32_t>, Pair> pairs;
+  Pair *pair = nullptr; ///< lastSources and lastNodes' pair
 };
 
-/// Sorts (element, cell) pairs listed by cell: by element, each
-/// element's cells ascending, by counting when the elements are few
-/// enough (the sort took a quarter of the planning).
-void sortByElement(std::vector<std::pair<int64_t, int64_t>> &cells,
-                   int64_t elements) {
-  if (elements <= 0 || uint64_t(elements) > 4 * cells.size() + 1024) {
-    std::sort(cells.begin(), cells.end());
-    return;
+/// Each round's flows (routeFlows of its moves that change node): every
+/// tree's sends counted once for all the elements that took it.
+std::vector<std::vector<RouteFlow>> treeFlows(const std::deque<Tree> &trees,
+                                              size_t rounds) {
+  // Per round, (from, to) as one key and the elements: a sort of words.
+  std::vector<std::vector<std::pair<uint64_t, uint32_t>>> tally(rounds);
+  for (const Tree &t : trees)
+    for (const Tree::Send &s : t.sends)
+      if (s.from != s.to)
+        tally[s.round].push_back({uint64_t(s.from) << 32 | s.to, t.elements});
+  std::vector<std::vector<RouteFlow>> out(rounds);
+  for (size_t k = 0; k < rounds; ++k) {
+    std::sort(tally[k].begin(), tally[k].end());
+    for (size_t i = 0; i < tally[k].size(); ++i) {
+      const auto [key, elements] = tally[k][i];
+      if (i > 0 && tally[k][i - 1].first == key)
+        out[k].back().count += elements;
+      else
+        out[k].push_back({uint32_t(key >> 32), uint32_t(key), elements});
+    }
   }
-  std::vector<uint32_t> start(size_t(elements) + 1, 0);
-  for (const auto &c : cells)
-    ++start[size_t(c.first) + 1];
-  for (size_t d = 0; d < size_t(elements); ++d)
-    start[d + 1] += start[d];
-  std::vector<std::pair<int64_t, int64_t>> sorted(cells.size());
-  for (const auto &c : cells)
-    sorted[start[size_t(c.first)]++] = c;
-  cells.swap(sorted);
+  return out;
 }
 
 /// Sorts each round's sends by destination cell (distinct within a
-/// round, below `cells`), by placing each at its cell.
+/// round, below `cells`): the sends into each cell are chained, every
+/// round's, and the cells read once for all rounds.
 void sortByCell(std::vector<std::vector<DoublingSend>> &rounds, size_t cells) {
   constexpr uint32_t kEmpty = ~uint32_t(0);
-  std::vector<uint32_t> at(cells, kEmpty);
-  std::vector<DoublingSend> sorted;
-  for (std::vector<DoublingSend> &r : rounds) {
-    for (size_t i = 0; i < r.size(); ++i)
-      at[size_t(r[i].toCell)] = uint32_t(i);
-    sorted.clear();
-    for (uint32_t &i : at)
-      if (i != kEmpty) {
-        sorted.push_back(r[i]);
-        i = kEmpty;
-      }
-    r.swap(sorted);
-  }
+  std::vector<uint32_t> head(cells, kEmpty), start(rounds.size() + 1, 0);
+  for (size_t k = 0; k < rounds.size(); ++k)
+    start[k + 1] = start[k] + uint32_t(rounds[k].size());
+  // Send g is rounds[k][g - start[k]]; next[g] the send into its cell
+  // of an earlier round.
+  std::vector<uint32_t> next(start.back()), roundOf(start.back());
+  for (uint32_t k = 0; k < rounds.size(); ++k)
+    for (uint32_t g = start[k]; g < start[k + 1]; ++g) {
+      uint32_t &h = head[size_t(rounds[k][g - start[k]].toCell)];
+      next[g] = h;
+      roundOf[g] = k;
+      h = g;
+    }
+  std::vector<std::vector<DoublingSend>> sorted(rounds.size());
+  for (size_t k = 0; k < rounds.size(); ++k)
+    sorted[k].reserve(rounds[k].size());
+  for (uint32_t h : head)
+    for (uint32_t g = h; g != kEmpty; g = next[g])
+      sorted[roundOf[g]].push_back(rounds[roundOf[g]][g - start[roundOf[g]]]);
+  rounds.swap(sorted);
 }
 
 } // namespace
@@ -263,7 +297,8 @@ void sortByCell(std::vector<std::vector<DoublingSend>> &rounds, size_t cells) {
 std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
     const NetworkShape &shape, const TileMap &from, const TileMap &to,
     const std::vector<uint32_t> &sources, unsigned routeOrder,
-    const std::vector<std::pair<int64_t, int64_t>> *given) {
+    const std::vector<std::pair<int64_t, int64_t>> *given,
+    std::vector<std::vector<RouteFlow>> *flows) {
   const bool scatter = routeOrder & kRouteScatter;
   const int64_t fromSlots = slotsOf(from), toSlots = slotsOf(to);
   std::vector<std::pair<int64_t, int64_t>> owned;
@@ -276,6 +311,7 @@ std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
   std::vector<DoublingSend> local; // the last round
   std::vector<uint32_t> nodes, sourceNodes;
   std::vector<int64_t> arrival, copies, sourceCells;
+  std::vector<std::pair<uint32_t, int64_t>> byNode;
   for (size_t first = 0; first < cells.size();) {
     const int64_t d = cells[first].first;
     size_t last = first;
@@ -297,7 +333,7 @@ std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
       from.addressesOf(d, copies);
     else
       copies.push_back(sources[size_t(cells[first].second)]);
-    std::vector<std::pair<uint32_t, int64_t>> byNode;
+    byNode.clear();
     for (int64_t a : copies)
       byNode.push_back({uint32_t(a / fromSlots), a});
     std::sort(byNode.begin(), byNode.end());
@@ -321,17 +357,64 @@ std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
   if (!local.empty())
     rounds.push_back(std::move(local));
   sortByCell(rounds, sources.size());
+  if (flows)
+    *flows = treeFlows(builder.built(), rounds.size());
   return rounds;
 }
 
 std::vector<std::pair<int64_t, int64_t>>
 mapc::rt::replicaCells(const TileMap &to,
                        const std::vector<uint32_t> &sources) {
+  // The cells that read one source cell hold its element: counted into
+  // order by source cell (each's cells ascending), they need one data
+  // index decoded per source cell, not one per held cell. A replicated
+  // source may feed an element from several copies: their cells merge.
+  uint32_t top = 0;
+  for (uint32_t a : sources)
+    if (a != kNoSource)
+      top = std::max(top, a + 1);
   std::vector<std::pair<int64_t, int64_t>> cells;
-  for (int64_t b = 0; b < int64_t(sources.size()); ++b)
-    if (sources[size_t(b)] != kNoSource)
-      cells.push_back({to.dataAt(b), b});
-  sortByElement(cells, to.dataSize());
+  if (top > 4 * sources.size() + 1024) {
+    // Too many source cells to count by: a data index per held cell.
+    for (size_t b = 0; b < sources.size(); ++b)
+      if (sources[b] != kNoSource)
+        cells.push_back({to.dataAt(int64_t(b)), int64_t(b)});
+    std::sort(cells.begin(), cells.end());
+    return cells;
+  }
+  std::vector<uint32_t> start(size_t(top) + 1, 0);
+  for (uint32_t a : sources)
+    if (a != kNoSource)
+      ++start[a + 1];
+  for (size_t a = 0; a < top; ++a)
+    start[a + 1] += start[a];
+  std::vector<int64_t> byCell(start[top]);
+  {
+    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+    for (size_t b = 0; b < sources.size(); ++b)
+      if (sources[b] != kNoSource)
+        byCell[fill[sources[b]]++] = int64_t(b);
+  }
+  std::vector<std::pair<int64_t, uint32_t>> groups; // element, source cell
+  for (uint32_t a = 0; a < top; ++a)
+    if (start[a] < start[a + 1])
+      groups.push_back({to.dataAt(byCell[start[a]]), a});
+  if (!std::is_sorted(groups.begin(), groups.end()))
+    std::sort(groups.begin(), groups.end());
+  cells.reserve(byCell.size());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const auto [d, a] = groups[g];
+    const size_t first = cells.size();
+    for (uint32_t i = start[a]; i < start[a + 1]; ++i)
+      cells.push_back({d, byCell[i]});
+    if (g > 0 && groups[g - 1].first == d) {
+      // Another copy's cells: the element's cells sorted again.
+      size_t from = first;
+      while (from > 0 && cells[from - 1].first == d)
+        --from;
+      std::sort(cells.begin() + from, cells.end());
+    }
+  }
   return cells;
 }
 
@@ -415,14 +498,21 @@ std::vector<int64_t> mapc::rt::timeDoublingRounds(
 std::vector<int64_t> mapc::rt::doublingRoundBounds(
     const NetworkShape &shape,
     const std::vector<std::vector<DoublingSend>> &rounds) {
-  std::vector<int64_t> out;
+  std::vector<std::vector<RouteFlow>> flows;
   std::vector<RouteMove> moves;
   for (const std::vector<DoublingSend> &round : rounds) {
     roundMoves(round, moves);
-    out.push_back(moves.empty()
-                      ? 0
-                      : routeOrderBound(shape, routeFlows(shape, moves), 0));
+    flows.push_back(routeFlows(shape, moves));
   }
+  return doublingRoundBounds(shape, flows);
+}
+
+std::vector<int64_t> mapc::rt::doublingRoundBounds(
+    const NetworkShape &shape,
+    const std::vector<std::vector<RouteFlow>> &flows) {
+  std::vector<int64_t> out;
+  for (const std::vector<RouteFlow> &round : flows)
+    out.push_back(round.empty() ? 0 : routeOrderBound(shape, round, 0));
   return out;
 }
 

@@ -148,6 +148,78 @@ TEST(NetworkReplication, RandomReplicatedLayoutsRunAsTimed) {
   EXPECT_GT(doubled, 500u);
 }
 
+// The shortcuts the planner prices the rounds with, against the plain
+// counts on 8,000 random replicated destinations and broadcasts on random
+// meshes and cubes: the destination's cells by element, counted by their
+// source cells, equal every held cell's data index sorted, and each round's
+// flows counted per tree of sends (doublingRounds' `flows`) equal the
+// routeFlows of its moves element by element, and so do their bounds.
+TEST(NetworkReplication, TreeFlowsAndCellsEqualThePlainCounts) {
+  std::mt19937 rng(20261128 + 29);
+  unsigned runs = 0, shared = 0, merged = 0;
+  while (runs < 8000) {
+    const rt::NetworkShape net = test::randomNetwork(rng, kReplicationNetworks);
+    rt::TileMap a, b;
+    if (rng() % 4 == 0) {
+      if (net.dims.empty() || net.nodeCount() < 2)
+        continue;
+      broadcast(net, 1 + int64_t(rng() % 6), a, b);
+    } else {
+      KTile x, y;
+      if (!drawReplicated(rng, net, x, y))
+        continue;
+      a = x;
+      b = y;
+    }
+    const std::string what = "run " + std::to_string(runs);
+    const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
+    std::vector<std::pair<int64_t, int64_t>> plain;
+    for (int64_t c = 0; c < int64_t(sources.size()); ++c)
+      if (sources[size_t(c)] != rt::kNoSource)
+        plain.push_back({b.dataAt(c), c});
+    std::sort(plain.begin(), plain.end());
+    const auto cells = rt::replicaCells(b, sources);
+    ASSERT_EQ(cells, plain) << what;
+    // An element fed from several source copies (their cells merge).
+    for (size_t c = 1; c < plain.size(); ++c)
+      if (plain[c].first == plain[c - 1].first &&
+          sources[size_t(plain[c].second)] !=
+              sources[size_t(plain[c - 1].second)]) {
+        ++merged;
+        break;
+      }
+    const unsigned order = rt::kRouteDoubling |
+                           (rng() % 2 ? rt::kRouteScatter : 0) |
+                           (rng() % 2 ? rt::kRouteFarthestFirst : 0);
+    std::vector<std::vector<rt::RouteFlow>> flows;
+    const auto rounds =
+        rt::doublingRounds(net, a, b, sources, order, &cells, &flows);
+    ASSERT_EQ(flows.size(), rounds.size()) << what;
+    for (size_t k = 0; k < rounds.size(); ++k) {
+      std::vector<rt::RouteMove> moves;
+      for (const rt::DoublingSend &send : rounds[k])
+        if (send.fromNode != send.toNode)
+          moves.push_back({send.fromNode, send.toNode});
+      const std::vector<rt::RouteFlow> expected = rt::routeFlows(net, moves);
+      ASSERT_EQ(flows[k].size(), expected.size()) << what << " round " << k;
+      for (size_t f = 0; f < expected.size(); ++f) {
+        EXPECT_EQ(flows[k][f].from, expected[f].from) << what;
+        EXPECT_EQ(flows[k][f].to, expected[f].to) << what;
+        EXPECT_EQ(flows[k][f].count, expected[f].count) << what;
+        shared += expected[f].count > 1;
+      }
+    }
+    EXPECT_EQ(rt::doublingRoundBounds(net, flows),
+              rt::doublingRoundBounds(net, rounds))
+        << what;
+    if (HasFailure())
+      return;
+    ++runs;
+  }
+  EXPECT_GT(shared, 4000u); // flows of several elements are common
+  EXPECT_GT(merged, 60u);
+}
+
 // A broadcast along every line of a mesh or cube: doubling takes
 // ceil(log2(lines)) rounds plus the seed round, and the planner picks it or
 // the scatter and gather over the one route, which sends every copy out of

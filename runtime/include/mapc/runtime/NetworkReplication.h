@@ -36,6 +36,7 @@
 
 #include "mapc/runtime/General.h"
 #include "mapc/runtime/Network.h"
+#include "mapc/runtime/NetworkExecute.h"
 
 #include <string>
 #include <vector>
@@ -57,12 +58,15 @@ struct DoublingSend {
 /// with kRouteScatter in `routeOrder`, the gather), then the local copies,
 /// each round's sends in destination cell order.
 /// `cells`, when given, is replicaCells(to, sources), so that a caller
-/// building both modes' rounds reads the elements of `to` once.
+/// building both modes' rounds reads the elements of `to` once. `flows`,
+/// when given, gets each round's routeFlows of its sends that change node,
+/// counted per tree of sends rather than per element.
 std::vector<std::vector<DoublingSend>>
 doublingRounds(const NetworkShape &shape, const TileMap &from,
                const TileMap &to, const std::vector<uint32_t> &sources,
                unsigned routeOrder = kRouteDoubling,
-               const std::vector<std::pair<int64_t, int64_t>> *cells = nullptr);
+               const std::vector<std::pair<int64_t, int64_t>> *cells = nullptr,
+               std::vector<std::vector<RouteFlow>> *flows = nullptr);
 
 /// The held cells of `to` as (element, cell), by element, each element's
 /// cells ascending (so by node): what doublingRounds walks.
@@ -88,6 +92,10 @@ timeDoublingRounds(const NetworkShape &shape,
 std::vector<int64_t>
 doublingRoundBounds(const NetworkShape &shape,
                     const std::vector<std::vector<DoublingSend>> &rounds);
+/// The same from each round's flows (doublingRounds' `flows`).
+std::vector<int64_t>
+doublingRoundBounds(const NetworkShape &shape,
+                    const std::vector<std::vector<RouteFlow>> &flows);
 
 /// The cycles of the whole doubling route: the sum of its rounds', or -1
 /// with `why`.
