@@ -567,6 +567,9 @@ int64_t mapc::rt::RouteWalk::timeSoFar() const {
 }
 size_t mapc::rt::RouteWalk::walked() const { return state->next; }
 
+/// How many keys ahead a walk asks for a move (RouteWalk::advance).
+constexpr size_t kMovesAhead = 16;
+
 int64_t mapc::rt::RouteWalk::advance(int64_t stopAt) {
   State &s = *state;
   if (s.failed)
@@ -587,7 +590,7 @@ int64_t mapc::rt::RouteWalk::advance(int64_t stopAt) {
       const size_t pair = size_t(m.from) * s.pairNodes + m.to;
       uint32_t cycle = 0;
       for (uint32_t l = s.pairStart[pair]; l < s.pairStart[pair + 1]; ++l)
-        if ((cycle = calendar.takeAfter(s.pairLinks[l], cycle)) == 0) {
+        if ((cycle = calendar.takeAfter<false>(s.pairLinks[l], cycle)) == 0) {
           s.failed = true; // past the bitmaps' cap
           return -1;
         }
@@ -602,6 +605,10 @@ int64_t mapc::rt::RouteWalk::advance(int64_t stopAt) {
   const bool fits = s.links.dispatch(s.routeOrder, [&](auto kind) {
     using Kind = decltype(kind);
     while (k < moves.size()) {
+      // The moves are read in key order, out of their own: the one a few
+      // keys on is asked for now, not waited for then.
+      if (order && k + kMovesAhead < moves.size())
+        __builtin_prefetch(&moves[order[k + kMovesAhead]]);
       const RouteMove &m = moves[order ? order[k] : k];
       ++k;
       // The keys are ranked above: the hops need no priority.
@@ -609,7 +616,7 @@ int64_t mapc::rt::RouteWalk::advance(int64_t stopAt) {
       // Inlined: the hop loop's one call.
       if (!s.links.forEachIn<Kind>(
               m.from, m.to, [&](size_t link) __attribute__((always_inline)) {
-                cycle = calendar.takeAfter(link, cycle);
+                cycle = calendar.takeAfter<false>(link, cycle);
                 return cycle != 0;
               }))
         return false; // past the bitmaps' cap

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <numeric>
 #include <random>
 
 using namespace mapc;
@@ -102,6 +103,36 @@ rt::TileMap line(int64_t n, int64_t perNode, bool reversed) {
   t.device = {SpaceDim::plain(perNode), SpaceDim::plain(n / perNode)};
   EXPECT_TRUE(t.verify().empty());
   return t;
+}
+
+/// The moves' transfers on rt::routeLinks' paths in `order` (a hop a
+/// link), ranked by path length when farthest first: what timeRoute walks,
+/// for timeCycleByCycle.
+std::vector<rt::Transfer> transfersOf(const rt::NetworkShape &net,
+                                      const std::vector<rt::RouteMove> &moves,
+                                      unsigned order) {
+  const unsigned perNode = rt::linksPerNode(net);
+  std::vector<rt::Transfer> ts;
+  for (const rt::RouteMove &m : moves) {
+    rt::Transfer t;
+    t.node = m.from;
+    t.destNode = m.to;
+    const std::vector<size_t> links = rt::routeLinks(net, m.from, m.to, order);
+    for (size_t link : links) {
+      const uint32_t node = uint32_t(link / perNode), slot = link % perNode;
+      rt::Hop h;
+      h.dim = uint8_t(net.cube ? slot : slot / 2);
+      h.dir = int8_t(net.cube   ? ((node >> slot) & 1 ? -1 : 1)
+                     : slot % 2 ? -1
+                                : 1);
+      h.priority = order & rt::kRouteFarthestFirst
+                       ? uint32_t(net.diameter() - links.size())
+                       : 0;
+      t.path.push_back(h);
+    }
+    ts.push_back(t);
+  }
+  return ts;
 }
 
 } // namespace
@@ -274,36 +305,97 @@ TEST(NetworkGeneral, WalksOnListedPairsEqualTheSimulation) {
       m.from = uint32_t(rng() % nodes);
       m.to = uint32_t((m.from + 1 + rng() % (nodes - 1)) % nodes);
     }
-    const unsigned perNode = rt::linksPerNode(net);
     for (unsigned order = 0; order < 8; ++order) {
-      std::vector<rt::Transfer> ts;
-      for (const rt::RouteMove &m : moves) {
-        rt::Transfer t;
-        t.node = m.from;
-        t.destNode = m.to;
-        const std::vector<size_t> links =
-            rt::routeLinks(net, m.from, m.to, order);
-        for (size_t link : links) {
-          const uint32_t node = uint32_t(link / perNode), slot = link % perNode;
-          rt::Hop h;
-          h.dim = uint8_t(net.cube ? slot : slot / 2);
-          h.dir = int8_t(net.cube   ? ((node >> slot) & 1 ? -1 : 1)
-                         : slot % 2 ? -1
-                                    : 1);
-          h.priority = order & rt::kRouteFarthestFirst
-                           ? uint32_t(net.diameter() - links.size())
-                           : 0;
-          t.path.push_back(h);
-        }
-        ts.push_back(t);
-      }
       uint64_t hops = 0, load = 0;
-      ASSERT_EQ(rt::timeRoute(net, moves, order),
-                rt::timeCycleByCycle(net, ts, hops, load))
+      ASSERT_EQ(
+          rt::timeRoute(net, moves, order),
+          rt::timeCycleByCycle(net, transfersOf(net, moves, order), hops, load))
           << "run " << run << " order " << order << " moves " << count;
     }
   }
   EXPECT_GT(listed, 250u);
+}
+
+// rt::RouteWalk on more nodes than the moves' pairs (each move's links
+// found as it is walked, the moves a few keys on asked for ahead, the
+// calendar's takes without its list of links) against a plain walk in the
+// test: the moves in key order, each link's taken cycles in a
+// vector<bool>, each move's time the max so far. Resumed at random stops,
+// the walk stops after the same move with the same time; walked to the end
+// it takes what timeCycleByCycle takes on the same paths (every fourth list
+// simulated). 2,000 random move lists on meshes of 1-3 dims of up to 12
+// nodes a side and cubes of 3-8 dims, every order, a quarter with every
+// move to one of a few nodes (queues hundreds of cycles deep).
+TEST(NetworkGeneral, WalksStopWhereAPlainWalkStops) {
+  std::mt19937 rng(202611281);
+  const test::NetworkDraw draw = {3, 3, 8, 12};
+  unsigned runs = 0, stopped = 0;
+  while (runs < 2000) {
+    const rt::NetworkShape net = test::randomNetwork(rng, draw);
+    const uint32_t nodes = net.nodeCount();
+    if (nodes < 2)
+      continue;
+    const size_t count = rng() % std::min<size_t>(size_t(nodes) * nodes, 800);
+    const uint32_t targets = runs % 4 == 0 ? 1 + uint32_t(rng() % 3) : nodes;
+    std::vector<rt::RouteMove> moves(count);
+    for (rt::RouteMove &m : moves) {
+      m.to = uint32_t(rng() % targets);
+      m.from = uint32_t((m.to + 1 + rng() % (nodes - 1)) % nodes);
+    }
+    const unsigned perNode = rt::linksPerNode(net);
+    for (unsigned order = 0; order < 8; ++order) {
+      // The plain walk: after[k] is the time of the first k + 1 moves.
+      std::vector<size_t> keys(count);
+      std::iota(keys.begin(), keys.end(), size_t(0));
+      std::vector<std::vector<size_t>> paths(count);
+      for (size_t i = 0; i < count; ++i)
+        paths[i] = rt::routeLinks(net, moves[i].from, moves[i].to, order);
+      if (order & rt::kRouteFarthestFirst)
+        std::stable_sort(keys.begin(), keys.end(), [&](size_t a, size_t b) {
+          return paths[a].size() > paths[b].size();
+        });
+      std::vector<std::vector<bool>> taken(size_t(nodes) * perNode);
+      std::vector<int64_t> after(count);
+      int64_t end = 0;
+      for (size_t k = 0; k < count; ++k) {
+        uint32_t cycle = 0;
+        for (size_t link : paths[keys[k]]) {
+          std::vector<bool> &t = taken[link];
+          ++cycle;
+          while (cycle < t.size() && t[cycle])
+            ++cycle;
+          if (cycle >= t.size())
+            t.resize(cycle + 1, false);
+          t[cycle] = true;
+        }
+        after[k] = end = std::max<int64_t>(end, cycle);
+      }
+      // The plain walk is the simulation's (every fourth list checked).
+      uint64_t hops = 0, load = 0;
+      if (runs % 4 == 0) {
+        ASSERT_EQ(end, rt::timeCycleByCycle(net, transfersOf(net, moves, order),
+                                            hops, load))
+            << "run " << runs << " order " << order;
+      }
+      rt::RouteWalk walk(net, moves, order);
+      for (int64_t stop = 1 + int64_t(rng() % 8); !walk.finished();
+           stop += 1 + int64_t(rng() % (runs % 2 ? 8 : 80))) {
+        const int64_t t = walk.advance(stop);
+        // The plain walk stops after the first move that takes it to
+        // `stop` or past it.
+        const size_t k = size_t(
+            std::lower_bound(after.begin(), after.end(), stop) - after.begin());
+        ASSERT_EQ(walk.walked(), std::min(k + 1, count))
+            << "run " << runs << " order " << order << " stop " << stop;
+        ASSERT_EQ(t, k < count ? after[k] : end)
+            << "run " << runs << " order " << order << " stop " << stop;
+        stopped += !walk.finished();
+      }
+      ASSERT_EQ(walk.timeSoFar(), end) << "run " << runs << " order " << order;
+    }
+    ++runs;
+  }
+  EXPECT_GT(stopped, 5000u);
 }
 
 // The walks' links without paths (rt::routeLinks, what timeRoute and

@@ -28,6 +28,7 @@
 #include "mapc/runtime/Network.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <vector>
 
@@ -47,9 +48,12 @@ public:
                size_t maxWords = size_t(1) << 24, bool listTaken = true);
 
   /// Takes the first free cycle after `ready` (>= ready + 1) on `link` and
-  /// returns it; 0 when the bitmaps would pass their cap.
+  /// returns it; 0 when the bitmaps would pass their cap. MayList false:
+  /// a calendar without listTaken, known at compile time (no test a take).
   /// Inlined into the walks: the hop loop's one call.
+  template <bool MayList = true>
   [[gnu::always_inline]] uint32_t takeAfter(size_t link, uint32_t ready) {
+    assert((MayList || !listTaken) && "this calendar lists its links");
     uint32_t &below = takenBelow[link];
     const uint32_t from = std::max(ready + 1, below);
     const size_t w = from >> 6;
@@ -64,7 +68,7 @@ public:
         const uint32_t c = uint32_t((w << 6) + unsigned(__builtin_ctzll(open)));
         if (word == ~uint64_t(0)) // a full word: scans skip it by its summary
           full[(w >> 6) * links + link] |= uint64_t(1) << (w & 63);
-        return taken(link, below, from, c);
+        return taken<MayList>(link, below, from, c);
       }
     }
     return takeByScan(link, below, from);
@@ -74,9 +78,10 @@ public:
 
 private:
   /// takeAfter's bookkeeping once cycle c (>= from) is marked on `link`.
+  template <bool MayList = true>
   [[gnu::always_inline]] uint32_t taken(size_t link, uint32_t &below,
                                         uint32_t from, uint32_t c) {
-    if (listTaken && !dirty[link])
+    if (MayList && listTaken && !dirty[link])
       markDirty(link);
     // Every cycle from `below` to c was taken already: now c is too.
     if (from == below)
