@@ -95,6 +95,20 @@ bool sameBases(const rt::TileMap &a, const rt::TileMap &b) {
   return true;
 }
 
+/// Whether `a` and `b` have the same digits, only placed differently or
+/// of another sense (003 6.1: a digit of the other sense is that digit's
+/// values reversed, which a memory or processor permutation carries).
+bool sameDigits(const rt::TileMap &a, const rt::TileMap &b) {
+  if (a.kdims.size() != b.kdims.size())
+    return false;
+  rt::TileMap t = b;
+  t.m = a.m;
+  t.device = a.device;
+  for (size_t l = 0; l < t.kdims.size(); ++l)
+    t.kdims[l].sense = a.kdims[l].sense;
+  return t == a;
+}
+
 bool contains(const Digits &ds, unsigned l) {
   return std::find(ds.begin(), ds.end(), l) != ds.end();
 }
@@ -480,9 +494,9 @@ void foldedPlans(Planner &planner, const rt::TileMap &src,
   // tried); where it may end: i2, dst, or dst with either half of (iv)-(v)
   // left to a step.
   const std::vector<rt::TileMap> starts = {
-      i1, withDigits(src, i1.m[0], src.m[1]), src};
-  const std::vector<rt::TileMap> ends = {i2, withDigits(src, dst.m[0], i2.m[1]),
-                                         withDigits(src, i2.m[0], dst.m[1]),
+      i1, withDigits(i1, i1.m[0], src.m[1]), src};
+  const std::vector<rt::TileMap> ends = {i2, withDigits(i2, dst.m[0], i2.m[1]),
+                                         withDigits(i2, i2.m[0], dst.m[1]),
                                          dst};
   std::vector<std::pair<size_t, size_t>> tried;
   for (size_t ai = 0; ai < starts.size(); ++ai)
@@ -521,9 +535,13 @@ void foldedPlans(Planner &planner, const rt::TileMap &src,
 }
 
 /// 003 6.2.2's candidates between two aligned digit frames over the same
-/// digits, added to `planner` (after its prefix), named after `name`.
+/// digits, added to `planner` (after its prefix), named after `name`. The
+/// layouts between take the senses of `frame` (`src`'s or `dst`'s): a digit
+/// whose sense differs is reversed by the steps into or out of them (003
+/// 6.1, digit sense).
 void alignedPlans(Planner &planner, const rt::TileMap &src,
-                  const rt::TileMap &dst, const std::string &name) {
+                  const rt::TileMap &dst, const rt::TileMap &frame,
+                  const std::string &name) {
   const Digits &ms = src.m[0], &ps = src.m[1], &md = dst.m[0], &pd = dst.m[1];
   // The digits that change sides, each group in the order the destination
   // wants them.
@@ -567,10 +585,10 @@ void alignedPlans(Planner &planner, const rt::TileMap &src,
   for (const Digits &mem1 : memOptions)
     for (const Digits &pe1 : peOptions) {
       const Digits gm = pick(mem1, toP), gp = pick(pe1, toM);
-      const rt::TileMap i1 = withDigits(src, mem1, pe1);
+      const rt::TileMap i1 = withDigits(frame, mem1, pe1);
       // Step (iii): the two groups trade places as compound digits.
       const rt::TileMap i2 =
-          withDigits(src, replaceRun(mem1, runAt(mem1, gm), gm.size(), gp),
+          withDigits(frame, replaceRun(mem1, runAt(mem1, gm), gm.size(), gp),
                      replaceRun(pe1, runAt(pe1, gp), gp.size(), gm));
       auto before = planner.permuteMp(
           src, i1, planner.startsPlan,
@@ -590,6 +608,19 @@ void alignedPlans(Planner &planner, const rt::TileMap &src,
             planner.finish(std::move(steps), name + "003 6.2.2");
         }
       foldedPlans(planner, src, dst, i1, i2, gm, gp, before, after, name);
+    }
+}
+
+/// alignedPlans through layouts of `src`'s senses and, when a digit is
+/// reversed on one side only, of `dst`'s: the reversal done last or first.
+void alignedPlansOfEitherSense(Planner &planner, const rt::TileMap &src,
+                               const rt::TileMap &dst,
+                               const std::string &name) {
+  alignedPlans(planner, src, dst, src, name);
+  for (size_t l = 0; l < src.kdims.size(); ++l)
+    if (src.kdims[l].sense != dst.kdims[l].sense) {
+      alignedPlans(planner, src, dst, dst, name);
+      return;
     }
 }
 
@@ -730,11 +761,8 @@ std::vector<PricedPlan> resignifiedPlans(const GeneralPlanRequest &req,
             if (auto one = planner.step(a, b, false,
                                         "003 6.3.4: then the aligned maps"))
               planner.finish({*one}, "003 6.3.4");
-            rt::TileMap same = b;
-            same.m = a.m;
-            same.device = a.device;
-            if (same == a)
-              alignedPlans(planner, a, b, "003 6.3.4+");
+            if (sameDigits(a, b))
+              alignedPlansOfEitherSense(planner, a, b, "003 6.3.4+");
           }
         }
       }
@@ -766,13 +794,6 @@ mapc::digitPermutationPlans(const GeneralPlanRequest &req, bool floors) {
   // Align the two factorisations (fig. 6.1) when they differ: the compact
   // forms of two digit maps split the index at different places.
   rt::TileMap src = req.src, dst = req.dst;
-  // The same digits, only placed differently.
-  auto sameDigits = [](const rt::TileMap &a, const rt::TileMap &b) {
-    rt::TileMap t = b;
-    t.m = a.m;
-    t.device = a.device;
-    return t == a;
-  };
   if (!sameDigits(src, dst)) {
     std::set<int64_t> at;
     cutsOf(src, at);
@@ -790,7 +811,7 @@ mapc::digitPermutationPlans(const GeneralPlanRequest &req, bool floors) {
       return {};
   }
   Planner planner(req);
-  alignedPlans(planner, src, dst, "");
+  alignedPlansOfEitherSense(planner, src, dst, "");
   return std::move(planner.plans);
 }
 

@@ -281,6 +281,21 @@ halfPlan(const GeneralPlanRequest &req, const std::string &role) {
   return steps;
 }
 
+/// Whether `steps`, run from `req`'s source, leave the data in the
+/// destination's region (the source's, unless a copy).
+bool endsInDestination(const GeneralPlanRequest &req,
+                       const std::vector<rt::GeneralStep> &steps) {
+  if (steps.empty())
+    return !req.copy;
+  rt::GeneralPlan plan;
+  plan.copy = req.copy;
+  plan.steps = steps;
+  const rt::Regions regions{{1}, {2}, {3}}; // distinct bases
+  uint64_t read = 0, write = 0;
+  rt::stepRegions(plan, steps.size() - 1, regions, read, write);
+  return write == regions.dst.base;
+}
+
 /// Set while the halves are planned: a half aligns by construction and
 /// must not search for routes of its own (a guard against a digit the
 /// aligned planner's refinement refuses).
@@ -384,22 +399,35 @@ mapc::withinDimResignifiedPlans(const GeneralPlanRequest &req) {
   for (const WithinDimRoute &route : withinDimRoutes(req)) {
     GeneralPlanRequest there = req, back = req;
     there.dst = route.gathered;
-    auto a = halfPlan(there,
-                      "003 6.3.2, to the gathered layout (" + route.why + ")");
-    if (!a)
-      continue;
+    const std::string toGathered =
+        "003 6.3.2, to the gathered layout (" + route.why + ")";
+    std::vector<std::vector<rt::GeneralStep>> firsts;
+    if (auto a = halfPlan(there, toGathered))
+      firsts.push_back(std::move(*a));
+    // In place, the first half may as well end in the scratch region (the
+    // second half then goes back out of place): planned as a copy, it does.
+    if (!req.copy && !req.noScratch && !firsts.empty() && !firsts[0].empty() &&
+        endsInDestination(req, firsts[0])) {
+      there.copy = true;
+      if (auto a = halfPlan(there, toGathered))
+        firsts.push_back(std::move(*a));
+    }
     back.src = route.reread;
-    back.copy = req.copy && a->empty();
-    auto b = halfPlan(back, "003 6.3.2, from the re-read layout");
-    if (!b)
-      continue;
-    std::vector<rt::GeneralStep> steps = std::move(*a);
-    steps.insert(steps.end(), b->begin(), b->end());
-    if (steps.empty())
-      continue;
-    if (auto p =
-            pricedPlanOf(req, std::move(steps), "003 6.3.2", copyBackTicks))
-      plans.push_back(std::move(*p));
+    for (std::vector<rt::GeneralStep> &steps : firsts) {
+      // The second half reads where the first left the data: from a
+      // region other than the destination's it is planned as a copy, so
+      // that it ends in the destination's without a copy back.
+      back.copy = !endsInDestination(req, steps);
+      auto b = halfPlan(back, "003 6.3.2, from the re-read layout");
+      if (!b)
+        continue;
+      steps.insert(steps.end(), b->begin(), b->end());
+      if (steps.empty())
+        continue;
+      if (auto p =
+              pricedPlanOf(req, std::move(steps), "003 6.3.2", copyBackTicks))
+        plans.push_back(std::move(*p));
+    }
   }
   searching = false;
   return plans;

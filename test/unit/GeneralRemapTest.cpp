@@ -14,6 +14,7 @@
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/DigitExchange.h"
 #include "mapc/runtime/General.h"
+#include "passes/DigitPlanner.h"
 #include "passes/GeneralPlanner.h"
 
 #include "gtest/gtest.h"
@@ -431,6 +432,85 @@ TEST(GeneralRemap, RandomDigitPermutations) {
   }
   EXPECT_GT(digitExchanges, 90u);
   EXPECT_GT(multiStep, 30u);
+}
+
+// Random aligned digit permutations whose digits differ in sense (each
+// digit of either map reversed with odds 1 in 2; 003 6.1, digit sense): a
+// reversal is a memory or processor permutation of that digit's values, so
+// 003 6.2.2's plans take such pairs, their layouts between carrying the
+// source's senses or the destination's. Every candidate of
+// digitPermutationPlans runs on the simulator, every element checked, its
+// prediction equal to the run; the planner's pick runs too.
+TEST(GeneralRemap, RandomReversedDigitPermutations) {
+  std::mt19937 rng(20261128);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  unsigned runs = 0, candidates = 0, chosen = 0;
+  int64_t total = 0;
+  while (runs < 2000) {
+    const unsigned n = unsigned(pick(2, 5));
+    std::vector<int64_t> bases(n);
+    for (int64_t &b : bases)
+      b = pick(2, 6);
+    std::vector<unsigned> order(n);
+    for (unsigned i = 0; i < n; ++i)
+      order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    const unsigned split = unsigned(pick(1, int(n) - 1));
+    std::vector<unsigned> mem(order.begin(), order.begin() + split),
+        pe(order.begin() + split, order.end());
+    std::vector<unsigned> mem2 = mem, pe2 = pe;
+    tradeAndShuffle(rng, bases, mem2, pe2);
+    KTile a = digitTile(bases, mem, pe), b = digitTile(bases, mem2, pe2);
+    bool differ = false;
+    for (unsigned l = 0; l < n; ++l) {
+      if (rng() % 2)
+        a.kdims[l].sense = rt::Sense::Minus;
+      if (rng() % 2)
+        b.kdims[l].sense = rt::Sense::Minus;
+      differ |= a.kdims[l].sense != b.kdims[l].sense;
+    }
+    const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
+    if (!differ || pes > 64 || rt::slotsOf(a) > 64)
+      continue;
+    const unsigned width = unsigned(pick(1, 8));
+    const rt::MachineShape grid{width, unsigned((pes + width - 1) / width),
+                                1u << pick(0, 4)};
+    const GeneralPlanRequest req =
+        test::planRequest(a, b, 1u << pick(0, 3), rng() % 4 == 0, grid);
+    const std::string what = "reversed run " + std::to_string(runs);
+    for (const PricedPlan &p : digitPermutationPlans(req)) {
+      rt::GeneralPlan plan;
+      plan.source = a;
+      plan.dest = b;
+      plan.elemBytes = req.elemBytes;
+      plan.copy = req.copy;
+      plan.steps = p.steps;
+      const test::PlanRun run = test::simulatePlan(plan, grid, 5);
+      ASSERT_TRUE(run.ran) << what << ": " << p.name << ": " << run.why;
+      EXPECT_EQ(run.wrong, 0u) << what << ": " << p.name;
+      EXPECT_EQ(run.ticks, p.ticks) << what << ": " << p.name;
+      ++candidates;
+    }
+    auto planned = planGeneralRemap(req);
+    ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned)) << what;
+    const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+    chosen += plan.steps[0].why.rfind("003 6.2", 0) == 0;
+    total += plan.predictedTicks;
+    const test::PlanRun run = test::simulatePlan(plan, grid, 9);
+    ASSERT_TRUE(run.ran) << what << ": " << run.why;
+    EXPECT_EQ(run.wrong, 0u) << what;
+    EXPECT_EQ(run.ticks, plan.predictedTicks) << what;
+    if (HasFailure())
+      return;
+    ++runs;
+  }
+  std::printf("6.2.2 candidates run: %u over %u pairs; a 6.2.2 plan chosen "
+              "in %u; the picks' ticks %lld\n",
+              candidates, runs, chosen, (long long)total);
+  EXPECT_GT(candidates, 8000u);
+  EXPECT_GT(chosen, 120u);
 }
 
 // A digit-exchange step refuses a move it cannot do, with a reason, rather

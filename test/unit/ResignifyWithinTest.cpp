@@ -251,11 +251,13 @@ TEST(ResignifyWithin, RandomNonAligned) {
 
 // The same with reversed digits (sense, 003 3.2.2) in either map, one in
 // two: a run of reversed digits is gathered reversed, a run of mixed senses
-// plain, and the halves reverse the rest.
+// plain, and the halves reverse the rest. 6.3.2 is picked in 115 pairs: 85
+// when an in-place remap's halves were planned in place only (the first
+// may end in the scratch region, the second then planned as a copy).
 TEST(ResignifyWithin, RandomReversed) {
   const PairCounts c = randomPairs(6322, 1500, 2);
-  EXPECT_GT(c.candidates, 400u);
-  EXPECT_GT(c.chosen, 50u);
+  EXPECT_GT(c.candidates, 700u);
+  EXPECT_GT(c.chosen, 100u);
 }
 
 // resig_mp's aligned last step to a digit reversed on one side only: the
@@ -282,5 +284,5 @@ TEST(ResignifyWithin, ReversedDigitAfterResigMp) {
 TEST(ResignifyWithin, RandomConstant) {
   const PairCounts c = randomPairs(6323, 1500, 4, true);
   EXPECT_GT(c.candidates, 300u);
-  EXPECT_GT(c.chosen, 30u);
+  EXPECT_GT(c.chosen, 75u); // 88; 66 with the halves planned in place only
 }
