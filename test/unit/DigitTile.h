@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mapc::test {
@@ -102,6 +103,31 @@ inline KTile digitTile(const std::vector<int64_t> &bases,
     dp *= bases[l];
   t.device = {SpaceDim::plain(dm), SpaceDim::plain(dp)};
   return t;
+}
+
+/// A random aligned pair of digit maps: 2-5 digits of base 2-6 (`bases`),
+/// shuffled and cut in two non-empty device dims, and another placement of
+/// the same digits (tradeAndShuffle).
+template <typename Rng>
+inline std::pair<KTile, KTile>
+randomAlignedDigitPair(Rng &rng, std::vector<int64_t> &bases) {
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  const unsigned n = unsigned(pick(2, 5));
+  bases.assign(n, 0);
+  for (int64_t &b : bases)
+    b = pick(2, 6);
+  std::vector<unsigned> order(n);
+  for (unsigned i = 0; i < n; ++i)
+    order[i] = i;
+  std::shuffle(order.begin(), order.end(), rng);
+  const unsigned split = unsigned(pick(1, int(n) - 1));
+  std::vector<unsigned> mem(order.begin(), order.begin() + split),
+      pe(order.begin() + split, order.end());
+  std::vector<unsigned> mem2 = mem, pe2 = pe;
+  tradeAndShuffle(rng, bases, mem2, pe2);
+  return {digitTile(bases, mem, pe), digitTile(bases, mem2, pe2)};
 }
 
 /// `t` with a constant digit of `base` holding `value` (an empty dim, 003

@@ -22,12 +22,13 @@
 #include <cstdio>
 #include <map>
 #include <random>
+#include <tuple>
 
 using namespace mapc;
 using mapc::test::compact;
 using mapc::test::digitTile;
 using mapc::test::oneStepPlan;
-using mapc::test::tradeAndShuffle;
+using mapc::test::randomAlignedDigitPair;
 
 namespace {
 
@@ -381,21 +382,9 @@ TEST(GeneralRemap, RandomDigitPermutations) {
     return std::uniform_int_distribution<int>(lo, hi)(rng);
   };
   while (runs < 600) {
-    const unsigned n = unsigned(pick(2, 5));
-    std::vector<int64_t> bases(n);
-    for (int64_t &b : bases)
-      b = pick(2, 6);
-    std::vector<unsigned> order(n);
-    for (unsigned i = 0; i < n; ++i)
-      order[i] = i;
-    std::shuffle(order.begin(), order.end(), rng);
-    const unsigned split = unsigned(pick(1, int(n) - 1));
-    std::vector<unsigned> mem(order.begin(), order.begin() + split),
-        pe(order.begin() + split, order.end());
-    // Trade some pairs of equal base between the sides, then shuffle each.
-    std::vector<unsigned> mem2 = mem, pe2 = pe;
-    tradeAndShuffle(rng, bases, mem2, pe2);
-    KTile a = digitTile(bases, mem, pe), b = digitTile(bases, mem2, pe2);
+    std::vector<int64_t> bases;
+    KTile a, b;
+    std::tie(a, b) = randomAlignedDigitPair(rng, bases);
     if (rng() % 2)
       a = compact(a);
     if (rng() % 2)
@@ -449,22 +438,11 @@ TEST(GeneralRemap, RandomReversedDigitPermutations) {
   unsigned runs = 0, candidates = 0, chosen = 0;
   int64_t total = 0;
   while (runs < 2000) {
-    const unsigned n = unsigned(pick(2, 5));
-    std::vector<int64_t> bases(n);
-    for (int64_t &b : bases)
-      b = pick(2, 6);
-    std::vector<unsigned> order(n);
-    for (unsigned i = 0; i < n; ++i)
-      order[i] = i;
-    std::shuffle(order.begin(), order.end(), rng);
-    const unsigned split = unsigned(pick(1, int(n) - 1));
-    std::vector<unsigned> mem(order.begin(), order.begin() + split),
-        pe(order.begin() + split, order.end());
-    std::vector<unsigned> mem2 = mem, pe2 = pe;
-    tradeAndShuffle(rng, bases, mem2, pe2);
-    KTile a = digitTile(bases, mem, pe), b = digitTile(bases, mem2, pe2);
+    std::vector<int64_t> bases;
+    KTile a, b;
+    std::tie(a, b) = randomAlignedDigitPair(rng, bases);
     bool differ = false;
-    for (unsigned l = 0; l < n; ++l) {
+    for (size_t l = 0; l < bases.size(); ++l) {
       if (rng() % 2)
         a.kdims[l].sense = rt::Sense::Minus;
       if (rng() % 2)
