@@ -65,6 +65,25 @@ void broadcast(const rt::NetworkShape &net, int64_t perNode, rt::TileMap &src,
   }
 }
 
+/// A replicated destination on `net`: one time in four a broadcast of 1-6
+/// elements a node (when `net` has a dim and two nodes), else a random pair
+/// (drawReplicated). False when the draw does not fit.
+bool drawReplicatedOrBroadcast(std::mt19937 &rng, const rt::NetworkShape &net,
+                               rt::TileMap &a, rt::TileMap &b) {
+  if (rng() % 4 == 0) {
+    if (net.dims.empty() || net.nodeCount() < 2)
+      return false;
+    broadcast(net, 1 + int64_t(rng() % 6), a, b);
+    return true;
+  }
+  KTile x, y;
+  if (!drawReplicated(rng, net, x, y))
+    return false;
+  a = x;
+  b = y;
+  return true;
+}
+
 /// Runs the doubling route in `order` and checks every element, that the
 /// machine takes timeDoublingRoute's cycles, and each round's timing against
 /// the cycle-by-cycle reference. Returns the cycles.
@@ -160,17 +179,8 @@ TEST(NetworkReplication, TreeFlowsAndCellsEqualThePlainCounts) {
   while (runs < 8000) {
     const rt::NetworkShape net = test::randomNetwork(rng, kReplicationNetworks);
     rt::TileMap a, b;
-    if (rng() % 4 == 0) {
-      if (net.dims.empty() || net.nodeCount() < 2)
-        continue;
-      broadcast(net, 1 + int64_t(rng() % 6), a, b);
-    } else {
-      KTile x, y;
-      if (!drawReplicated(rng, net, x, y))
-        continue;
-      a = x;
-      b = y;
-    }
+    if (!drawReplicatedOrBroadcast(rng, net, a, b))
+      continue;
     const std::string what = "run " + std::to_string(runs);
     const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
     std::vector<std::pair<int64_t, int64_t>> plain;
@@ -385,17 +395,8 @@ TEST(NetworkReplication, StoppedPricingChoosesAsPricingAll) {
   while (runs < 7000) {
     const rt::NetworkShape net = test::randomNetwork(rng, kReplicationNetworks);
     rt::TileMap a, b;
-    if (rng() % 4 == 0) {
-      if (net.dims.empty() || net.nodeCount() < 2)
-        continue;
-      broadcast(net, 1 + int64_t(rng() % 6), a, b);
-    } else {
-      KTile x, y;
-      if (!drawReplicated(rng, net, x, y))
-        continue;
-      a = x;
-      b = y;
-    }
+    if (!drawReplicatedOrBroadcast(rng, net, a, b))
+      continue;
     const unsigned elemBytes = 1u << (rng() % 3);
     NetworkGeneralPlanRequest req{a, b, elemBytes, bool(rng() % 2), net};
     auto planned = planNetworkGeneralRemap(req);
