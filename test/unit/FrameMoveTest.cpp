@@ -23,6 +23,22 @@ using mapc::test::randomPlaces;
 
 namespace {
 
+/// Checks the move from -> to read off its digits (frameSources,
+/// frameShape) against its table and analyseMove; returns the latter.
+rt::MoveShape expectFrameEqualsTable(const rt::TileMap &from,
+                                     const rt::TileMap &to, int trial) {
+  const std::vector<uint32_t> sources = rt::sourcesOf(from, to);
+  EXPECT_EQ(frameSources(from, to), sources) << "trial " << trial;
+  const rt::MoveShape slow = rt::analyseMove(from, to, sources);
+  const FrameShape s = frameShape(from, to, true);
+  EXPECT_EQ(s.local, slow.local) << "trial " << trial;
+  EXPECT_EQ(s.keepsSlots, slow.keepsSlots) << "trial " << trial;
+  EXPECT_EQ(s.slotUniformFrom, slow.slotUniformFrom) << "trial " << trial;
+  EXPECT_EQ(s.slotUniformTo, slow.slotUniformTo) << "trial " << trial;
+  EXPECT_EQ(s.leaving, slow.leaving) << "trial " << trial;
+  return slow;
+}
+
 TEST(FrameMove, EqualsTheTableAndItsAnalysis) {
   std::mt19937_64 rng(11);
   int moves = 0, local = 0, uniform = 0, identity = 0, leaves = 0;
@@ -43,15 +59,8 @@ TEST(FrameMove, EqualsTheTableAndItsAnalysis) {
     }
     const rt::TileMap from = digitTile(bases, m1, p1),
                       to = digitTile(bases, m2, p2);
-    const std::vector<uint32_t> sources = rt::sourcesOf(from, to);
-    ASSERT_EQ(frameSources(from, to), sources) << "trial " << trial;
-    const rt::MoveShape slow = rt::analyseMove(from, to, sources);
+    const rt::MoveShape slow = expectFrameEqualsTable(from, to, trial);
     const FrameShape s = frameShape(from, to, true);
-    EXPECT_EQ(s.local, slow.local) << "trial " << trial;
-    EXPECT_EQ(s.keepsSlots, slow.keepsSlots) << "trial " << trial;
-    EXPECT_EQ(s.slotUniformFrom, slow.slotUniformFrom) << "trial " << trial;
-    EXPECT_EQ(s.slotUniformTo, slow.slotUniformTo) << "trial " << trial;
-    EXPECT_EQ(s.leaving, slow.leaving) << "trial " << trial;
     const FrameShape flags = frameShape(from, to, false);
     EXPECT_TRUE(flags.leaving.empty());
     EXPECT_EQ(flags.local, s.local);
@@ -101,15 +110,7 @@ TEST(FrameMove, ReversedDigitsEqualTheTableAndItsAnalysis) {
         to.kdims[l].sense = rt::Sense::Minus;
       differs |= bases[l] > 1 && from.kdims[l].sense != to.kdims[l].sense;
     }
-    const std::vector<uint32_t> sources = rt::sourcesOf(from, to);
-    ASSERT_EQ(frameSources(from, to), sources) << "trial " << trial;
-    const rt::MoveShape slow = rt::analyseMove(from, to, sources);
-    const FrameShape s = frameShape(from, to, true);
-    EXPECT_EQ(s.local, slow.local) << "trial " << trial;
-    EXPECT_EQ(s.keepsSlots, slow.keepsSlots) << "trial " << trial;
-    EXPECT_EQ(s.slotUniformFrom, slow.slotUniformFrom) << "trial " << trial;
-    EXPECT_EQ(s.slotUniformTo, slow.slotUniformTo) << "trial " << trial;
-    EXPECT_EQ(s.leaving, slow.leaving) << "trial " << trial;
+    const rt::MoveShape slow = expectFrameEqualsTable(from, to, trial);
     flipped += differs;
     local += differs && slow.local;
     leaves += differs && !slow.local && !slow.slotUniformFrom;
