@@ -167,6 +167,30 @@ TEST(NetworkReplication, RandomReplicatedLayoutsRunAsTimed) {
   EXPECT_GT(doubled, 500u);
 }
 
+// replicaCells when the source cells far outnumber the destination's (a
+// source cell numbered past 4 x its cells + 1024): it decodes a data index
+// per held cell instead of counting by source cell, with the same result.
+// The broadcast's sources are moved up by 10^6, which keeps which cells
+// share a source.
+TEST(NetworkReplication, CellsFromFarSourcesEqualThePlainCounts) {
+  const rt::NetworkShape net = rt::NetworkShape::mesh({4, 3});
+  rt::TileMap a, b;
+  broadcast(net, 3, a, b);
+  std::vector<uint32_t> sources = rt::sourcesOf(a, b);
+  const auto near = rt::replicaCells(b, sources);
+  std::vector<std::pair<int64_t, int64_t>> plain;
+  for (uint32_t &s : sources)
+    if (s != rt::kNoSource)
+      s += 1000000;
+  for (int64_t c = 0; c < int64_t(sources.size()); ++c)
+    if (sources[size_t(c)] != rt::kNoSource)
+      plain.push_back({b.dataAt(c), c});
+  std::sort(plain.begin(), plain.end());
+  ASSERT_FALSE(plain.empty());
+  EXPECT_EQ(rt::replicaCells(b, sources), plain);
+  EXPECT_EQ(near, plain);
+}
+
 // The shortcuts the planner prices the rounds with, against the plain
 // counts on 8,000 random replicated destinations and broadcasts on random
 // meshes and cubes: the destination's cells by element, counted by their
