@@ -23,6 +23,14 @@ using mapc::test::randomPlaces;
 
 namespace {
 
+/// 2-5 digits of base 1-6 (base 1 too: a digit that never counts).
+std::vector<int64_t> randomBases(std::mt19937_64 &rng) {
+  std::vector<int64_t> bases(2 + rng() % 4);
+  for (int64_t &b : bases)
+    b = 1 + int64_t(rng() % 6);
+  return bases;
+}
+
 /// Checks the move from -> to read off its digits (frameSources,
 /// frameShape) against its table and analyseMove; returns the latter.
 rt::MoveShape expectFrameEqualsTable(const rt::TileMap &from,
@@ -43,10 +51,8 @@ TEST(FrameMove, EqualsTheTableAndItsAnalysis) {
   std::mt19937_64 rng(11);
   int moves = 0, local = 0, uniform = 0, identity = 0, leaves = 0;
   for (int trial = 0; trial < 3000; ++trial) {
-    const unsigned n = 2 + unsigned(rng() % 4);
-    std::vector<int64_t> bases(n);
-    for (int64_t &b : bases)
-      b = 1 + int64_t(rng() % 6); // base 1 too: a digit that never counts
+    const std::vector<int64_t> bases = randomBases(rng);
+    const unsigned n = unsigned(bases.size());
     std::vector<unsigned> m1, p1, m2, p2;
     randomPlaces(rng, n, m1, p1);
     if (rng() % 5 == 0) {
@@ -89,10 +95,8 @@ TEST(FrameMove, ReversedDigitsEqualTheTableAndItsAnalysis) {
   std::mt19937_64 rng(12);
   int flipped = 0, local = 0, leaves = 0;
   for (int trial = 0; trial < 3000; ++trial) {
-    const unsigned n = 2 + unsigned(rng() % 4);
-    std::vector<int64_t> bases(n);
-    for (int64_t &b : bases)
-      b = 1 + int64_t(rng() % 6);
+    const std::vector<int64_t> bases = randomBases(rng);
+    const unsigned n = unsigned(bases.size());
     std::vector<unsigned> m1, p1, m2, p2;
     randomPlaces(rng, n, m1, p1);
     if (rng() % 3 == 0) {
@@ -139,10 +143,8 @@ TEST(FrameMove, LocalAndSlotwiseTicksEqualTheTables) {
   const unsigned widths[] = {1, 2, 4, 8, 12, 16};
   int priced[2] = {0, 0}, refused[2] = {0, 0}, chunked = 0;
   for (int trial = 0; trial < 2000; ++trial) {
-    const unsigned n = 2 + unsigned(rng() % 4);
-    std::vector<int64_t> bases(n);
-    for (int64_t &b : bases)
-      b = 1 + int64_t(rng() % 6);
+    const std::vector<int64_t> bases = randomBases(rng);
+    const unsigned n = unsigned(bases.size());
     std::vector<unsigned> m1, p1, m2, p2;
     randomPlaces(rng, n, m1, p1);
     m2 = m1;
