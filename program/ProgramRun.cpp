@@ -432,31 +432,25 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     if (!needs || out.memoryBytes > out.scratchBase)
       continue;
     out.memoryBytes = out.scratchBase + region;
-    // A MasPar general plan writes it here only when its layouts exceed
-    // kMaxInPlaceBruteForceCells (noScratch above).
-    if (simulating && out.memoryBytes > kMaxSimulatedBytes / nodes &&
-        sp.general && !out.onNetwork) {
+    if (simulating && out.memoryBytes > kMaxSimulatedBytes / nodes) {
+      // A MasPar general plan writes it here only when its layouts exceed
+      // kMaxInPlaceBruteForceCells (noScratch above).
+      const bool tooBigInPlace = sp.general && !out.onNetwork;
       diags.error(
           sp.statement->loc,
-          std::string(what) + ": this plan writes a scratch copy of " +
+          std::string(what) +
+              (tooBigInPlace ? ": this plan writes a scratch copy of "
+                             : ": this plan's in-place brute-force step "
+                               "needs a scratch copy of ") +
               "the array, " + std::to_string(out.memoryBytes) +
               " bytes in each of " + std::to_string(nodes) +
               " PEs; the simulator allows 256 MiB in all",
-          "run a smaller instance: in place without it (003 6.3.9's brute "
-          "force) is priced by running its rounds element by element, "
-          "up to 2^20 elements here; --emit=plan prices this plan");
-      return false;
-    }
-    if (simulating && out.memoryBytes > kMaxSimulatedBytes / nodes) {
-      diags.error(sp.statement->loc,
-                  std::string(what) +
-                      ": this plan's in-place brute-force "
-                      "step needs a scratch copy of the "
-                      "array, " +
-                      std::to_string(out.memoryBytes) + " bytes in each of " +
-                      std::to_string(nodes) +
-                      " PEs; the simulator allows 256 MiB in all",
-                  "use the default planner, or a copy into another array");
+          tooBigInPlace
+              ? "run a smaller instance: in place without it (003 6.3.9's "
+                "brute force) is priced by running its rounds element by "
+                "element, up to 2^20 elements here; --emit=plan prices this "
+                "plan"
+              : "use the default planner, or a copy into another array");
       return false;
     }
   }
