@@ -172,6 +172,8 @@ void printDigitExchange(StepMove &move, unsigned elemBytes, bool inPlace,
     os << ", PE digits from a table";
   else
     os << ", PE digit of weight " << d.peWeight;
+  if (d.firstPe > 0)
+    os << ", on PEs " << d.firstPe << "-" << d.firstPe + d.pes - 1;
   os << ", memory digit of weight " << d.slotWeight;
   if (d.destSlotWeight != d.slotWeight)
     os << " (" << d.destSlotWeight << " on arrival)";
@@ -194,15 +196,16 @@ void printDigitExchange(StepMove &move, unsigned elemBytes, bool inPlace,
     return;
   for (int64_t k = d.foldsPePermutation() ? 0 : 1; k < d.base; ++k) {
     os << "    round " << k << ":";
+    // The PEs counted from firstPe (the others idle).
     for (int64_t p = 0; p < d.pes; ++p) {
+      os << " " << d.firstPe + p << ">";
       if (d.foldsPePermutation()) {
         const int64_t x = d.sendDigit[size_t(p)];
-        os << " " << p << ">"
-           << d.destPe[size_t(p * d.base + (x + k) % d.base)];
+        os << d.firstPe + d.destPe[size_t(p * d.base + (x + k) % d.base)];
         continue;
       }
       const int64_t x = p / d.peWeight % d.base;
-      os << " " << p << ">" << p + ((x + k) % d.base - x) * d.peWeight;
+      os << d.firstPe + p + ((x + k) % d.base - x) * d.peWeight;
     }
     os << "\n";
   }

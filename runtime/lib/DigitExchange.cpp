@@ -388,30 +388,6 @@ bool findOnCells(const std::vector<uint32_t> &sources, int64_t slots,
   return fail(reason);
 }
 
-/// `s`, found on PEs 0, 1, ..., moved up to PEs `first`, `first` + 1, ...:
-/// a PE side of per-PE lists (setDigitExchangePeSide) in which each PE
-/// below `first` sends every slot digit to itself.
-void shiftPes(DigitExchangeShape &s, int64_t first) {
-  const int64_t b = s.base, n = s.pes, all = first + n;
-  std::vector<int64_t> send(size_t(all), 0), recv(size_t(all), 0),
-      dest(size_t(all * b), 0);
-  for (int64_t p = 0; p < all; ++p)
-    for (int64_t y = 0; y < b; ++y)
-      dest[size_t(p * b + y)] = p;
-  for (int64_t p = 0; p < n; ++p) {
-    const bool own = s.destPe.empty(); // function 6.1's own side
-    const int64_t x = own ? p / s.peWeight % b : s.sendDigit[size_t(p)];
-    send[size_t(first + p)] = x;
-    recv[size_t(first + p)] = own ? x : s.recvDigit[size_t(p)];
-    for (int64_t y = 0; y < b; ++y)
-      dest[size_t((first + p) * b + y)] =
-          first +
-          (own ? p + (y - x) * s.peWeight : s.destPe[size_t(p * b + y)]);
-  }
-  s.pes = all;
-  setDigitExchangePeSide(s, std::move(send), std::move(recv), std::move(dest));
-}
-
 } // namespace
 
 bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
@@ -431,8 +407,8 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
   // Constant digits (003 3.2.5) on top of a device dim leave cells empty
   // in both layouts: of value 0, the cells above the held ones, which an
   // exchange over the held cells' extent does not move; of another value
-  // in the PE number, the PEs below too, which keep to themselves (their
-  // empty cells sent home in the same rounds).
+  // in the PE number, the PEs below too, which idle while the held ones
+  // run function 6.1 from the first of them.
   int64_t usedSlots = 0, usedPes = 0, firstPe = pes;
   for (size_t t = 0; t < sources.size(); ++t)
     if (const uint32_t a = sources[t]; a != kNoSource) {
@@ -454,8 +430,7 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
             (int64_t(a) / slots - firstPe) * usedSlots + int64_t(a) % slots);
   if (!findOnCells(held, usedSlots, heldPes, shape, why))
     return findOnCells(sources, slots, pes, shape, why);
-  if (firstPe > 0)
-    shiftPes(shape, firstPe);
+  shape.firstPe = firstPe;
   return true;
 }
 
@@ -713,6 +688,16 @@ bool mapc::rt::digitExchangeRunsInPlace(const DigitExchangeShape &s,
 
 namespace {
 
+/// Where PE p (the machine's number) sends its slot digit y, `digit` being
+/// every PE's x: function 6.1's p + (y - x) peWeight, or a folded processor
+/// permutation's table (its PEs counted from firstPe).
+uint64_t exchangeDest(const DigitExchangeShape &s,
+                      const std::vector<int64_t> &digit, int64_t p, int64_t y) {
+  if (s.foldsPePermutation())
+    return uint64_t(s.firstPe + s.destPe[size_t((p - s.firstPe) * s.base + y)]);
+  return uint64_t(p + (y - digit[size_t(p)]) * s.peWeight);
+}
+
 /// The exchange with direct loads and stores (DigitExchange.h): per
 /// transfer every slot digit y is loaded at one address in every PE, the
 /// rounds send from these registers and receive into them, and every digit
@@ -728,12 +713,11 @@ void runDirect(MasPar &m, const DigitExchangeShape &s,
                const std::vector<int64_t> &recvDigit, const Mask &active,
                bool reloadsEntries) {
   const unsigned pes = m.peCount(), eb = where.elemBytes;
-  const int64_t b = s.base, wp = s.peWeight;
+  const int64_t b = s.base, lo = s.firstPe, hi = lo + s.pes;
   const bool peMoves = s.foldsPePermutation();
   const int64_t firstRound = peMoves ? 0 : 1;
   auto destOf = [&](int64_t p, int64_t y) {
-    return uint64_t(peMoves ? s.destPe[size_t(p * b + y)]
-                            : p + (y - digit[size_t(p)]) * wp);
+    return exchangeDest(s, digit, p, y);
   };
   // Per round pair: what each PE sends where, and where it keeps what
   // comes back (the digits runDigitExchange's rounds use).
@@ -752,7 +736,7 @@ void runDirect(MasPar &m, const DigitExchangeShape &s,
     r.recvDown.assign(pes, 0);
     r.dest0.assign(pes, 0);
     r.dest1.assign(pes, 0);
-    for (int64_t p = 0; p < s.pes; ++p) {
+    for (int64_t p = lo; p < hi; ++p) {
       const int64_t x = digit[size_t(p)], y = recvDigit[size_t(p)];
       r.up[size_t(p)] = (x + k) % b;
       r.down[size_t(p)] = (x - k + b) % b;
@@ -800,7 +784,7 @@ void runDirect(MasPar &m, const DigitExchangeShape &s,
     out.assign(size_t(b), Plural(pes, 0));
     filled.assign(size_t(b), Mask(pes, 0));
     if (!peMoves)
-      for (int64_t p = 0; p < s.pes; ++p) {
+      for (int64_t p = lo; p < hi; ++p) {
         const size_t x = size_t(digit[size_t(p)]);
         out[x][size_t(p)] = in[x][size_t(p)];
         filled[x][size_t(p)] = 1;
@@ -808,7 +792,7 @@ void runDirect(MasPar &m, const DigitExchangeShape &s,
     Plural z(pes, 0);
     Mask on;
     auto keep = [&](const Plural &got, const std::vector<int64_t> &at) {
-      for (int64_t p = 0; p < s.pes; ++p)
+      for (int64_t p = lo; p < hi; ++p)
         if (on[size_t(p)]) {
           out[size_t(at[size_t(p)])][size_t(p)] = got[size_t(p)];
           filled[size_t(at[size_t(p)])][size_t(p)] = 1;
@@ -817,13 +801,13 @@ void runDirect(MasPar &m, const DigitExchangeShape &s,
     for (const RoundPair &r : pairs) {
       if (peMoves && reloadsEntries)
         m.tableLoad(8, active);
-      for (int64_t p = 0; p < s.pes; ++p)
+      for (int64_t p = lo; p < hi; ++p)
         z[size_t(p)] = in[size_t(r.up[size_t(p)])][size_t(p)];
       Plural got = send(bytes, z, r.dest0, on);
       keep(got, r.half ? r.recvUp : r.recvDown);
       if (r.half)
         continue;
-      for (int64_t p = 0; p < s.pes; ++p)
+      for (int64_t p = lo; p < hi; ++p)
         z[size_t(p)] = in[size_t(r.down[size_t(p)])][size_t(p)];
       got = send(bytes, z, r.dest1, on);
       keep(got, r.recvUp);
@@ -867,22 +851,24 @@ void runDirect(MasPar &m, const DigitExchangeShape &s,
 namespace {
 
 /// One router send of a priced exchange: the machine, the width, and the
-/// destinations of PEs 0 .. n - 1 (every one active).
+/// destinations of PEs first .. first + n - 1 (every one active).
 struct RouterSendKey {
   unsigned width, height, clusterSize, bytes;
-  int64_t ropen, rsend;
+  int64_t ropen, rsend, first;
   std::vector<uint64_t> dest;
   bool operator==(const RouterSendKey &o) const {
     return width == o.width && height == o.height &&
            clusterSize == o.clusterSize && bytes == o.bytes &&
-           ropen == o.ropen && rsend == o.rsend && dest == o.dest;
+           ropen == o.ropen && rsend == o.rsend && first == o.first &&
+           dest == o.dest;
   }
 };
 struct RouterSendKeyHash {
   size_t operator()(const RouterSendKey &k) const {
     uint64_t h = 0xcbf29ce484222325ull; // FNV-1a over the words
-    for (uint64_t x : {uint64_t(k.width), uint64_t(k.height),
-                       uint64_t(k.clusterSize), uint64_t(k.bytes)})
+    for (uint64_t x :
+         {uint64_t(k.width), uint64_t(k.height), uint64_t(k.clusterSize),
+          uint64_t(k.bytes), uint64_t(k.first)})
       h = (h ^ x) * 0x100000001b3ull;
     for (uint64_t d : k.dest)
       h = (h ^ d) * 0x100000001b3ull;
@@ -890,23 +876,26 @@ struct RouterSendKeyHash {
   }
 };
 
-/// MasPar::cheaperRouterCost of a round's sends, PEs 0 .. n - 1 active.
+/// MasPar::cheaperRouterCost of a round's sends, PEs first .. first + n - 1
+/// active.
 /// The prices depend on the PE side alone (each PE's destination per
 /// round), which the planner's candidates share: 003 6.2.2's folded
 /// memory permutations around one processor side, each priced in place
 /// and not. So the prices are kept per thread (the least of a send's two
 /// router modes, computed as the machine computes them: the same ticks).
 int64_t roundRouterCost(const MasPar &m, unsigned bytes, const Plural &dest,
-                        const Mask &active, int64_t n) {
+                        const Mask &active, int64_t first, int64_t n) {
   thread_local std::unordered_map<RouterSendKey, int64_t, RouterSendKeyHash>
       known;
-  RouterSendKey key{m.width(),
-                    m.height(),
-                    m.clusterSize(),
-                    bytes,
-                    m.cost().ropen,
-                    m.cost().rsend[widthIndex(bytes)],
-                    std::vector<uint64_t>(dest.begin(), dest.begin() + n)};
+  RouterSendKey key{
+      m.width(),
+      m.height(),
+      m.clusterSize(),
+      bytes,
+      m.cost().ropen,
+      m.cost().rsend[widthIndex(bytes)],
+      first,
+      std::vector<uint64_t>(dest.begin() + first, dest.begin() + first + n)};
   auto it = known.find(key);
   if (it != known.end())
     return it->second;
@@ -922,18 +911,22 @@ int64_t roundRouterCost(const MasPar &m, unsigned bytes, const Plural &dest,
 void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
                                 const DigitExchangeRegions &where) {
   const unsigned pes = m.peCount();
-  const int64_t b = s.base, wp = s.peWeight;
+  const int64_t b = s.base, lo = s.firstPe, hi = lo + s.pes;
+  assert(lo >= 0 && hi <= int64_t(pes) && "the exchange's PEs on the machine");
+  // PEs firstPe .. firstPe + pes - 1 take part, the others idle.
   Mask active(pes, 0);
-  for (int64_t p = 0; p < s.pes; ++p)
+  for (int64_t p = lo; p < hi; ++p)
     active[size_t(p)] = 1;
-  // Every PE's own digit of the PE number: one division with remainder
-  // (function 6.1), or with a processor permutation folded in, its digit
-  // and the digit it receives from a schedule table.
+  // Every PE's own digit of the PE number, counted from firstPe: one
+  // division with remainder (function 6.1), or with a processor
+  // permutation folded in, its digit and the digit it receives from a
+  // schedule table.
   const bool peMoves = s.foldsPePermutation();
   std::vector<int64_t> digit(pes, 0), recvDigit(pes, 0);
-  for (int64_t p = 0; p < s.pes; ++p) {
-    digit[size_t(p)] = peMoves ? s.sendDigit[size_t(p)] : p / wp % b;
-    recvDigit[size_t(p)] = peMoves ? s.recvDigit[size_t(p)] : digit[size_t(p)];
+  for (int64_t p = lo; p < hi; ++p) {
+    const size_t q = size_t(p - lo);
+    digit[size_t(p)] = peMoves ? s.sendDigit[q] : (p - lo) / s.peWeight % b;
+    recvDigit[size_t(p)] = peMoves ? s.recvDigit[q] : digit[size_t(p)];
   }
   if (peMoves)
     m.tableLoad(8, active);
@@ -941,8 +934,7 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
     m.arith(1, active);
   // Where PE p sends its slot digit y.
   auto destOf = [&](int64_t p, int64_t y) {
-    return uint64_t(peMoves ? s.destPe[size_t(p * b + y)]
-                            : p + (y - digit[size_t(p)]) * wp);
+    return exchangeDest(s, digit, p, y);
   };
   // Round 0 sends the diagonal when PEs move; rounds k and b - k pair up.
   const int64_t firstRound = peMoves ? 0 : 1;
@@ -976,7 +968,7 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
     Ledger &ledger = m.ledger();
     for (int64_t k = firstRound; 2 * k <= b; ++k) {
       const bool half = k == 0 || 2 * k == b;
-      for (int64_t p = 0; p < s.pes; ++p) {
+      for (int64_t p = lo; p < hi; ++p) {
         const int64_t x = digit[size_t(p)];
         dest0[size_t(p)] = destOf(p, (x + k) % b);
         dest1[size_t(p)] = destOf(p, (x - k + b) % b);
@@ -993,9 +985,10 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
         if (!n)
           continue;
         const unsigned bytes = 1u << w;
-        const int64_t send0 = roundRouterCost(m, bytes, dest0, active, s.pes);
+        const int64_t send0 =
+            roundRouterCost(m, bytes, dest0, active, lo, s.pes);
         const int64_t send1 =
-            half ? 0 : roundRouterCost(m, bytes, dest1, active, s.pes);
+            half ? 0 : roundRouterCost(m, bytes, dest1, active, lo, s.pes);
         ledger.router += n * (send0 + send1);
         ledger.routerSends += n * ((send0 > 0) + (send1 > 0));
       }
@@ -1041,7 +1034,7 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
     Plural v(pes, 0);
     for (const DigitExchangePiece &c : t.pieces)
       forEachPart(c.bytes, [&](unsigned off, unsigned w) {
-        for (int64_t p = 0; p < s.pes; ++p)
+        for (int64_t p = lo; p < hi; ++p)
           addr[size_t(p)] = readAddr(c, digitOf(p)) + off;
         Plural part = m.loadIndirect(w, addr, active);
         for (unsigned p = 0; p < pes; ++p)
@@ -1054,7 +1047,7 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
     Plural part(pes, 0);
     for (const DigitExchangePiece &c : t.pieces)
       forEachPart(c.bytes, [&](unsigned off, unsigned w) {
-        for (int64_t p = 0; p < s.pes; ++p)
+        for (int64_t p = lo; p < hi; ++p)
           addr[size_t(p)] = writeAddr(c, digitOf(p)) + off;
         const unsigned shift = 8 * (c.at + off);
         for (unsigned p = 0; p < pes; ++p)
@@ -1078,7 +1071,7 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
     // receiver's (the plain PE's) digits y - k and y + k.
     std::vector<int64_t> up(pes, 0), down(pes, 0), recvUp(pes, 0),
         recvDown(pes, 0);
-    for (int64_t p = 0; p < s.pes; ++p) {
+    for (int64_t p = lo; p < hi; ++p) {
       const int64_t x = digit[size_t(p)], y = recvDigit[size_t(p)];
       up[size_t(p)] = (x + k) % b;
       down[size_t(p)] = (x - k + b) % b;

@@ -341,11 +341,12 @@ TEST(DigitExchange, BaseEighteenDirectInPlace) {
 // Constant digits on top of a device dim in both layouts (003 3.2.5) leave
 // cells empty: of value 0 the cells above the held ones, and the finder
 // reads the exchange off the held cells' extent; of another value in the
-// PE number the PEs below too, which send their empty cells home. On 1,000
-// random exchanges with such a constant in memory, in the PE number or
-// both: found, and the step, in place where it can be and out of place,
-// runs with every element checked in the ticks predicted; with constants
-// of value 0, the same shape and ticks as without them.
+// PE number the PEs below too, which idle: the shape is the one without
+// the constant, from the first held PE on. On 1,000 random exchanges with
+// such a constant in memory, in the PE number or both: found, and the
+// step, in place where it can be and out of place, runs with every element
+// checked in the ticks predicted; with constants of value 0, the same ticks
+// as without them.
 TEST(DigitExchange, ConstantTopDigitsKeepTheShape) {
   std::mt19937 rng(3325);
   int runs = 0, inMemory = 0, onPes = 0, inPlace = 0, shifted = 0;
@@ -373,16 +374,15 @@ TEST(DigitExchange, ConstantTopDigitsKeepTheShape) {
     ASSERT_TRUE(rt::findDigitExchange(
         plain.from, plain.to, rt::sourcesOf(plain.from, plain.to), p, nullptr));
     EXPECT_EQ(d.base, p.base);
-    EXPECT_EQ(d.pes, up ? p.pes * (value + 1) : p.pes);
+    EXPECT_EQ(d.pes, p.pes);
+    EXPECT_EQ(d.firstPe, up ? p.pes * value : 0);
     EXPECT_EQ(d.slots, p.slots);
     EXPECT_EQ(d.chunk, p.chunk);
     EXPECT_EQ(d.slotWeight, p.slotWeight);
     EXPECT_EQ(d.destSlotWeight, p.destSlotWeight);
     EXPECT_EQ(d.destHigh, p.destHigh);
-    if (!up) {
-      EXPECT_EQ(d.peWeight, p.peWeight);
-      EXPECT_EQ(d.destPe, p.destPe);
-    }
+    EXPECT_EQ(d.peWeight, p.peWeight);
+    EXPECT_EQ(d.destPe, p.destPe);
     const unsigned width =
         unsigned(std::uniform_int_distribution<int>(1, 8)(rng));
     const rt::MachineShape shape{width, unsigned((pes + width - 1) / width),
@@ -426,6 +426,98 @@ TEST(DigitExchange, ConstantTopDigitsKeepTheShape) {
   EXPECT_GT(inMemory, 500);
   EXPECT_GT(onPes, 500);
   EXPECT_GT(inPlace, 300);
+}
+
+// Function 6.1 on a range of PEs that starts above PE 0 (DigitExchangeShape::
+// firstPe): 2,000 random exchanges (folded memory and processor
+// permutations among them) found on a table of sources moved up to PEs
+// first, first + 1, ... of a larger machine, idle PEs below and above. The
+// finder gives the shape found without the move, from `first`; the step,
+// out of place and in place where it can be, on a machine whose memory is
+// all random: every cell of the exchange's PEs holds the element its
+// source cell held, every other byte is as it was, and the pricing
+// machine charges what the run does.
+TEST(DigitExchange, ShiftedPeRangesRunFunction61) {
+  std::mt19937 rng(6121);
+  int runs = 0, inPlace = 0, notMultiple = 0, tables = 0;
+  while (runs < 2000) {
+    const FoldedCase c = randomFolded(rng, rng() % 2, 6);
+    const int64_t n = rt::pesOf(c.from), slots = rt::slotsOf(c.from);
+    if (n > 48 || slots > 300)
+      continue;
+    const std::vector<uint32_t> plain = rt::sourcesOf(c.from, c.to);
+    rt::DigitExchangeShape p, d;
+    ASSERT_TRUE(rt::findDigitExchange(c.from, c.to, plain, p, nullptr));
+    // n PEs moved up to `first` among `all`, read as layouts of `all` PEs
+    // (a constant PE digit: the finder takes the sizes off the layouts).
+    const int64_t extra = 1 + int64_t(rng() % 3);
+    KTile from = c.from, to = c.to;
+    addConstant(from, extra + 1, 0, 1, 99);
+    addConstant(to, extra + 1, 0, 1, 99);
+    const int64_t all = n * (extra + 1);
+    const int64_t first = int64_t(rng() % uint64_t(n * extra + 1));
+    std::vector<uint32_t> moved(size_t(all * slots), rt::kNoSource);
+    for (int64_t t = 0; t < n * slots; ++t)
+      if (plain[size_t(t)] != rt::kNoSource)
+        moved[size_t(first * slots + t)] =
+            uint32_t(first * slots + int64_t(plain[size_t(t)]));
+    std::string why;
+    ASSERT_TRUE(rt::findDigitExchange(from, to, moved, d, &why))
+        << "run " << runs << ": " << why;
+    EXPECT_EQ(d.firstPe, first);
+    EXPECT_EQ(d.pes, p.pes);
+    EXPECT_EQ(d.peWeight, p.peWeight);
+    EXPECT_EQ(d.sendDigit, p.sendDigit);
+    EXPECT_EQ(d.destPe, p.destPe);
+    EXPECT_EQ(d.destHigh, p.destHigh);
+    const unsigned width =
+        unsigned(std::uniform_int_distribution<int>(1, 8)(rng));
+    const unsigned height = unsigned((all + width - 1) / width);
+    const unsigned cluster = 1u << (rng() % 5), eb = 1u << (rng() % 4);
+    const uint64_t region = uint64_t(slots) * eb;
+    for (bool place : {false, true}) {
+      if (place && !rt::digitExchangeRunsInPlace(d, eb, rt::CostModel()))
+        continue;
+      const std::string what = "run " + std::to_string(runs) +
+                               (place ? " in place" : " out of place");
+      const rt::DigitExchangeRegions where{0, place ? 0 : region, eb, place};
+      rt::MasPar m(width, height, 2 * region, cluster);
+      std::vector<uint8_t> before;
+      for (unsigned pe = 0; pe < m.peCount(); ++pe)
+        for (uint64_t i = 0; i < 2 * region; ++i)
+          before.push_back(m.memoryOf(pe)[i] = uint8_t(rng()));
+      rt::runDigitExchange(m, d, where);
+      rt::MasPar priced = rt::MasPar::pricing(width, height, cluster);
+      rt::runDigitExchange(priced, d, where);
+      EXPECT_EQ(priced.ledger().total(), m.ledger().total()) << what;
+      int64_t wrong = 0;
+      for (unsigned pe = 0; pe < m.peCount(); ++pe)
+        for (uint64_t i = 0; i < 2 * region; ++i) {
+          uint8_t want = before[pe * 2 * region + i];
+          const int64_t t = int64_t(pe) * slots + int64_t(i % region) / eb;
+          if (i >= where.writeBase && i < where.writeBase + region &&
+              t < all * slots && moved[size_t(t)] != rt::kNoSource) {
+            const int64_t a = moved[size_t(t)];
+            want = before[size_t(a / slots) * 2 * region + where.readBase +
+                          uint64_t(a % slots) * eb + i % eb];
+          }
+          wrong += m.memoryOf(pe)[i] != want;
+        }
+      EXPECT_EQ(wrong, 0) << what;
+      inPlace += place;
+    }
+    if (HasFailure())
+      return;
+    notMultiple += first % (d.base * std::max<int64_t>(d.peWeight, 1)) != 0;
+    tables += d.foldsPePermutation();
+    ++runs;
+  }
+  std::printf("%d of 2000 start off a multiple of b peWeight, %d with a "
+              "table, %d in place\n",
+              notMultiple, tables, inPlace);
+  EXPECT_GT(notMultiple, 500);
+  EXPECT_GT(tables, 400);
+  EXPECT_GT(inPlace, 500);
 }
 
 // 003 6.2.2's plans on random aligned digit permutations built so that a

@@ -37,6 +37,13 @@ namespace mapc::rt {
 struct DigitExchangeShape {
   int64_t base = 0, peWeight = 0, slotWeight = 0;
   int64_t pes = 0, slots = 0; ///< of both layouts
+  /// The first PE that takes part: PEs firstPe .. firstPe + pes - 1 run the
+  /// exchange, the others idle (constant digits on top of the PE number,
+  /// 003 3.2.5, leave them empty). The PE side below (p, sendDigit,
+  /// recvDigit, destPe) counts PEs from it: function 6.1's own side reads
+  /// x = (p - firstPe) / peWeight % base, the subtraction register work
+  /// that fig. 5.2 does not price, as it prices no address increment.
+  int64_t firstPe = 0;
   /// The identity slot digits at the bottom of memory that travel together
   /// (their product; divides slotWeight and destSlotWeight).
   int64_t chunk = 0;
@@ -212,9 +219,10 @@ void setDigitExchangePeSide(DigitExchangeShape &shape,
 /// Whether the move `sources` (sourcesOf(from, to)) is one P/M digit
 /// exchange; fills `shape` if so. Reads the digits off the elements of PE 0
 /// and then checks every held cell of `to`, so a yes is exact. When no
-/// element sits above some slot or PE in either layout (constant digits of
-/// value 0 on top, 003 3.2.5), the exchange is read over the held cells'
-/// extent: its shape's slots and PEs are those, and it moves nothing above.
+/// element sits above some slot or PE, or below some PE, in either layout
+/// (constant digits on top, 003 3.2.5), the exchange is read over the held
+/// cells' extent: its shape's slots and PEs are those (from firstPe), and it
+/// moves nothing outside.
 bool findDigitExchange(const TileMap &from, const TileMap &to,
                        const std::vector<uint32_t> &sources,
                        DigitExchangeShape &shape, std::string *why);
