@@ -177,6 +177,8 @@ void printDigitExchange(StepMove &move, unsigned elemBytes, bool inPlace,
   os << ", memory digit of weight " << d.slotWeight;
   if (d.destSlotWeight != d.slotWeight)
     os << " (" << d.destSlotWeight << " on arrival)";
+  if (d.firstSlot > 0)
+    os << ", on slots " << d.firstSlot << "-" << d.firstSlot + d.slots - 1;
   os << "; rounds: " << d.base - 1 << " (k and " << d.base
      << " - k paired), up to " << chunk
      << (chunk == 1 ? " element" : " elements") << " per send\n";

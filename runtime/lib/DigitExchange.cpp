@@ -406,10 +406,11 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
   }
   // Constant digits (003 3.2.5) on top of a device dim leave cells empty
   // in both layouts: of value 0, the cells above the held ones, which an
-  // exchange over the held cells' extent does not move; of another value
-  // in the PE number, the PEs below too, which idle while the held ones
-  // run function 6.1 from the first of them.
-  int64_t usedSlots = 0, usedPes = 0, firstPe = pes;
+  // exchange over the held cells' extent does not move; of another value,
+  // the cells below too: in the PE number PEs that idle while the held ones
+  // run function 6.1 from the first of them, in memory slots below the
+  // held ones (a base address offset).
+  int64_t usedSlots = 0, usedPes = 0, firstPe = pes, firstSlot = slots;
   for (size_t t = 0; t < sources.size(); ++t)
     if (const uint32_t a = sources[t]; a != kNoSource) {
       usedSlots =
@@ -417,19 +418,24 @@ bool mapc::rt::findDigitExchange(const TileMap &from, const TileMap &to,
       usedPes =
           std::max({usedPes, int64_t(t) / slots + 1, int64_t(a) / slots + 1});
       firstPe = std::min({firstPe, int64_t(t) / slots, int64_t(a) / slots});
+      firstSlot = std::min({firstSlot, int64_t(t) % slots, int64_t(a) % slots});
     }
-  if (usedSlots == slots && usedPes == pes && firstPe == 0)
+  if (!usedSlots ||
+      (usedSlots == slots && usedPes == pes && firstPe == 0 && firstSlot == 0))
     return findOnCells(sources, slots, pes, shape, why);
-  const int64_t heldPes = usedPes - firstPe;
-  std::vector<uint32_t> held(size_t(usedSlots * heldPes), kNoSource);
+  const int64_t heldPes = usedPes - firstPe, heldSlots = usedSlots - firstSlot;
+  std::vector<uint32_t> held(size_t(heldSlots * heldPes), kNoSource);
   for (int64_t p = 0; p < heldPes; ++p)
-    for (int64_t t = 0; t < usedSlots; ++t)
-      if (const uint32_t a = sources[size_t((firstPe + p) * slots + t)];
+    for (int64_t t = 0; t < heldSlots; ++t)
+      if (const uint32_t a =
+              sources[size_t((firstPe + p) * slots + firstSlot + t)];
           a != kNoSource)
-        held[size_t(p * usedSlots + t)] = uint32_t(
-            (int64_t(a) / slots - firstPe) * usedSlots + int64_t(a) % slots);
-  if (!findOnCells(held, usedSlots, heldPes, shape, why))
+        held[size_t(p * heldSlots + t)] =
+            uint32_t((int64_t(a) / slots - firstPe) * heldSlots +
+                     int64_t(a) % slots - firstSlot);
+  if (!findOnCells(held, heldSlots, heldPes, shape, why))
     return findOnCells(sources, slots, pes, shape, why);
+  shape.firstSlot = firstSlot;
   shape.firstPe = firstPe;
   return true;
 }
@@ -909,7 +915,12 @@ int64_t roundRouterCost(const MasPar &m, unsigned bytes, const Plural &dest,
 } // namespace
 
 void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
-                                const DigitExchangeRegions &where) {
+                                const DigitExchangeRegions &regions) {
+  // The held slots from firstSlot on: the regions' bases moved up (an
+  // address constant, no instruction).
+  DigitExchangeRegions where = regions;
+  where.readBase += uint64_t(s.firstSlot) * where.elemBytes;
+  where.writeBase += uint64_t(s.firstSlot) * where.elemBytes;
   const unsigned pes = m.peCount();
   const int64_t b = s.base, lo = s.firstPe, hi = lo + s.pes;
   assert(lo >= 0 && hi <= int64_t(pes) && "the exchange's PEs on the machine");

@@ -340,25 +340,28 @@ TEST(DigitExchange, BaseEighteenDirectInPlace) {
 
 // Constant digits on top of a device dim in both layouts (003 3.2.5) leave
 // cells empty: of value 0 the cells above the held ones, and the finder
-// reads the exchange off the held cells' extent; of another value in the
-// PE number the PEs below too, which idle: the shape is the one without
-// the constant, from the first held PE on. On 1,000 random exchanges with
-// such a constant in memory, in the PE number or both: found, and the
-// step, in place where it can be and out of place, runs with every element
-// checked in the ticks predicted; with constants of value 0, the same ticks
-// as without them.
+// reads the exchange off the held cells' extent; of another value the
+// cells below too: PEs, which idle, or slots, a base address offset. The
+// shape is the one without the constant, from the first held PE and slot
+// on. On 1,000 random exchanges with such a constant in memory, in the PE
+// number or both: found, and the step, in place where it can be and out of
+// place, runs with every element checked in the ticks predicted; without a
+// constant of another value than 0 in the PE number, the same ticks as
+// without the constants.
 TEST(DigitExchange, ConstantTopDigitsKeepTheShape) {
   std::mt19937 rng(3325);
-  int runs = 0, inMemory = 0, onPes = 0, inPlace = 0, shifted = 0;
+  int runs = 0, inMemory = 0, onPes = 0, inPlace = 0, shifted = 0, offset = 0;
   while (runs < 1000) {
     const FoldedCase plain = randomFolded(rng, rng() % 2, 6);
     FoldedCase c = plain;
     const int64_t base = 2 + int64_t(rng() % 2);
     const unsigned where = unsigned(rng() % 3); // memory, PEs, both
     const int64_t value = rng() % 2 ? 0 : int64_t(rng() % uint64_t(base));
+    const int64_t inMemoryValue =
+        where != 1 && rng() % 2 ? int64_t(rng() % uint64_t(base)) : 0;
     for (KTile *t : {&c.from, &c.to}) {
       if (where != 1)
-        addConstant(*t, base, 0, 0, 99);
+        addConstant(*t, base, inMemoryValue, 0, 99);
       if (where != 0)
         addConstant(*t, base, value, 1, 99);
     }
@@ -376,6 +379,7 @@ TEST(DigitExchange, ConstantTopDigitsKeepTheShape) {
     EXPECT_EQ(d.base, p.base);
     EXPECT_EQ(d.pes, p.pes);
     EXPECT_EQ(d.firstPe, up ? p.pes * value : 0);
+    EXPECT_EQ(d.firstSlot, p.slots * inMemoryValue);
     EXPECT_EQ(d.slots, p.slots);
     EXPECT_EQ(d.chunk, p.chunk);
     EXPECT_EQ(d.slotWeight, p.slotWeight);
@@ -420,9 +424,11 @@ TEST(DigitExchange, ConstantTopDigitsKeepTheShape) {
     inMemory += where != 1;
     onPes += where != 0;
     shifted += up;
+    offset += inMemoryValue != 0;
     ++runs;
   }
   EXPECT_GT(shifted, 150);
+  EXPECT_GT(offset, 150);
   EXPECT_GT(inMemory, 500);
   EXPECT_GT(onPes, 500);
   EXPECT_GT(inPlace, 300);

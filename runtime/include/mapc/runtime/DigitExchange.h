@@ -44,6 +44,10 @@ struct DigitExchangeShape {
   /// x = (p - firstPe) / peWeight % base, the subtraction register work
   /// that fig. 5.2 does not price, as it prices no address increment.
   int64_t firstPe = 0;
+  /// The first slot: the exchange reads and writes slots firstSlot ..
+  /// firstSlot + slots - 1 of each region (a constant memory digit of
+  /// another value than 0 on top, 003 3.2.5), a base address offset.
+  int64_t firstSlot = 0;
   /// The identity slot digits at the bottom of memory that travel together
   /// (their product; divides slotWeight and destSlotWeight).
   int64_t chunk = 0;
@@ -219,10 +223,10 @@ void setDigitExchangePeSide(DigitExchangeShape &shape,
 /// Whether the move `sources` (sourcesOf(from, to)) is one P/M digit
 /// exchange; fills `shape` if so. Reads the digits off the elements of PE 0
 /// and then checks every held cell of `to`, so a yes is exact. When no
-/// element sits above some slot or PE, or below some PE, in either layout
-/// (constant digits on top, 003 3.2.5), the exchange is read over the held
-/// cells' extent: its shape's slots and PEs are those (from firstPe), and it
-/// moves nothing outside.
+/// element sits above or below some slot or PE in either layout (constant
+/// digits on top, 003 3.2.5), the exchange is read over the held cells'
+/// extent: its shape's slots and PEs are those (from firstSlot and
+/// firstPe), and it moves nothing outside.
 bool findDigitExchange(const TileMap &from, const TileMap &to,
                        const std::vector<uint32_t> &sources,
                        DigitExchangeShape &shape, std::string *why);
