@@ -10,6 +10,7 @@ using namespace mapc;
 
 std::string NetworkRounds::Candidate::name() const {
   return std::string(routeOrder & rt::kRouteScatter ? "scatter and gather"
+                     : routeOrder & rt::kRouteChain ? "pipelined chain"
                                                     : "doubling") +
          (routeOrder & rt::kRouteFarthestFirst ? ", farthest first" : "");
 }
@@ -21,9 +22,18 @@ std::string NetworkRounds::Candidate::price() const {
   if (priced == Stopped)
     return name() + " at least " + std::to_string(total) +
            " (not run to the end)";
+  // Pipelined chains take a round per element: runs of equal rounds are
+  // listed as "N rounds of T".
+  const bool runs = routeOrder & rt::kRouteChain;
   std::string s;
-  for (int64_t t : rounds)
-    s += (s.empty() ? "" : " + ") + std::to_string(t);
+  for (size_t k = 0, next = 0; k < rounds.size(); k = next) {
+    next = k + 1;
+    while (runs && next < rounds.size() && rounds[next] == rounds[k])
+      ++next;
+    s += (s.empty() ? "" : " + ") +
+         (next - k > 1 ? std::to_string(next - k) + " rounds of " : "") +
+         std::to_string(rounds[k]);
+  }
   return name() + " " + std::to_string(total) + " (" + s + ")";
 }
 
@@ -33,9 +43,10 @@ NetworkRounds mapc::priceNetworkRounds(
   NetworkRounds out;
   if (!req.dst.replicates())
     return out;
-  // Both modes' rounds and bounds; each mode's two keys share them.
+  // Each mode's rounds and bounds; a mode's two keys share them.
   std::vector<std::vector<std::vector<rt::DoublingSend>>> rounds;
   std::vector<std::vector<int64_t>> bounds;
+  std::vector<size_t> modeOf; // per candidate
   for (unsigned mode :
        {rt::kRouteDoubling, rt::kRouteDoubling | rt::kRouteScatter}) {
     std::vector<std::vector<rt::RouteFlow>> flows;
@@ -48,8 +59,20 @@ NetworkRounds mapc::priceNetworkRounds(
       c.bound = std::accumulate(bounds.back().begin(), bounds.back().end(),
                                 int64_t(0));
       out.candidates.push_back(c);
+      modeOf.push_back(rounds.size() - 1);
     }
   }
+  // Pipelined chains, in cell order only (their rounds are mostly of one
+  // hop, where keys do not matter), with no bound: priced first, as on
+  // broadcasts they win and the others then stop early.
+  rounds.push_back(rt::doublingRounds(req.shape, req.src, req.dst, sources,
+                                      rt::kRouteDoubling | rt::kRouteChain,
+                                      &cells));
+  bounds.emplace_back(rounds.back().size(), 0);
+  NetworkRounds::Candidate chains;
+  chains.routeOrder = rt::kRouteDoubling | rt::kRouteChain;
+  out.candidates.push_back(chains);
+  modeOf.push_back(rounds.size() - 1);
   // Cheapest bound first (the listing's order among equals), so the likely
   // winner is timed first and the others stop where they reach it; one
   // listed before the best may tie it and win, so it must reach best + 1.
@@ -68,7 +91,7 @@ NetworkRounds mapc::priceNetworkRounds(
       c.total = c.bound;
       continue;
     }
-    const size_t mode = i / 2;
+    const size_t mode = modeOf[i];
     c.rounds = rt::timeDoublingRounds(req.shape, rounds[mode], req.src, req.dst,
                                       req.elemBytes, c.routeOrder, nullptr,
                                       toBeat, &bounds[mode]);
@@ -126,6 +149,11 @@ void mapc::considerNetworkDoubling(const NetworkRounds &rounds, bool routeExact,
                         "nodes, a source's elements taking turns over them "
                         "(a scatter), then to the others by one "
                         "dimension-order route (an all-gather)"
+                  : best.routeOrder & rt::kRouteChain
+                      ? "each element from its nearest copy to one of its "
+                        "nodes, then down chains through the others (003 "
+                        "6.2.1), pipelined: each round a node forwards to "
+                        "the next the element it took the round before"
                       : "each element from its nearest copy to one of its "
                         "nodes, then to the others by recursive doubling "
                         "along the dims (003 6.2.1), each round a "

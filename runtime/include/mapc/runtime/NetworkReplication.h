@@ -23,6 +23,15 @@
 // link carries a share of a source's elements, not all of them each
 // round).
 //
+// With kRouteChain instead, pipelined chains (store and forward): after
+// the seeds, each (source nodes, destination nodes) pair's nodes join a
+// tree grown breadth first from its seeds, a node's parent a neighbour
+// where one is in the tree (a mesh line fed from an end is one chain, from
+// inside two), and the pair's elements stream down it: element e reaches
+// a node at depth d in round d + e, forwarded by its parent, which took it
+// the round before. Each edge carries one element a round, so M elements
+// over a chain of L nodes take about M + L - 2 rounds of one hop each.
+//
 // An element arrives at a node in its first destination cell there, and
 // later rounds read it from that cell, so every round reads only cells
 // written before it and the step runs in place. Each round is one
@@ -45,6 +54,9 @@ namespace mapc::rt {
 
 /// With kRouteDoubling in a Route step's order: scatter and gather.
 constexpr unsigned kRouteScatter = 16;
+
+/// With kRouteDoubling in a Route step's order: pipelined chains.
+constexpr unsigned kRouteChain = 32;
 
 /// One element a doubling round sends, from a device cell (of the step's
 /// `from` layout in round 0, of its `to` layout after) to a cell of `to`.
@@ -96,6 +108,13 @@ doublingRoundBounds(const NetworkShape &shape,
 std::vector<int64_t>
 doublingRoundBounds(const NetworkShape &shape,
                     const std::vector<std::vector<RouteFlow>> &flows);
+
+/// timeRoute of `moves` when every one goes to a neighbour of its node
+/// (one hop, whatever the order: each link takes its moves one a cycle),
+/// counted without a walk: the most moves on one link; -1 when a move
+/// does not go to a neighbour.
+int64_t oneHopRouteCycles(const NetworkShape &shape,
+                          const std::vector<RouteMove> &moves);
 
 /// The cycles of the whole doubling route: the sum of its rounds', or -1
 /// with `why`.
