@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 using namespace mapc;
 
@@ -43,36 +44,33 @@ NetworkRounds mapc::priceNetworkRounds(
   NetworkRounds out;
   if (!req.dst.replicates())
     return out;
-  // Each mode's rounds and bounds; a mode's two keys share them.
-  std::vector<std::vector<std::vector<rt::DoublingSend>>> rounds;
+  // Each mode's bounds from its flows; a mode's two keys share them, and
+  // its rounds are written out only when a candidate of it is timed.
   std::vector<std::vector<int64_t>> bounds;
   std::vector<size_t> modeOf; // per candidate
   for (unsigned mode :
        {rt::kRouteDoubling, rt::kRouteDoubling | rt::kRouteScatter}) {
-    std::vector<std::vector<rt::RouteFlow>> flows;
-    rounds.push_back(rt::doublingRounds(req.shape, req.src, req.dst, sources,
-                                        mode, &cells, &flows));
-    bounds.push_back(rt::doublingRoundBounds(req.shape, flows));
+    bounds.push_back(rt::doublingRoundBounds(
+        req.shape, rt::doublingRoundFlows(req.shape, req.src, req.dst, sources,
+                                          mode, &cells)));
     for (unsigned key : {0u, rt::kRouteFarthestFirst}) {
       NetworkRounds::Candidate c;
       c.routeOrder = mode | key;
       c.bound = std::accumulate(bounds.back().begin(), bounds.back().end(),
                                 int64_t(0));
       out.candidates.push_back(c);
-      modeOf.push_back(rounds.size() - 1);
+      modeOf.push_back(bounds.size() - 1);
     }
   }
   // Pipelined chains, in cell order only (their rounds are mostly of one
   // hop, where keys do not matter), with no bound: priced first, as on
   // broadcasts they win and the others then stop early.
-  rounds.push_back(rt::doublingRounds(req.shape, req.src, req.dst, sources,
-                                      rt::kRouteDoubling | rt::kRouteChain,
-                                      &cells));
-  bounds.emplace_back(rounds.back().size(), 0);
   NetworkRounds::Candidate chains;
   chains.routeOrder = rt::kRouteDoubling | rt::kRouteChain;
   out.candidates.push_back(chains);
-  modeOf.push_back(rounds.size() - 1);
+  modeOf.push_back(bounds.size());
+  std::vector<std::optional<std::vector<std::vector<rt::DoublingSend>>>> rounds(
+      bounds.size());
   // Cheapest bound first (the listing's order among equals), so the likely
   // winner is timed first and the others stop where they reach it; one
   // listed before the best may tie it and win, so it must reach best + 1.
@@ -92,22 +90,36 @@ NetworkRounds mapc::priceNetworkRounds(
       continue;
     }
     const size_t mode = modeOf[i];
-    c.rounds = rt::timeDoublingRounds(req.shape, rounds[mode], req.src, req.dst,
-                                      req.elemBytes, c.routeOrder, nullptr,
-                                      toBeat, &bounds[mode]);
+    size_t roundCount = 0;
+    if (mode == bounds.size()) {
+      // The chains in full (they have no bound to stop them by).
+      c.rounds = rt::timePipelinedChains(req.shape, req.src, req.dst, sources,
+                                         req.elemBytes, c.routeOrder, &cells);
+    } else {
+      if (!rounds[mode])
+        rounds[mode] =
+            rt::doublingRounds(req.shape, req.src, req.dst, sources,
+                               c.routeOrder & ~rt::kRouteFarthestFirst, &cells);
+      c.rounds = rt::timeDoublingRounds(req.shape, *rounds[mode], req.src,
+                                        req.dst, req.elemBytes, c.routeOrder,
+                                        nullptr, toBeat, &bounds[mode]);
+      roundCount = rounds[mode]->size();
+    }
     if (!c.rounds.empty() && c.rounds[0] < 0) {
       c.priced = NetworkRounds::Candidate::CannotRun;
       continue;
     }
     c.total = std::accumulate(c.rounds.begin(), c.rounds.end(), int64_t(0));
-    if (c.rounds.size() < rounds[mode].size() || c.total >= toBeat) {
+    if (mode < bounds.size() &&
+        (c.rounds.size() < roundCount || c.total >= toBeat)) {
       // Stopped: the rounds timed and the bounds of the rest.
       c.priced = NetworkRounds::Candidate::Stopped;
       c.total = std::accumulate(bounds[mode].begin() + c.rounds.size(),
                                 bounds[mode].end(), c.total);
       continue;
     }
-    out.best = int(i);
+    if (c.total < toBeat) // the chains, timed in full, may lose
+      out.best = int(i);
   }
   // Drop those that cannot run, keeping the best's index.
   NetworkRounds kept;

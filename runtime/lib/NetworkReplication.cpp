@@ -389,20 +389,31 @@ void sortByCell(std::vector<std::vector<DoublingSend>> &rounds, size_t cells) {
 
 } // namespace
 
-std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
-    const NetworkShape &shape, const TileMap &from, const TileMap &to,
-    const std::vector<uint32_t> &sources, unsigned routeOrder,
-    const std::vector<std::pair<int64_t, int64_t>> *given,
-    std::vector<std::vector<RouteFlow>> *flows) {
+namespace {
+
+/// What one pass over the elements gives: the sends of the rounds below
+/// the pass's `writeUpTo` (not yet in cell order), the local copies when
+/// written, the number of rounds (local ones included), and the trees.
+struct ElementPass {
+  std::vector<std::vector<DoublingSend>> rounds{1};
+  std::vector<DoublingSend> local;
+  size_t roundCount = 1;
+};
+
+/// doublingRounds' walk over the elements, each taking its pair's tree
+/// from `builder`; only the sends of rounds below `writeUpTo` are written
+/// out (the local copies when it is past every round), so that a caller
+/// after the flows or round 0 alone does no work per send.
+ElementPass passElements(const NetworkShape &shape, const TileMap &from,
+                         const TileMap &to,
+                         const std::vector<uint32_t> &sources,
+                         const std::vector<std::pair<int64_t, int64_t>> &cells,
+                         unsigned routeOrder, TreeBuilder &builder,
+                         uint32_t writeUpTo) {
   const int64_t fromSlots = slotsOf(from), toSlots = slotsOf(to);
-  std::vector<std::pair<int64_t, int64_t>> owned;
-  if (!given)
-    owned = replicaCells(to, sources);
-  const std::vector<std::pair<int64_t, int64_t>> &cells =
-      given ? *given : owned;
-  TreeBuilder builder(shape);
-  std::vector<std::vector<DoublingSend>> rounds(1);
-  std::vector<DoublingSend> local; // the last round
+  ElementPass out;
+  bool anyLocal = false;
+  uint32_t lastRound = 0;
   std::vector<uint32_t> nodes, sourceNodes;
   std::vector<int64_t> arrival, copies, sourceCells;
   std::vector<std::pair<uint32_t, int64_t>> byNode;
@@ -418,7 +429,9 @@ std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
         nodes.push_back(n);
         arrival.push_back(b);
       } else {
-        local.push_back({arrival.back(), b, n, n});
+        anyLocal = true;
+        if (writeUpTo == ~0u)
+          out.local.push_back({arrival.back(), b, n, n});
       }
     }
     // The source copies, the first cell of each node.
@@ -442,21 +455,155 @@ std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
     for (const Tree::Send &s :
          builder.tree(sourceNodes, nodes, routeOrder, shift).sends) {
       const uint32_t round = s.round == 0 ? 0 : s.round + shift;
-      if (rounds.size() <= round)
-        rounds.resize(round + 1);
+      lastRound = std::max(lastRound, round);
+      if (round >= writeUpTo)
+        continue;
+      if (out.rounds.size() <= round)
+        out.rounds.resize(round + 1);
       const int64_t read =
           round == 0 ? sourceCells[s.fromAt] : arrival[s.fromAt];
-      rounds[round].push_back({read, arrival[s.toAt], s.from, s.to});
+      out.rounds[round].push_back({read, arrival[s.toAt], s.from, s.to});
     }
     first = last;
   }
-  if (!local.empty())
-    rounds.push_back(std::move(local));
+  out.roundCount = size_t(lastRound) + 1 + anyLocal;
+  return out;
+}
+
+/// replicaCells(to, sources) unless given.
+const std::vector<std::pair<int64_t, int64_t>> &
+cellsOf(const TileMap &to, const std::vector<uint32_t> &sources,
+        const std::vector<std::pair<int64_t, int64_t>> *given,
+        std::vector<std::pair<int64_t, int64_t>> &owned) {
+  if (given)
+    return *given;
+  owned = replicaCells(to, sources);
+  return owned;
+}
+
+} // namespace
+
+std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned routeOrder,
+    const std::vector<std::pair<int64_t, int64_t>> *given,
+    std::vector<std::vector<RouteFlow>> *flows) {
+  std::vector<std::pair<int64_t, int64_t>> owned;
+  TreeBuilder builder(shape);
+  ElementPass pass =
+      passElements(shape, from, to, sources, cellsOf(to, sources, given, owned),
+                   routeOrder, builder, ~0u);
+  std::vector<std::vector<DoublingSend>> &rounds = pass.rounds;
+  if (!pass.local.empty())
+    rounds.push_back(std::move(pass.local));
   sortByCell(rounds, sources.size());
   if (flows)
     *flows =
         treeFlows(builder.built(), rounds.size(), routeOrder & kRouteChain);
   return rounds;
+}
+
+std::vector<std::vector<RouteFlow>> mapc::rt::doublingRoundFlows(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned routeOrder,
+    const std::vector<std::pair<int64_t, int64_t>> *given) {
+  std::vector<std::pair<int64_t, int64_t>> owned;
+  TreeBuilder builder(shape);
+  const ElementPass pass =
+      passElements(shape, from, to, sources, cellsOf(to, sources, given, owned),
+                   routeOrder, builder, 0);
+  return treeFlows(builder.built(), pass.roundCount, routeOrder & kRouteChain);
+}
+
+namespace {
+
+/// The rounds after round 0 of pipelined chains whose edges all join
+/// neighbours, timed from the trees: an edge at depth d of a pair of E
+/// elements carries one element in each of rounds d to d + E - 1, and a
+/// round of one-hop moves takes its busiest link's count (oneHopCycles),
+/// so a sweep over the edges' first and last rounds gives every round's
+/// time without the sends. False when an edge joins nodes farther apart.
+bool sweepChains(const NodeCoords &table, const std::deque<Tree> &trees,
+                 std::vector<int64_t> &times) {
+  // Per edge: its link (from, to) and the rounds it carries elements in.
+  struct Event {
+    uint32_t round;
+    int32_t delta;
+    uint64_t link;
+  };
+  std::vector<Event> events;
+  uint32_t last = 0;
+  for (const Tree &t : trees)
+    for (const Tree::Send &s : t.sends) {
+      if (s.round == 0)
+        continue;
+      if (table.distance(s.from, s.to) != 1)
+        return false;
+      const uint64_t link = uint64_t(s.from) << 32 | s.to;
+      events.push_back({s.round, 1, link});
+      events.push_back({s.round + t.elements, -1, link});
+      last = std::max(last, s.round + t.elements - 1);
+    }
+  // Links numbered densely, then each link's load and how many links
+  // carry each load, so that the busiest is known after every event.
+  std::vector<uint64_t> links;
+  for (const Event &e : events)
+    links.push_back(e.link);
+  std::sort(links.begin(), links.end());
+  links.erase(std::unique(links.begin(), links.end()), links.end());
+  std::sort(events.begin(), events.end(),
+            [](const Event &a, const Event &b) { return a.round < b.round; });
+  std::vector<uint32_t> load(links.size(), 0), withLoad(events.size() + 1, 0);
+  uint32_t busiest = 0;
+  times.assign(size_t(last), 0);
+  size_t e = 0;
+  for (uint32_t r = 1; r <= last; ++r) {
+    for (; e < events.size() && events[e].round == r; ++e) {
+      const size_t l =
+          size_t(std::lower_bound(links.begin(), links.end(), events[e].link) -
+                 links.begin());
+      --withLoad[load[l]];
+      load[l] += uint32_t(events[e].delta);
+      ++withLoad[load[l]];
+      busiest = std::max(busiest, load[l]);
+      while (busiest > 0 && withLoad[busiest] == 0)
+        --busiest;
+    }
+    times[r - 1] = busiest;
+  }
+  return true;
+}
+
+} // namespace
+
+std::vector<int64_t> mapc::rt::timePipelinedChains(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned elemBytes,
+    unsigned routeOrder, const std::vector<std::pair<int64_t, int64_t>> *given,
+    std::string *why) {
+  std::vector<std::pair<int64_t, int64_t>> owned;
+  const std::vector<std::pair<int64_t, int64_t>> &cells =
+      cellsOf(to, sources, given, owned);
+  TreeBuilder builder(shape);
+  ElementPass pass = passElements(shape, from, to, sources, cells,
+                                  routeOrder | kRouteChain, builder, 1);
+  std::vector<int64_t> later;
+  if (!sweepChains(NodeCoords(shape), builder.built(), later))
+    return timeDoublingRounds(shape,
+                              doublingRounds(shape, from, to, sources,
+                                             routeOrder | kRouteChain, &cells),
+                              from, to, elemBytes, routeOrder, why);
+  // Round 0 as timeDoublingRounds times it, its sends in cell order.
+  pass.rounds.resize(1);
+  sortByCell(pass.rounds, sources.size());
+  std::vector<int64_t> out = timeDoublingRounds(shape, pass.rounds, from, to,
+                                                elemBytes, routeOrder, why);
+  if (out[0] < 0)
+    return out;
+  out.insert(out.end(), later.begin(), later.end());
+  // The local copies' round, if any, takes no cycle.
+  out.resize(pass.roundCount, 0);
+  return out;
 }
 
 std::vector<std::pair<int64_t, int64_t>>

@@ -197,8 +197,9 @@ TEST(NetworkReplication, CellsFromFarSourcesEqualThePlainCounts) {
 // meshes and cubes: the destination's cells by element, counted by their
 // source cells, equal every held cell's data index sorted, and each round's
 // flows counted per tree of sends (doublingRounds' `flows`; for pipelined
-// chains per tree and round in flight) equal the routeFlows of its moves
-// element by element, and so do their bounds.
+// chains per tree and round in flight; doublingRoundFlows, which writes no
+// send) equal the routeFlows of its moves element by element, and so do
+// their bounds.
 TEST(NetworkReplication, TreeFlowsAndCellsEqualThePlainCounts) {
   std::mt19937 rng(20261128 + 29);
   unsigned runs = 0, shared = 0, merged = 0;
@@ -231,6 +232,18 @@ TEST(NetworkReplication, TreeFlowsAndCellsEqualThePlainCounts) {
     const auto rounds =
         rt::doublingRounds(net, a, b, sources, order, &cells, &flows);
     ASSERT_EQ(flows.size(), rounds.size()) << what;
+    // The same flows without the sends written out.
+    const auto alone =
+        rt::doublingRoundFlows(net, a, b, sources, order, &cells);
+    ASSERT_EQ(alone.size(), flows.size()) << what;
+    for (size_t k = 0; k < flows.size(); ++k) {
+      ASSERT_EQ(alone[k].size(), flows[k].size()) << what << " round " << k;
+      for (size_t f = 0; f < flows[k].size(); ++f)
+        EXPECT_TRUE(alone[k][f].from == flows[k][f].from &&
+                    alone[k][f].to == flows[k][f].to &&
+                    alone[k][f].count == flows[k][f].count)
+            << what << " round " << k;
+    }
     for (size_t k = 0; k < rounds.size(); ++k) {
       std::vector<rt::RouteMove> moves;
       for (const rt::DoublingSend &send : rounds[k])
@@ -510,12 +523,13 @@ TEST(NetworkReplication, StoppedPricingChoosesAsPricingAll) {
 // Pipelined chains on 2,000 random replicated destinations and broadcasts
 // on random meshes and cubes, in place and copies, both keys: every element
 // arrives, each round and the whole route take what the machine and the
-// cycle-by-cycle reference take, and every send after round 0 reads a cell
+// cycle-by-cycle reference take, every send after round 0 reads a cell
 // written in an earlier round (a node forwarding in the round it receives
-// would read a cell not yet final).
+// would read a cell not yet final), and the planner's timing from the
+// chains' edges (timePipelinedChains) equals the rounds' timing.
 TEST(NetworkReplication, PipelinedChainsRunAsTimed) {
   std::mt19937 rng(20261128 + 41);
-  unsigned runs = 0, cubes = 0, streamed = 0, longer = 0;
+  unsigned runs = 0, cubes = 0, streamed = 0, longer = 0, swept = 0;
   while (runs < 2000) {
     const rt::NetworkShape net = test::randomNetwork(rng, kReplicationNetworks);
     rt::TileMap a, b;
@@ -527,8 +541,19 @@ TEST(NetworkReplication, PipelinedChainsRunAsTimed) {
                            (rng() % 2 ? rt::kRouteFarthestFirst : 0);
     const std::string what = "run " + std::to_string(runs);
     runDoubling(a, b, net, elemBytes, copy, order, what);
-    const auto rounds =
-        rt::doublingRounds(net, a, b, rt::sourcesOf(a, b), order);
+    const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
+    const auto rounds = rt::doublingRounds(net, a, b, sources, order);
+    const std::vector<int64_t> times =
+        rt::timePipelinedChains(net, a, b, sources, elemBytes, order);
+    EXPECT_EQ(times,
+              rt::timeDoublingRounds(net, rounds, a, b, elemBytes, order))
+        << what;
+    // Counted from the edges (every one joins neighbours) or not.
+    bool neighbours = rounds.size() > 3;
+    for (size_t k = 1; k < rounds.size(); ++k)
+      for (const rt::DoublingSend &send : rounds[k])
+        neighbours &= net.distance(send.fromNode, send.toNode) <= 1;
+    swept += neighbours;
     std::vector<int64_t> written(size_t(b.deviceSize()), -1);
     for (size_t k = 0; k < rounds.size(); ++k) {
       for (const rt::DoublingSend &send : rounds[k]) {
@@ -551,6 +576,7 @@ TEST(NetworkReplication, PipelinedChainsRunAsTimed) {
   EXPECT_GT(cubes, 400u);
   EXPECT_GT(streamed, 800u);
   EXPECT_GT(longer, 500u); // trees that join a node that is no neighbour
+  EXPECT_GT(swept, 500u);
 }
 
 // A broadcast of M elements a node along the lines of a mesh or a cube in

@@ -80,6 +80,25 @@ doublingRounds(const NetworkShape &shape, const TileMap &from,
                const std::vector<std::pair<int64_t, int64_t>> *cells = nullptr,
                std::vector<std::vector<RouteFlow>> *flows = nullptr);
 
+/// doublingRounds' `flows` alone: each round's flows counted per tree,
+/// with no send written out.
+std::vector<std::vector<RouteFlow>> doublingRoundFlows(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned routeOrder,
+    const std::vector<std::pair<int64_t, int64_t>> *cells = nullptr);
+
+/// timeDoublingRounds of pipelined chains' rounds (`routeOrder` with
+/// kRouteChain), without writing them out when every edge of the chains
+/// joins neighbours: round 0 timed from its sends, the rounds after from
+/// the chains' edges (each edge busy in a run of rounds, a round of one
+/// hop taking its busiest link's count); otherwise from the rounds.
+std::vector<int64_t> timePipelinedChains(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned elemBytes,
+    unsigned routeOrder,
+    const std::vector<std::pair<int64_t, int64_t>> *cells = nullptr,
+    std::string *why = nullptr);
+
 /// The held cells of `to` as (element, cell), by element, each element's
 /// cells ascending (so by node): what doublingRounds walks.
 std::vector<std::pair<int64_t, int64_t>>
