@@ -63,12 +63,25 @@ NetworkRounds mapc::priceNetworkRounds(
     }
   }
   // Pipelined chains, in cell order only (their rounds are mostly of one
-  // hop, where keys do not matter), with no bound: priced first, as on
-  // broadcasts they win and the others then stop early.
+  // hop, where keys do not matter): their rounds' figures from their edges
+  // are their times when every edge joins neighbours (then the bound is
+  // the time, on a broadcast the lowest: priced first, and the others stop
+  // early), else bounds.
   NetworkRounds::Candidate chains;
   chains.routeOrder = rt::kRouteDoubling | rt::kRouteChain;
+  bool chainsExact = false;
+  bounds.push_back(rt::pipelinedChainRounds(
+      req.shape, req.src, req.dst, sources, req.elemBytes, chains.routeOrder,
+      &cells, chainsExact));
+  const size_t chainMode = bounds.size() - 1;
+  if (!bounds.back().empty() && bounds.back()[0] < 0) {
+    bounds.back().assign(1, 0); // round 0 cannot run: nor can the chains
+    chains.priced = NetworkRounds::Candidate::CannotRun;
+  }
+  chains.bound =
+      std::accumulate(bounds.back().begin(), bounds.back().end(), int64_t(0));
   out.candidates.push_back(chains);
-  modeOf.push_back(bounds.size());
+  modeOf.push_back(chainMode);
   std::vector<std::optional<std::vector<std::vector<rt::DoublingSend>>>> rounds(
       bounds.size());
   // Cheapest bound first (the listing's order among equals), so the likely
@@ -81,20 +94,25 @@ NetworkRounds mapc::priceNetworkRounds(
   });
   for (size_t i : byBound) {
     NetworkRounds::Candidate &c = out.candidates[i];
+    if (c.priced == NetworkRounds::Candidate::CannotRun)
+      continue;
     const int64_t toBeat = out.best < 0           ? INT64_MAX
                            : i < size_t(out.best) ? out.bestTicks() + 1
                                                   : out.bestTicks();
+    const size_t mode = modeOf[i];
+    if (c.bound >= toBeat && mode == chainMode && chainsExact) {
+      c.rounds = bounds[mode]; // losing, but its times are known
+      c.total = c.bound;
+      continue;
+    }
     if (c.bound >= toBeat) {
       c.priced = NetworkRounds::Candidate::Skipped;
       c.total = c.bound;
       continue;
     }
-    const size_t mode = modeOf[i];
-    size_t roundCount = 0;
-    if (mode == bounds.size()) {
-      // The chains in full (they have no bound to stop them by).
-      c.rounds = rt::timePipelinedChains(req.shape, req.src, req.dst, sources,
-                                         req.elemBytes, c.routeOrder, &cells);
+    const size_t roundCount = bounds[mode].size();
+    if (mode == chainMode && chainsExact) {
+      c.rounds = bounds[mode]; // their times
     } else {
       if (!rounds[mode])
         rounds[mode] =
@@ -103,23 +121,20 @@ NetworkRounds mapc::priceNetworkRounds(
       c.rounds = rt::timeDoublingRounds(req.shape, *rounds[mode], req.src,
                                         req.dst, req.elemBytes, c.routeOrder,
                                         nullptr, toBeat, &bounds[mode]);
-      roundCount = rounds[mode]->size();
     }
     if (!c.rounds.empty() && c.rounds[0] < 0) {
       c.priced = NetworkRounds::Candidate::CannotRun;
       continue;
     }
     c.total = std::accumulate(c.rounds.begin(), c.rounds.end(), int64_t(0));
-    if (mode < bounds.size() &&
-        (c.rounds.size() < roundCount || c.total >= toBeat)) {
+    if (c.rounds.size() < roundCount || c.total >= toBeat) {
       // Stopped: the rounds timed and the bounds of the rest.
       c.priced = NetworkRounds::Candidate::Stopped;
       c.total = std::accumulate(bounds[mode].begin() + c.rounds.size(),
                                 bounds[mode].end(), c.total);
       continue;
     }
-    if (c.total < toBeat) // the chains, timed in full, may lose
-      out.best = int(i);
+    out.best = int(i);
   }
   // Drop those that cannot run, keeping the best's index.
   NetworkRounds kept;

@@ -517,70 +517,83 @@ std::vector<std::vector<RouteFlow>> mapc::rt::doublingRoundFlows(
 
 namespace {
 
-/// The rounds after round 0 of pipelined chains whose edges all join
-/// neighbours, timed from the trees: an edge at depth d of a pair of E
-/// elements carries one element in each of rounds d to d + E - 1, and a
-/// round of one-hop moves takes its busiest link's count (oneHopCycles),
-/// so a sweep over the edges' first and last rounds gives every round's
-/// time without the sends. False when an edge joins nodes farther apart.
+/// The rounds after round 0 of pipelined chains, from the trees: an edge
+/// at depth d of a pair of E elements carries one element in each of
+/// rounds d to d + E - 1, and the elements of a round between one pair of
+/// nodes share their path's first link, so the round takes at least their
+/// count plus the path's length less one, the most over the pairs in
+/// flight. A sweep over the edges' first and last rounds gives that for
+/// every round without the sends. When every edge joins neighbours it is
+/// the round's time (the busiest link's count, as oneHopCycles counts);
+/// returns whether it is.
 bool sweepChains(const NodeCoords &table, const std::deque<Tree> &trees,
-                 std::vector<int64_t> &times) {
-  // Per edge: its link (from, to) and the rounds it carries elements in.
+                 std::vector<int64_t> &rounds) {
   struct Event {
     uint32_t round;
     int32_t delta;
-    uint64_t link;
+    uint64_t link; ///< (from, to)
   };
   std::vector<Event> events;
+  std::vector<std::pair<uint64_t, uint32_t>> links; // (from, to), distance
   uint32_t last = 0;
+  bool neighbours = true;
   for (const Tree &t : trees)
     for (const Tree::Send &s : t.sends) {
       if (s.round == 0)
         continue;
-      if (table.distance(s.from, s.to) != 1)
-        return false;
       const uint64_t link = uint64_t(s.from) << 32 | s.to;
+      const uint32_t distance = table.distance(s.from, s.to);
+      neighbours &= distance == 1;
       events.push_back({s.round, 1, link});
       events.push_back({s.round + t.elements, -1, link});
+      links.push_back({link, distance});
       last = std::max(last, s.round + t.elements - 1);
     }
-  // Links numbered densely, then each link's load and how many links
-  // carry each load, so that the busiest is known after every event.
-  std::vector<uint64_t> links;
-  for (const Event &e : events)
-    links.push_back(e.link);
+  // Pairs of nodes numbered densely, then each one's figure (its elements
+  // in flight plus its distance less one) and how many pairs have each
+  // figure, so that the largest is known after every event.
   std::sort(links.begin(), links.end());
   links.erase(std::unique(links.begin(), links.end()), links.end());
   std::sort(events.begin(), events.end(),
             [](const Event &a, const Event &b) { return a.round < b.round; });
-  std::vector<uint32_t> load(links.size(), 0), withLoad(events.size() + 1, 0);
+  std::vector<uint32_t> figure(links.size());
+  uint32_t top = 0;
+  for (size_t l = 0; l < links.size(); ++l) {
+    figure[l] = links[l].second - 1; // none in flight
+    top = std::max(top, figure[l]);
+  }
+  std::vector<uint32_t> withFigure(top + events.size() + 2, 0);
+  withFigure[0] = uint32_t(links.size()); // counted as 0 while idle
   uint32_t busiest = 0;
-  times.assign(size_t(last), 0);
+  rounds.assign(size_t(last), 0);
+  std::vector<uint32_t> load(links.size(), 0);
   size_t e = 0;
   for (uint32_t r = 1; r <= last; ++r) {
     for (; e < events.size() && events[e].round == r; ++e) {
       const size_t l =
-          size_t(std::lower_bound(links.begin(), links.end(), events[e].link) -
+          size_t(std::lower_bound(links.begin(), links.end(),
+                                  std::make_pair(events[e].link, uint32_t(0))) -
                  links.begin());
-      --withLoad[load[l]];
+      --withFigure[load[l] ? figure[l] + load[l] : 0];
       load[l] += uint32_t(events[e].delta);
-      ++withLoad[load[l]];
-      busiest = std::max(busiest, load[l]);
-      while (busiest > 0 && withLoad[busiest] == 0)
+      ++withFigure[load[l] ? figure[l] + load[l] : 0];
+      if (load[l])
+        busiest = std::max(busiest, figure[l] + load[l]);
+      while (busiest > 0 && withFigure[busiest] == 0)
         --busiest;
     }
-    times[r - 1] = busiest;
+    rounds[r - 1] = busiest;
   }
-  return true;
+  return neighbours;
 }
 
 } // namespace
 
-std::vector<int64_t> mapc::rt::timePipelinedChains(
+std::vector<int64_t> mapc::rt::pipelinedChainRounds(
     const NetworkShape &shape, const TileMap &from, const TileMap &to,
     const std::vector<uint32_t> &sources, unsigned elemBytes,
     unsigned routeOrder, const std::vector<std::pair<int64_t, int64_t>> *given,
-    std::string *why) {
+    bool &exact, std::string *why) {
   std::vector<std::pair<int64_t, int64_t>> owned;
   const std::vector<std::pair<int64_t, int64_t>> &cells =
       cellsOf(to, sources, given, owned);
@@ -588,11 +601,7 @@ std::vector<int64_t> mapc::rt::timePipelinedChains(
   ElementPass pass = passElements(shape, from, to, sources, cells,
                                   routeOrder | kRouteChain, builder, 1);
   std::vector<int64_t> later;
-  if (!sweepChains(NodeCoords(shape), builder.built(), later))
-    return timeDoublingRounds(shape,
-                              doublingRounds(shape, from, to, sources,
-                                             routeOrder | kRouteChain, &cells),
-                              from, to, elemBytes, routeOrder, why);
+  exact = sweepChains(NodeCoords(shape), builder.built(), later);
   // Round 0 as timeDoublingRounds times it, its sends in cell order.
   pass.rounds.resize(1);
   sortByCell(pass.rounds, sources.size());
@@ -604,6 +613,25 @@ std::vector<int64_t> mapc::rt::timePipelinedChains(
   // The local copies' round, if any, takes no cycle.
   out.resize(pass.roundCount, 0);
   return out;
+}
+
+std::vector<int64_t> mapc::rt::timePipelinedChains(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned elemBytes,
+    unsigned routeOrder, const std::vector<std::pair<int64_t, int64_t>> *given,
+    std::string *why) {
+  std::vector<std::pair<int64_t, int64_t>> owned;
+  const std::vector<std::pair<int64_t, int64_t>> &cells =
+      cellsOf(to, sources, given, owned);
+  bool exact = false;
+  std::vector<int64_t> out = pipelinedChainRounds(
+      shape, from, to, sources, elemBytes, routeOrder, &cells, exact, why);
+  if (exact || out[0] < 0)
+    return out;
+  return timeDoublingRounds(shape,
+                            doublingRounds(shape, from, to, sources,
+                                           routeOrder | kRouteChain, &cells),
+                            from, to, elemBytes, routeOrder, why);
 }
 
 std::vector<std::pair<int64_t, int64_t>>

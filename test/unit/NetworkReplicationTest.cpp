@@ -526,10 +526,13 @@ TEST(NetworkReplication, StoppedPricingChoosesAsPricingAll) {
 // cycle-by-cycle reference take, every send after round 0 reads a cell
 // written in an earlier round (a node forwarding in the round it receives
 // would read a cell not yet final), and the planner's timing from the
-// chains' edges (timePipelinedChains) equals the rounds' timing.
+// chains' edges (timePipelinedChains) equals the rounds' timing, the
+// figures from the edges (pipelinedChainRounds) being the rounds' times
+// when every edge joins neighbours and never above them otherwise.
 TEST(NetworkReplication, PipelinedChainsRunAsTimed) {
   std::mt19937 rng(20261128 + 41);
-  unsigned runs = 0, cubes = 0, streamed = 0, longer = 0, swept = 0;
+  unsigned runs = 0, cubes = 0, streamed = 0, longer = 0, swept = 0,
+           bounded = 0;
   while (runs < 2000) {
     const rt::NetworkShape net = test::randomNetwork(rng, kReplicationNetworks);
     rt::TileMap a, b;
@@ -545,9 +548,22 @@ TEST(NetworkReplication, PipelinedChainsRunAsTimed) {
     const auto rounds = rt::doublingRounds(net, a, b, sources, order);
     const std::vector<int64_t> times =
         rt::timePipelinedChains(net, a, b, sources, elemBytes, order);
-    EXPECT_EQ(times,
-              rt::timeDoublingRounds(net, rounds, a, b, elemBytes, order))
-        << what;
+    const std::vector<int64_t> timed =
+        rt::timeDoublingRounds(net, rounds, a, b, elemBytes, order);
+    EXPECT_EQ(times, timed) << what;
+    // The figures from the edges: the times when every edge joins
+    // neighbours, else bounds on them (round 0 timed).
+    bool exact = false;
+    const std::vector<int64_t> figures = rt::pipelinedChainRounds(
+        net, a, b, sources, elemBytes, order, nullptr, exact);
+    ASSERT_EQ(figures.size(), timed.size()) << what;
+    EXPECT_EQ(figures[0], timed[0]) << what;
+    for (size_t k = 1; k < timed.size(); ++k)
+      if (exact)
+        EXPECT_EQ(figures[k], timed[k]) << what << " round " << k;
+      else
+        EXPECT_LE(figures[k], timed[k]) << what << " round " << k;
+    bounded += !exact;
     // Counted from the edges (every one joins neighbours) or not.
     bool neighbours = rounds.size() > 3;
     for (size_t k = 1; k < rounds.size(); ++k)
@@ -577,6 +593,7 @@ TEST(NetworkReplication, PipelinedChainsRunAsTimed) {
   EXPECT_GT(streamed, 800u);
   EXPECT_GT(longer, 500u); // trees that join a node that is no neighbour
   EXPECT_GT(swept, 500u);
+  EXPECT_GT(bounded, 40u); // edges between nodes that are not neighbours
 }
 
 // A broadcast of M elements a node along the lines of a mesh or a cube in

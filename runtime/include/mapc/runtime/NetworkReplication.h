@@ -87,6 +87,18 @@ std::vector<std::vector<RouteFlow>> doublingRoundFlows(
     const std::vector<uint32_t> &sources, unsigned routeOrder,
     const std::vector<std::pair<int64_t, int64_t>> *cells = nullptr);
 
+/// Pipelined chains' rounds (`routeOrder` with kRouteChain) from their
+/// edges, with no send after round 0 written out: round 0 timed, then for
+/// each round the most, over the pairs of nodes an edge joins, of its
+/// elements in the round plus its distance less one: the round's time when
+/// every edge joins neighbours (`exact`), else a bound on it.
+std::vector<int64_t>
+pipelinedChainRounds(const NetworkShape &shape, const TileMap &from,
+                     const TileMap &to, const std::vector<uint32_t> &sources,
+                     unsigned elemBytes, unsigned routeOrder,
+                     const std::vector<std::pair<int64_t, int64_t>> *cells,
+                     bool &exact, std::string *why = nullptr);
+
 /// timeDoublingRounds of pipelined chains' rounds (`routeOrder` with
 /// kRouteChain), without writing them out when every edge of the chains
 /// joins neighbours: round 0 timed from its sends, the rounds after from
