@@ -39,12 +39,13 @@ struct NetworkRounds {
 
 /// When the destination of `req` replicates: doubling, then scatter and
 /// gather, each in destination cell order and farthest first, then
-/// pipelined chains (in cell order, with no bound: priced first), priced
-/// from the lowest bound (its rounds' routeOrderBounds summed) up, each timing
-/// stopped once it cannot beat the best in hand, and a candidate whose
-/// bound cannot beat it not timed at all. The choice is the one timing every
-/// candidate in full would make. `sources` is sourcesOf(src, dst), `cells`
-/// replicaCells(dst, sources).
+/// pipelined chains (in cell order; their bound from their edges,
+/// pipelinedChainRounds, is their time when the edges join neighbours),
+/// priced from the lowest bound (its rounds' routeOrderBounds summed) up,
+/// each timing stopped once it cannot beat the best in hand, and a
+/// candidate whose bound cannot beat it not timed at all. The choice is the
+/// one timing every candidate in full would make. `sources` is
+/// sourcesOf(src, dst), `cells` replicaCells(dst, sources).
 NetworkRounds
 priceNetworkRounds(const NetworkGeneralPlanRequest &req,
                    const std::vector<uint32_t> &sources,
