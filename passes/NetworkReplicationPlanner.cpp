@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 using namespace mapc;
 
 std::string NetworkRounds::Candidate::name() const {
   return std::string(routeOrder & rt::kRouteScatter ? "scatter and gather"
+                     : routeOrder & rt::kRouteChain ? "pipelined chain"
                                                     : "doubling") +
          (routeOrder & rt::kRouteFarthestFirst ? ", farthest first" : "");
 }
@@ -21,9 +23,18 @@ std::string NetworkRounds::Candidate::price() const {
   if (priced == Stopped)
     return name() + " at least " + std::to_string(total) +
            " (not run to the end)";
+  // Pipelined chains take a round per element: runs of equal rounds are
+  // listed as "N rounds of T".
+  const bool runs = routeOrder & rt::kRouteChain;
   std::string s;
-  for (int64_t t : rounds)
-    s += (s.empty() ? "" : " + ") + std::to_string(t);
+  for (size_t k = 0, next = 0; k < rounds.size(); k = next) {
+    next = k + 1;
+    while (runs && next < rounds.size() && rounds[next] == rounds[k])
+      ++next;
+    s += (s.empty() ? "" : " + ") +
+         (next - k > 1 ? std::to_string(next - k) + " rounds of " : "") +
+         std::to_string(rounds[k]);
+  }
   return name() + " " + std::to_string(total) + " (" + s + ")";
 }
 
@@ -33,23 +44,46 @@ NetworkRounds mapc::priceNetworkRounds(
   NetworkRounds out;
   if (!req.dst.replicates())
     return out;
-  // Both modes' rounds and bounds; each mode's two keys share them.
-  std::vector<std::vector<std::vector<rt::DoublingSend>>> rounds;
+  // Each mode's bounds from its flows; a mode's two keys share them, and
+  // its rounds are written out only when a candidate of it is timed.
   std::vector<std::vector<int64_t>> bounds;
+  std::vector<size_t> modeOf; // per candidate
   for (unsigned mode :
        {rt::kRouteDoubling, rt::kRouteDoubling | rt::kRouteScatter}) {
-    std::vector<std::vector<rt::RouteFlow>> flows;
-    rounds.push_back(rt::doublingRounds(req.shape, req.src, req.dst, sources,
-                                        mode, &cells, &flows));
-    bounds.push_back(rt::doublingRoundBounds(req.shape, flows));
+    bounds.push_back(rt::doublingRoundBounds(
+        req.shape, rt::doublingRoundFlows(req.shape, req.src, req.dst, sources,
+                                          mode, &cells)));
     for (unsigned key : {0u, rt::kRouteFarthestFirst}) {
       NetworkRounds::Candidate c;
       c.routeOrder = mode | key;
       c.bound = std::accumulate(bounds.back().begin(), bounds.back().end(),
                                 int64_t(0));
       out.candidates.push_back(c);
+      modeOf.push_back(bounds.size() - 1);
     }
   }
+  // Pipelined chains, in cell order only (their rounds are mostly of one
+  // hop, where keys do not matter): their rounds' figures from their edges
+  // are their times when every edge joins neighbours (then the bound is
+  // the time, on a broadcast the lowest: priced first, and the others stop
+  // early), else bounds.
+  NetworkRounds::Candidate chains;
+  chains.routeOrder = rt::kRouteDoubling | rt::kRouteChain;
+  bool chainsExact = false;
+  bounds.push_back(rt::pipelinedChainRounds(
+      req.shape, req.src, req.dst, sources, req.elemBytes, chains.routeOrder,
+      &cells, chainsExact));
+  const size_t chainMode = bounds.size() - 1;
+  if (!bounds.back().empty() && bounds.back()[0] < 0) {
+    bounds.back().assign(1, 0); // round 0 cannot run: nor can the chains
+    chains.priced = NetworkRounds::Candidate::CannotRun;
+  }
+  chains.bound =
+      std::accumulate(bounds.back().begin(), bounds.back().end(), int64_t(0));
+  out.candidates.push_back(chains);
+  modeOf.push_back(chainMode);
+  std::vector<std::optional<std::vector<std::vector<rt::DoublingSend>>>> rounds(
+      bounds.size());
   // Cheapest bound first (the listing's order among equals), so the likely
   // winner is timed first and the others stop where they reach it; one
   // listed before the best may tie it and win, so it must reach best + 1.
@@ -60,24 +94,40 @@ NetworkRounds mapc::priceNetworkRounds(
   });
   for (size_t i : byBound) {
     NetworkRounds::Candidate &c = out.candidates[i];
+    if (c.priced == NetworkRounds::Candidate::CannotRun)
+      continue;
     const int64_t toBeat = out.best < 0           ? INT64_MAX
                            : i < size_t(out.best) ? out.bestTicks() + 1
                                                   : out.bestTicks();
+    const size_t mode = modeOf[i];
+    if (c.bound >= toBeat && mode == chainMode && chainsExact) {
+      c.rounds = bounds[mode]; // losing, but its times are known
+      c.total = c.bound;
+      continue;
+    }
     if (c.bound >= toBeat) {
       c.priced = NetworkRounds::Candidate::Skipped;
       c.total = c.bound;
       continue;
     }
-    const size_t mode = i / 2;
-    c.rounds = rt::timeDoublingRounds(req.shape, rounds[mode], req.src, req.dst,
-                                      req.elemBytes, c.routeOrder, nullptr,
-                                      toBeat, &bounds[mode]);
+    const size_t roundCount = bounds[mode].size();
+    if (mode == chainMode && chainsExact) {
+      c.rounds = bounds[mode]; // their times
+    } else {
+      if (!rounds[mode])
+        rounds[mode] =
+            rt::doublingRounds(req.shape, req.src, req.dst, sources,
+                               c.routeOrder & ~rt::kRouteFarthestFirst, &cells);
+      c.rounds = rt::timeDoublingRounds(req.shape, *rounds[mode], req.src,
+                                        req.dst, req.elemBytes, c.routeOrder,
+                                        nullptr, toBeat, &bounds[mode]);
+    }
     if (!c.rounds.empty() && c.rounds[0] < 0) {
       c.priced = NetworkRounds::Candidate::CannotRun;
       continue;
     }
     c.total = std::accumulate(c.rounds.begin(), c.rounds.end(), int64_t(0));
-    if (c.rounds.size() < rounds[mode].size() || c.total >= toBeat) {
+    if (c.rounds.size() < roundCount || c.total >= toBeat) {
       // Stopped: the rounds timed and the bounds of the rest.
       c.priced = NetworkRounds::Candidate::Stopped;
       c.total = std::accumulate(bounds[mode].begin() + c.rounds.size(),
@@ -126,6 +176,11 @@ void mapc::considerNetworkDoubling(const NetworkRounds &rounds, bool routeExact,
                         "nodes, a source's elements taking turns over them "
                         "(a scatter), then to the others by one "
                         "dimension-order route (an all-gather)"
+                  : best.routeOrder & rt::kRouteChain
+                      ? "each element from its nearest copy to one of its "
+                        "nodes, then down chains through the others (003 "
+                        "6.2.1), pipelined: each round a node forwards to "
+                        "the next the element it took the round before"
                       : "each element from its nearest copy to one of its "
                         "nodes, then to the others by recursive doubling "
                         "along the dims (003 6.2.1), each round a "

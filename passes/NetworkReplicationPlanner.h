@@ -1,11 +1,11 @@
 //===- NetworkReplicationPlanner.h - doubling against the one route -------===//
 //
 // priceNetworkRounds prices the ways to fill a replicated destination in
-// rounds (recursive doubling along the network's dims or a scatter and
-// gather, runtime/NetworkReplication.h, 003 6.2.1) before the one
-// dimension-order route's race, whose orders then need only beat the best
-// of them; considerNetworkDoubling keeps the cheaper by predicted cycles,
-// its `why` giving both.
+// rounds (recursive doubling along the network's dims, a scatter and
+// gather or pipelined chains, runtime/NetworkReplication.h, 003 6.2.1)
+// before the one dimension-order route's race, whose orders then need only
+// beat the best of them; considerNetworkDoubling keeps the cheaper by
+// predicted cycles, its `why` giving both.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAPC_PASSES_NETWORKREPLICATIONPLANNER_H
@@ -25,7 +25,8 @@ struct NetworkRounds {
     /// CannotRun: past the simulator's limits; dropped from the listing.
     enum { Exact, Stopped, Skipped, CannotRun } priced = Exact;
     std::string name() const;
-    /// "doubling 32 (0 + 11 + 11 + 10)", or "... at least N (...)".
+    /// "doubling 32 (0 + 11 + 11 + 10)", "pipelined chain 15 (0 + 15
+    /// rounds of 1)", or "... at least N (...)".
     std::string price() const;
   };
   std::vector<Candidate> candidates; ///< the listing order; none: no rounds
@@ -37,12 +38,14 @@ struct NetworkRounds {
 };
 
 /// When the destination of `req` replicates: doubling, then scatter and
-/// gather, each in destination cell order and farthest first, priced from
-/// the lowest bound (its rounds' routeOrderBounds summed) up, each timing
-/// stopped once it cannot beat the best in hand, and a candidate whose
-/// bound cannot beat it not timed at all. The choice is the one timing every
-/// candidate in full would make. `sources` is sourcesOf(src, dst), `cells`
-/// replicaCells(dst, sources).
+/// gather, each in destination cell order and farthest first, then
+/// pipelined chains (in cell order; their bound from their edges,
+/// pipelinedChainRounds, is their time when the edges join neighbours),
+/// priced from the lowest bound (its rounds' routeOrderBounds summed) up,
+/// each timing stopped once it cannot beat the best in hand, and a
+/// candidate whose bound cannot beat it not timed at all. The choice is the
+/// one timing every candidate in full would make. `sources` is
+/// sourcesOf(src, dst), `cells` replicaCells(dst, sources).
 NetworkRounds
 priceNetworkRounds(const NetworkGeneralPlanRequest &req,
                    const std::vector<uint32_t> &sources,

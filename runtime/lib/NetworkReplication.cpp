@@ -38,13 +38,25 @@ struct Tree {
 class TreeBuilder {
 public:
   explicit TreeBuilder(const NetworkShape &shape)
-      : dims(unsigned(shape.dims.size())), table(shape) {}
+      : dims(unsigned(shape.dims.size())), cube(shape.cube), sides(shape.dims),
+        table(shape) {
+    uint32_t stride = 1;
+    for (unsigned side : sides) {
+      strides.push_back(stride);
+      stride *= cube ? 2 : side;
+    }
+  }
 
   /// The tree of an element held on `sourceNodes` (distinct, ascending)
-  /// and bound for `nodes` (distinct, ascending). When `scatter`, the
-  /// elements of one (sources, nodes) pair take turns at its carrier node.
+  /// and bound for `nodes` (distinct, ascending). With kRouteScatter in
+  /// `mode`, the elements of one (sources, nodes) pair take turns at its
+  /// carrier node; with kRouteChain they share the pair's chains, and
+  /// `shift` is the element's place among the pair's elements: its sends
+  /// after round 0 come that many rounds after the tree's.
   const Tree &tree(const std::vector<uint32_t> &sourceNodes,
-                   const std::vector<uint32_t> &nodes, bool scatter) {
+                   const std::vector<uint32_t> &nodes, unsigned mode,
+                   uint32_t &shift) {
+    const bool scatter = mode & kRouteScatter, chain = mode & kRouteChain;
     // The elements of one pair come one after another (HPF layouts): the
     // pair is looked up once for them, not once an element.
     if (!pair || sourceNodes != lastSources || nodes != lastNodes) {
@@ -57,13 +69,16 @@ public:
       if (pair->byCarrier.empty())
         pair->byCarrier.assign(scatter ? nodes.size() : 1, nullptr);
     }
-    const uint32_t carrier =
-        scatter ? uint32_t(pair->uses++ % nodes.size()) : 0;
+    shift = chain ? pair->uses : 0;
+    const uint32_t carrier = scatter ? uint32_t(pair->uses % nodes.size()) : 0;
+    ++pair->uses;
     Tree *&t = pair->byCarrier[carrier];
     if (!t) {
       t = &trees.emplace_back();
       if (scatter)
         buildScatter(sourceNodes, nodes, carrier, *t);
+      else if (chain)
+        buildChain(sourceNodes, nodes, *t);
       else
         build(sourceNodes, nodes, *t);
     }
@@ -150,6 +165,74 @@ private:
     }
   }
 
+  /// Pipelined chains (003 6.2.1's broadcast under store and forward):
+  /// round 0 seeds as build() does, then the nodes join a tree grown
+  /// breadth first from the seeds, each taking a neighbour in the tree as
+  /// its parent (when none is left, the node nearest the tree joins it),
+  /// so a mesh line fed from an end is one chain and from inside two. A
+  /// send's round is its receiver's depth: the pair's element e reaches a
+  /// node at depth d in round d + e, from its parent, which took it in the
+  /// round before, and each edge carries one element a round.
+  void buildChain(const std::vector<uint32_t> &sourceNodes,
+                  const std::vector<uint32_t> &nodes, Tree &tree) {
+    seed(sourceNodes, nodes);
+    const size_t n = nodes.size();
+    depth.assign(n, ~0u);
+    queue.clear();
+    for (size_t k = 0; k < n; ++k)
+      if (seededBy[k].first != ~0u) {
+        tree.sends.push_back({0, sourceNodes[seededBy[k].second], nodes[k],
+                              seededBy[k].second, uint32_t(k)});
+        depth[k] = 0;
+        queue.push_back(uint32_t(k));
+      }
+    auto join = [&](uint32_t parent, uint32_t k) {
+      depth[k] = depth[parent] + 1;
+      tree.sends.push_back({depth[k], nodes[parent], nodes[k], parent, k});
+      queue.push_back(k);
+    };
+    for (size_t head = 0; queue.size() < n;) {
+      if (head == queue.size()) {
+        // No neighbour of the tree left: the nearest node joins it, from
+        // its shallowest nearest member.
+        std::pair<unsigned, unsigned> best{~0u, ~0u};
+        uint32_t parent = 0, at = 0;
+        for (uint32_t k = 0; k < n; ++k)
+          if (depth[k] == ~0u)
+            for (uint32_t q : queue)
+              if (std::pair<unsigned, unsigned> d{distance(nodes[q], nodes[k]),
+                                                  depth[q]};
+                  d < best) {
+                best = d;
+                parent = q;
+                at = k;
+              }
+        join(parent, at);
+        continue;
+      }
+      const uint32_t q = queue[head++], node = nodes[q];
+      for (unsigned i = 0; i < dims; ++i) {
+        const uint32_t c = coord(node, i);
+        const uint32_t side = cube ? 2 : sides[i];
+        if (c > 0)
+          joinIfMember(q, node - strides[i], nodes, join);
+        if (c + 1 < side)
+          joinIfMember(q, node + strides[i], nodes, join);
+      }
+    }
+  }
+
+  /// Joins `neighbour` to the tree from `parent` when it is one of
+  /// `nodes` (ascending) not yet in it.
+  template <class Join>
+  void joinIfMember(uint32_t parent, uint32_t neighbour,
+                    const std::vector<uint32_t> &nodes, Join &join) {
+    const auto it = std::lower_bound(nodes.begin(), nodes.end(), neighbour);
+    if (it != nodes.end() && *it == neighbour &&
+        depth[size_t(it - nodes.begin())] == ~0u)
+      join(parent, uint32_t(it - nodes.begin()));
+  }
+
   /// Round 0's seeds into seededBy (per node: distance, the source node's
   /// place in `sourceNodes`; ~0u for none): every source copy picks the
   /// destination node nearest it (the first of the nearest), fed by the
@@ -232,7 +315,11 @@ private:
   }
 
   unsigned dims;
+  bool cube;
+  std::vector<unsigned> sides;
+  std::vector<uint32_t> strides; ///< a node's step along each dim
   NodeCoords table;
+  std::vector<uint32_t> depth, queue; ///< buildChain's
   std::vector<Member> members;
   std::vector<std::pair<unsigned, uint32_t>> seededBy;
   std::vector<uint32_t> key, lastSources, lastNodes;
@@ -242,15 +329,23 @@ private:
 };
 
 /// Each round's flows (routeFlows of its moves that change node): every
-/// tree's sends counted once for all the elements that took it.
+/// tree's sends counted once for all the elements that took it, or, for
+/// pipelined chains (`chain`), once a round for the elements in flight.
 std::vector<std::vector<RouteFlow>> treeFlows(const std::deque<Tree> &trees,
-                                              size_t rounds) {
+                                              size_t rounds, bool chain) {
   // Per round, (from, to) as one key and the elements: a sort of words.
   std::vector<std::vector<std::pair<uint64_t, uint32_t>>> tally(rounds);
   for (const Tree &t : trees)
-    for (const Tree::Send &s : t.sends)
-      if (s.from != s.to)
-        tally[s.round].push_back({uint64_t(s.from) << 32 | s.to, t.elements});
+    for (const Tree::Send &s : t.sends) {
+      if (s.from == s.to)
+        continue;
+      const uint64_t key = uint64_t(s.from) << 32 | s.to;
+      if (!chain || s.round == 0)
+        tally[s.round].push_back({key, t.elements});
+      else
+        for (uint32_t e = 0; e < t.elements; ++e)
+          tally[s.round + e].push_back({key, 1});
+    }
   std::vector<std::vector<RouteFlow>> out(rounds);
   for (size_t k = 0; k < rounds; ++k) {
     std::sort(tally[k].begin(), tally[k].end());
@@ -294,21 +389,31 @@ void sortByCell(std::vector<std::vector<DoublingSend>> &rounds, size_t cells) {
 
 } // namespace
 
-std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
-    const NetworkShape &shape, const TileMap &from, const TileMap &to,
-    const std::vector<uint32_t> &sources, unsigned routeOrder,
-    const std::vector<std::pair<int64_t, int64_t>> *given,
-    std::vector<std::vector<RouteFlow>> *flows) {
-  const bool scatter = routeOrder & kRouteScatter;
+namespace {
+
+/// What one pass over the elements gives: the sends of the rounds below
+/// the pass's `writeUpTo` (not yet in cell order), the local copies when
+/// written, the number of rounds (local ones included), and the trees.
+struct ElementPass {
+  std::vector<std::vector<DoublingSend>> rounds{1};
+  std::vector<DoublingSend> local;
+  size_t roundCount = 1;
+};
+
+/// doublingRounds' walk over the elements, each taking its pair's tree
+/// from `builder`; only the sends of rounds below `writeUpTo` are written
+/// out (the local copies when it is past every round), so that a caller
+/// after the flows or round 0 alone does no work per send.
+ElementPass passElements(const NetworkShape &shape, const TileMap &from,
+                         const TileMap &to,
+                         const std::vector<uint32_t> &sources,
+                         const std::vector<std::pair<int64_t, int64_t>> &cells,
+                         unsigned routeOrder, TreeBuilder &builder,
+                         uint32_t writeUpTo) {
   const int64_t fromSlots = slotsOf(from), toSlots = slotsOf(to);
-  std::vector<std::pair<int64_t, int64_t>> owned;
-  if (!given)
-    owned = replicaCells(to, sources);
-  const std::vector<std::pair<int64_t, int64_t>> &cells =
-      given ? *given : owned;
-  TreeBuilder builder(shape);
-  std::vector<std::vector<DoublingSend>> rounds(1);
-  std::vector<DoublingSend> local; // the last round
+  ElementPass out;
+  bool anyLocal = false;
+  uint32_t lastRound = 0;
   std::vector<uint32_t> nodes, sourceNodes;
   std::vector<int64_t> arrival, copies, sourceCells;
   std::vector<std::pair<uint32_t, int64_t>> byNode;
@@ -324,7 +429,9 @@ std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
         nodes.push_back(n);
         arrival.push_back(b);
       } else {
-        local.push_back({arrival.back(), b, n, n});
+        anyLocal = true;
+        if (writeUpTo == ~0u)
+          out.local.push_back({arrival.back(), b, n, n});
       }
     }
     // The source copies, the first cell of each node.
@@ -344,22 +451,187 @@ std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
         sourceNodes.push_back(n);
         sourceCells.push_back(a);
       }
+    uint32_t shift = 0;
     for (const Tree::Send &s :
-         builder.tree(sourceNodes, nodes, scatter).sends) {
-      if (rounds.size() <= s.round)
-        rounds.resize(s.round + 1);
+         builder.tree(sourceNodes, nodes, routeOrder, shift).sends) {
+      const uint32_t round = s.round == 0 ? 0 : s.round + shift;
+      lastRound = std::max(lastRound, round);
+      if (round >= writeUpTo)
+        continue;
+      if (out.rounds.size() <= round)
+        out.rounds.resize(round + 1);
       const int64_t read =
-          s.round == 0 ? sourceCells[s.fromAt] : arrival[s.fromAt];
-      rounds[s.round].push_back({read, arrival[s.toAt], s.from, s.to});
+          round == 0 ? sourceCells[s.fromAt] : arrival[s.fromAt];
+      out.rounds[round].push_back({read, arrival[s.toAt], s.from, s.to});
     }
     first = last;
   }
-  if (!local.empty())
-    rounds.push_back(std::move(local));
+  out.roundCount = size_t(lastRound) + 1 + anyLocal;
+  return out;
+}
+
+/// replicaCells(to, sources) unless given.
+const std::vector<std::pair<int64_t, int64_t>> &
+cellsOf(const TileMap &to, const std::vector<uint32_t> &sources,
+        const std::vector<std::pair<int64_t, int64_t>> *given,
+        std::vector<std::pair<int64_t, int64_t>> &owned) {
+  if (given)
+    return *given;
+  owned = replicaCells(to, sources);
+  return owned;
+}
+
+} // namespace
+
+std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned routeOrder,
+    const std::vector<std::pair<int64_t, int64_t>> *given,
+    std::vector<std::vector<RouteFlow>> *flows) {
+  std::vector<std::pair<int64_t, int64_t>> owned;
+  TreeBuilder builder(shape);
+  ElementPass pass =
+      passElements(shape, from, to, sources, cellsOf(to, sources, given, owned),
+                   routeOrder, builder, ~0u);
+  std::vector<std::vector<DoublingSend>> &rounds = pass.rounds;
+  if (!pass.local.empty())
+    rounds.push_back(std::move(pass.local));
   sortByCell(rounds, sources.size());
   if (flows)
-    *flows = treeFlows(builder.built(), rounds.size());
+    *flows =
+        treeFlows(builder.built(), rounds.size(), routeOrder & kRouteChain);
   return rounds;
+}
+
+std::vector<std::vector<RouteFlow>> mapc::rt::doublingRoundFlows(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned routeOrder,
+    const std::vector<std::pair<int64_t, int64_t>> *given) {
+  std::vector<std::pair<int64_t, int64_t>> owned;
+  TreeBuilder builder(shape);
+  const ElementPass pass =
+      passElements(shape, from, to, sources, cellsOf(to, sources, given, owned),
+                   routeOrder, builder, 0);
+  return treeFlows(builder.built(), pass.roundCount, routeOrder & kRouteChain);
+}
+
+namespace {
+
+/// The rounds after round 0 of pipelined chains, from the trees: an edge
+/// at depth d of a pair of E elements carries one element in each of
+/// rounds d to d + E - 1, and the elements of a round between one pair of
+/// nodes share their path's first link, so the round takes at least their
+/// count plus the path's length less one, the most over the pairs in
+/// flight. A sweep over the edges' first and last rounds gives that for
+/// every round without the sends. When every edge joins neighbours it is
+/// the round's time (the busiest link's count, as oneHopCycles counts);
+/// returns whether it is.
+bool sweepChains(const NodeCoords &table, const std::deque<Tree> &trees,
+                 std::vector<int64_t> &rounds) {
+  struct Event {
+    uint32_t round;
+    int32_t delta;
+    uint64_t link; ///< (from, to)
+  };
+  std::vector<Event> events;
+  std::vector<std::pair<uint64_t, uint32_t>> links; // (from, to), distance
+  uint32_t last = 0;
+  bool neighbours = true;
+  for (const Tree &t : trees)
+    for (const Tree::Send &s : t.sends) {
+      if (s.round == 0)
+        continue;
+      const uint64_t link = uint64_t(s.from) << 32 | s.to;
+      const uint32_t distance = table.distance(s.from, s.to);
+      neighbours &= distance == 1;
+      events.push_back({s.round, 1, link});
+      events.push_back({s.round + t.elements, -1, link});
+      links.push_back({link, distance});
+      last = std::max(last, s.round + t.elements - 1);
+    }
+  // Pairs of nodes numbered densely, then each one's figure (its elements
+  // in flight plus its distance less one) and how many pairs have each
+  // figure, so that the largest is known after every event.
+  std::sort(links.begin(), links.end());
+  links.erase(std::unique(links.begin(), links.end()), links.end());
+  std::sort(events.begin(), events.end(),
+            [](const Event &a, const Event &b) { return a.round < b.round; });
+  std::vector<uint32_t> figure(links.size());
+  uint32_t top = 0;
+  for (size_t l = 0; l < links.size(); ++l) {
+    figure[l] = links[l].second - 1; // none in flight
+    top = std::max(top, figure[l]);
+  }
+  std::vector<uint32_t> withFigure(top + events.size() + 2, 0);
+  withFigure[0] = uint32_t(links.size()); // counted as 0 while idle
+  uint32_t busiest = 0;
+  rounds.assign(size_t(last), 0);
+  std::vector<uint32_t> load(links.size(), 0);
+  size_t e = 0;
+  for (uint32_t r = 1; r <= last; ++r) {
+    for (; e < events.size() && events[e].round == r; ++e) {
+      const size_t l =
+          size_t(std::lower_bound(links.begin(), links.end(),
+                                  std::make_pair(events[e].link, uint32_t(0))) -
+                 links.begin());
+      --withFigure[load[l] ? figure[l] + load[l] : 0];
+      load[l] += uint32_t(events[e].delta);
+      ++withFigure[load[l] ? figure[l] + load[l] : 0];
+      if (load[l])
+        busiest = std::max(busiest, figure[l] + load[l]);
+      while (busiest > 0 && withFigure[busiest] == 0)
+        --busiest;
+    }
+    rounds[r - 1] = busiest;
+  }
+  return neighbours;
+}
+
+} // namespace
+
+std::vector<int64_t> mapc::rt::pipelinedChainRounds(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned elemBytes,
+    unsigned routeOrder, const std::vector<std::pair<int64_t, int64_t>> *given,
+    bool &exact, std::string *why) {
+  std::vector<std::pair<int64_t, int64_t>> owned;
+  const std::vector<std::pair<int64_t, int64_t>> &cells =
+      cellsOf(to, sources, given, owned);
+  TreeBuilder builder(shape);
+  ElementPass pass = passElements(shape, from, to, sources, cells,
+                                  routeOrder | kRouteChain, builder, 1);
+  std::vector<int64_t> later;
+  exact = sweepChains(NodeCoords(shape), builder.built(), later);
+  // Round 0 as timeDoublingRounds times it, its sends in cell order.
+  pass.rounds.resize(1);
+  sortByCell(pass.rounds, sources.size());
+  std::vector<int64_t> out = timeDoublingRounds(shape, pass.rounds, from, to,
+                                                elemBytes, routeOrder, why);
+  if (out[0] < 0)
+    return out;
+  out.insert(out.end(), later.begin(), later.end());
+  // The local copies' round, if any, takes no cycle.
+  out.resize(pass.roundCount, 0);
+  return out;
+}
+
+std::vector<int64_t> mapc::rt::timePipelinedChains(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned elemBytes,
+    unsigned routeOrder, const std::vector<std::pair<int64_t, int64_t>> *given,
+    std::string *why) {
+  std::vector<std::pair<int64_t, int64_t>> owned;
+  const std::vector<std::pair<int64_t, int64_t>> &cells =
+      cellsOf(to, sources, given, owned);
+  bool exact = false;
+  std::vector<int64_t> out = pipelinedChainRounds(
+      shape, from, to, sources, elemBytes, routeOrder, &cells, exact, why);
+  if (exact || out[0] < 0)
+    return out;
+  return timeDoublingRounds(shape,
+                            doublingRounds(shape, from, to, sources,
+                                           routeOrder | kRouteChain, &cells),
+                            from, to, elemBytes, routeOrder, why);
 }
 
 std::vector<std::pair<int64_t, int64_t>>
@@ -447,6 +719,34 @@ std::vector<Transfer> mapc::rt::doublingTransfers(
   return out;
 }
 
+/// oneHopRouteCycles with the shape's coordinates at hand.
+static int64_t oneHopCycles(const NodeCoords &table,
+                            const std::vector<RouteMove> &moves,
+                            std::vector<uint64_t> &links) {
+  links.clear();
+  for (const RouteMove &m : moves) {
+    if (table.distance(m.from, m.to) != 1)
+      return -1;
+    links.push_back(uint64_t(m.from) << 32 | m.to);
+  }
+  // A link takes its moves one a cycle whatever their keys, and moves of
+  // one hop wait for nothing else: the busiest link's count.
+  std::sort(links.begin(), links.end());
+  int64_t most = 0;
+  for (size_t i = 0, j = 0; i < links.size(); i = j) {
+    while (j < links.size() && links[j] == links[i])
+      ++j;
+    most = std::max(most, int64_t(j - i));
+  }
+  return most;
+}
+
+int64_t mapc::rt::oneHopRouteCycles(const NetworkShape &shape,
+                                    const std::vector<RouteMove> &moves) {
+  std::vector<uint64_t> links;
+  return oneHopCycles(NodeCoords(shape), moves, links);
+}
+
 /// The moves of round `k` that change node.
 static void roundMoves(const std::vector<DoublingSend> &round,
                        std::vector<RouteMove> &moves) {
@@ -469,14 +769,19 @@ std::vector<int64_t> mapc::rt::timeDoublingRounds(
   int64_t sum = 0;
   std::vector<int64_t> out;
   std::vector<RouteMove> moves;
+  std::vector<uint64_t> links;
+  const NodeCoords table(shape);
   for (size_t k = 0; k < rounds.size(); ++k) {
     roundMoves(rounds[k], moves);
     // Round k stops where it, the rounds before and the bounds of those
     // after reach stopAt.
     const int64_t stop =
         bounds && stopAt != INT64_MAX ? stopAt - sum - after[k + 1] : INT64_MAX;
-    int64_t t = timeRoute(shape, moves, routeOrder & kRouteFarthestFirst,
-                          std::max<int64_t>(stop, 1));
+    // Pipelined chains' rounds are mostly of one hop each: counted.
+    int64_t t = oneHopCycles(table, moves, links);
+    if (t < 0)
+      t = timeRoute(shape, moves, routeOrder & kRouteFarthestFirst,
+                    std::max<int64_t>(stop, 1));
     if (t < 0) {
       // Past the reservation walk's memory: simulate the cycles.
       NetworkMachine probe(

@@ -20,6 +20,7 @@
 
 #include "gtest/gtest.h"
 
+#include <iterator>
 #include <numeric>
 #include <random>
 
@@ -195,8 +196,10 @@ TEST(NetworkReplication, CellsFromFarSourcesEqualThePlainCounts) {
 // counts on 8,000 random replicated destinations and broadcasts on random
 // meshes and cubes: the destination's cells by element, counted by their
 // source cells, equal every held cell's data index sorted, and each round's
-// flows counted per tree of sends (doublingRounds' `flows`) equal the
-// routeFlows of its moves element by element, and so do their bounds.
+// flows counted per tree of sends (doublingRounds' `flows`; for pipelined
+// chains per tree and round in flight; doublingRoundFlows, which writes no
+// send) equal the routeFlows of its moves element by element, and so do
+// their bounds.
 TEST(NetworkReplication, TreeFlowsAndCellsEqualThePlainCounts) {
   std::mt19937 rng(20261128 + 29);
   unsigned runs = 0, shared = 0, merged = 0;
@@ -222,13 +225,25 @@ TEST(NetworkReplication, TreeFlowsAndCellsEqualThePlainCounts) {
         ++merged;
         break;
       }
-    const unsigned order = rt::kRouteDoubling |
-                           (rng() % 2 ? rt::kRouteScatter : 0) |
+    const unsigned modes[] = {0, rt::kRouteScatter, rt::kRouteChain};
+    const unsigned order = rt::kRouteDoubling | modes[rng() % 3] |
                            (rng() % 2 ? rt::kRouteFarthestFirst : 0);
     std::vector<std::vector<rt::RouteFlow>> flows;
     const auto rounds =
         rt::doublingRounds(net, a, b, sources, order, &cells, &flows);
     ASSERT_EQ(flows.size(), rounds.size()) << what;
+    // The same flows without the sends written out.
+    const auto alone =
+        rt::doublingRoundFlows(net, a, b, sources, order, &cells);
+    ASSERT_EQ(alone.size(), flows.size()) << what;
+    for (size_t k = 0; k < flows.size(); ++k) {
+      ASSERT_EQ(alone[k].size(), flows[k].size()) << what << " round " << k;
+      for (size_t f = 0; f < flows[k].size(); ++f)
+        EXPECT_TRUE(alone[k][f].from == flows[k][f].from &&
+                    alone[k][f].to == flows[k][f].to &&
+                    alone[k][f].count == flows[k][f].count)
+            << what << " round " << k;
+    }
     for (size_t k = 0; k < rounds.size(); ++k) {
       std::vector<rt::RouteMove> moves;
       for (const rt::DoublingSend &send : rounds[k])
@@ -366,9 +381,12 @@ namespace {
 constexpr unsigned kCandidates[] = {
     rt::kRouteDoubling, rt::kRouteDoubling | rt::kRouteFarthestFirst,
     rt::kRouteDoubling | rt::kRouteScatter,
-    rt::kRouteDoubling | rt::kRouteScatter | rt::kRouteFarthestFirst};
+    rt::kRouteDoubling | rt::kRouteScatter | rt::kRouteFarthestFirst,
+    rt::kRouteDoubling | rt::kRouteChain};
+constexpr size_t kCandidateCount = std::size(kCandidates);
 std::string candidateName(unsigned order) {
   return std::string(order & rt::kRouteScatter ? "scatter and gather"
+                     : order & rt::kRouteChain ? "pipelined chain"
                                                : "doubling") +
          (order & rt::kRouteFarthestFirst ? ", farthest first" : "");
 }
@@ -380,7 +398,7 @@ std::string candidateName(unsigned order) {
 void expectTrueRoundsPrices(const std::string &why, size_t at,
                             const int64_t *times, size_t best,
                             const std::string &what) {
-  for (size_t i = 0; i < 4; ++i) {
+  for (size_t i = 0; i < kCandidateCount; ++i) {
     if (times[i] < 0)
       continue;
     if (why.compare(at, 2, ", ") == 0)
@@ -452,9 +470,9 @@ TEST(NetworkReplication, StoppedPricingChoosesAsPricingAll) {
       }
     }
     // Every candidate in full: the fastest, the first of equals.
-    int64_t times[4];
-    size_t best = 4;
-    for (size_t i = 0; i < 4; ++i) {
+    int64_t times[kCandidateCount];
+    size_t best = kCandidateCount;
+    for (size_t i = 0; i < kCandidateCount; ++i) {
       const auto rounds =
           rt::doublingRounds(net, a, b, sources, kCandidates[i]);
       const auto each =
@@ -462,10 +480,10 @@ TEST(NetworkReplication, StoppedPricingChoosesAsPricingAll) {
       times[i] = each.empty() || each[0] >= 0
                      ? std::accumulate(each.begin(), each.end(), int64_t(0))
                      : -1;
-      if (times[i] >= 0 && (best == 4 || times[i] < times[best]))
+      if (times[i] >= 0 && (best == kCandidateCount || times[i] < times[best]))
         best = i;
     }
-    const bool rounds = best < 4 && times[best] < route;
+    const bool rounds = best < kCandidateCount && times[best] < route;
     const std::string &why = plan.steps[0].why;
     EXPECT_EQ(plan.predictedTicks, rounds ? times[best] : route) << what;
     EXPECT_EQ(plan.steps[0].routeOrder, rounds ? kCandidates[best] : routeOrder)
@@ -478,14 +496,14 @@ TEST(NetworkReplication, StoppedPricingChoosesAsPricingAll) {
     if (rounds) {
       at = why.find(" ticks: ", why.find(" beats the one route's "));
       at = at == std::string::npos ? at : at + 8;
-    } else if (best < 4) {
+    } else if (best < kCandidateCount) {
       const std::string takes =
           "replicating in rounds (003 6.2.1) takes at least ";
       at = why.find(takes);
       at = at == std::string::npos ? at : why.find(" (", at + takes.size());
       at = at == std::string::npos ? at : at + 2;
     }
-    if (best < 4) {
+    if (best < kCandidateCount) {
       ASSERT_NE(at, std::string::npos) << what << ": " << why;
       expectTrueRoundsPrices(why, at, times, best, what);
     }
@@ -500,4 +518,170 @@ TEST(NetworkReplication, StoppedPricingChoosesAsPricingAll) {
   EXPECT_GT(roundsWon, 4000u);
   EXPECT_GT(routeWon, 1000u);
   EXPECT_GT(notPriced, 5000u);
+}
+
+// Pipelined chains on 2,000 random replicated destinations and broadcasts
+// on random meshes and cubes, in place and copies, both keys: every element
+// arrives, each round and the whole route take what the machine and the
+// cycle-by-cycle reference take, every send after round 0 reads a cell
+// written in an earlier round (a node forwarding in the round it receives
+// would read a cell not yet final), and the planner's timing from the
+// chains' edges (timePipelinedChains) equals the rounds' timing, the
+// figures from the edges (pipelinedChainRounds) being the rounds' times
+// when every edge joins neighbours and never above them otherwise.
+TEST(NetworkReplication, PipelinedChainsRunAsTimed) {
+  std::mt19937 rng(20261128 + 41);
+  unsigned runs = 0, cubes = 0, streamed = 0, longer = 0, swept = 0,
+           bounded = 0;
+  while (runs < 2000) {
+    const rt::NetworkShape net = test::randomNetwork(rng, kReplicationNetworks);
+    rt::TileMap a, b;
+    if (!drawReplicatedOrBroadcast(rng, net, a, b))
+      continue;
+    const unsigned elemBytes = 1u << (rng() % 3);
+    const bool copy = rng() % 2;
+    const unsigned order = rt::kRouteDoubling | rt::kRouteChain |
+                           (rng() % 2 ? rt::kRouteFarthestFirst : 0);
+    const std::string what = "run " + std::to_string(runs);
+    runDoubling(a, b, net, elemBytes, copy, order, what);
+    const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
+    const auto rounds = rt::doublingRounds(net, a, b, sources, order);
+    const std::vector<int64_t> times =
+        rt::timePipelinedChains(net, a, b, sources, elemBytes, order);
+    const std::vector<int64_t> timed =
+        rt::timeDoublingRounds(net, rounds, a, b, elemBytes, order);
+    EXPECT_EQ(times, timed) << what;
+    // The figures from the edges: the times when every edge joins
+    // neighbours, else bounds on them (round 0 timed).
+    bool exact = false;
+    const std::vector<int64_t> figures = rt::pipelinedChainRounds(
+        net, a, b, sources, elemBytes, order, nullptr, exact);
+    ASSERT_EQ(figures.size(), timed.size()) << what;
+    EXPECT_EQ(figures[0], timed[0]) << what;
+    for (size_t k = 1; k < timed.size(); ++k)
+      if (exact)
+        EXPECT_EQ(figures[k], timed[k]) << what << " round " << k;
+      else
+        EXPECT_LE(figures[k], timed[k]) << what << " round " << k;
+    bounded += !exact;
+    // Counted from the edges (every one joins neighbours) or not.
+    bool neighbours = rounds.size() > 3;
+    for (size_t k = 1; k < rounds.size(); ++k)
+      for (const rt::DoublingSend &send : rounds[k])
+        neighbours &= net.distance(send.fromNode, send.toNode) <= 1;
+    swept += neighbours;
+    std::vector<int64_t> written(size_t(b.deviceSize()), -1);
+    for (size_t k = 0; k < rounds.size(); ++k) {
+      for (const rt::DoublingSend &send : rounds[k]) {
+        if (k > 0) {
+          EXPECT_TRUE(written[size_t(send.fromCell)] >= 0 &&
+                      written[size_t(send.fromCell)] < int64_t(k))
+              << what << " round " << k << " reads cell " << send.fromCell;
+        }
+        longer += net.distance(send.fromNode, send.toNode) > 1;
+      }
+      for (const rt::DoublingSend &send : rounds[k])
+        written[size_t(send.toCell)] = int64_t(k);
+    }
+    if (HasFailure())
+      return;
+    cubes += net.cube;
+    streamed += rounds.size() > 3;
+    ++runs;
+  }
+  EXPECT_GT(cubes, 400u);
+  EXPECT_GT(streamed, 800u);
+  EXPECT_GT(longer, 500u); // trees that join a node that is no neighbour
+  EXPECT_GT(swept, 500u);
+  EXPECT_GT(bounded, 40u); // edges between nodes that are not neighbours
+}
+
+// A broadcast of M elements a node along the lines of a mesh or a cube in
+// pipelined chains: a tree of depth D from each line's source node streams
+// them in M + D - 1 cycles, one hop a round (a line of L nodes fed from its
+// end: D = L - 1; a 3 x 4 box from its corner: 5; a subcube of n dims: n),
+// and on the meshes the planner picks the chains and runs them as timed.
+TEST(NetworkReplication, PipelinedChainsStreamABroadcast) {
+  const struct {
+    rt::NetworkShape net;
+    int64_t depth;
+  } cases[] = {{rt::NetworkShape::mesh({3, 7}), 6},
+               {rt::NetworkShape::mesh({4, 9}), 8},
+               {rt::NetworkShape::mesh({2, 3, 4}), 5},
+               {rt::NetworkShape::booleanCube(5), 4}};
+  for (const auto &[net, depth] : cases)
+    for (int64_t perNode : {1, 6, 20}) {
+      rt::TileMap src, dst;
+      broadcast(net, perNode, src, dst);
+      const std::string what = std::to_string(net.nodeCount()) + " nodes, " +
+                               std::to_string(perNode) + " a node";
+      const unsigned order = rt::kRouteDoubling | rt::kRouteChain;
+      const std::vector<uint32_t> sources = rt::sourcesOf(src, dst);
+      EXPECT_EQ(rt::timeDoublingRoute(net, src, dst, sources, 4, order),
+                perNode + depth - 1)
+          << what;
+      EXPECT_EQ(runDoubling(src, dst, net, 4, false, order, what),
+                perNode + depth - 1);
+      if (net.cube || perNode < 20)
+        continue;
+      NetworkGeneralPlanRequest req{src, dst, 4, false, net};
+      auto planned = planNetworkGeneralRemap(req);
+      ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned)) << what;
+      const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+      EXPECT_EQ(plan.steps[0].routeOrder, order) << plan.steps[0].why;
+      EXPECT_EQ(plan.predictedTicks, perNode + depth - 1) << what;
+    }
+}
+
+// oneHopRouteCycles, the count that times a round whose moves go to
+// neighbours, against timeRoute's walk (both keys) on 5,000 random lists
+// of such moves, many on one link, on random meshes and cubes; -1 when a
+// move goes farther or nowhere.
+TEST(NetworkReplication, OneHopCyclesEqualTheWalk) {
+  std::mt19937 rng(20261128 + 43);
+  unsigned runs = 0, refused = 0, shared = 0;
+  while (runs < 5000) {
+    const rt::NetworkShape net = test::randomNetwork(rng, kReplicationNetworks);
+    const uint32_t nodes = net.nodeCount();
+    if (nodes < 2)
+      continue;
+    // Moves from a few nodes, so that links carry several.
+    std::vector<uint32_t> from(1 + rng() % 4);
+    for (uint32_t &n : from)
+      n = uint32_t(rng() % nodes);
+    std::vector<rt::RouteMove> moves;
+    const size_t count = rng() % 30;
+    while (moves.size() < count) {
+      const uint32_t n = from[rng() % from.size()];
+      const unsigned dim = unsigned(rng() % net.dims.size());
+      const unsigned side = net.cube ? 2 : net.dims[dim];
+      const unsigned x = net.coord(n, dim);
+      const bool up = rng() % 2 ? x + 1 < side : x == 0;
+      if (side < 2)
+        continue;
+      moves.push_back({n, net.withCoord(n, dim, up ? x + 1 : x - 1)});
+    }
+    bool far = false;
+    if (rng() % 5 == 0) {
+      const rt::RouteMove m{uint32_t(rng() % nodes), uint32_t(rng() % nodes)};
+      moves.insert(moves.begin() + std::ptrdiff_t(rng() % (moves.size() + 1)),
+                   m);
+      far = net.distance(m.from, m.to) != 1;
+    }
+    const std::string what = "run " + std::to_string(runs);
+    const int64_t t = rt::oneHopRouteCycles(net, moves);
+    if (far) {
+      EXPECT_EQ(t, -1) << what;
+      ++refused;
+    } else {
+      EXPECT_EQ(t, rt::timeRoute(net, moves, 0)) << what;
+      EXPECT_EQ(t, rt::timeRoute(net, moves, rt::kRouteFarthestFirst)) << what;
+      shared += t > 1;
+    }
+    if (HasFailure())
+      return;
+    ++runs;
+  }
+  EXPECT_GT(refused, 600u);
+  EXPECT_GT(shared, 2000u);
 }

@@ -23,6 +23,15 @@
 // link carries a share of a source's elements, not all of them each
 // round).
 //
+// With kRouteChain instead, pipelined chains (store and forward): after
+// the seeds, each (source nodes, destination nodes) pair's nodes join a
+// tree grown breadth first from its seeds, a node's parent a neighbour
+// where one is in the tree (a mesh line fed from an end is one chain, from
+// inside two), and the pair's elements stream down it: element e reaches
+// a node at depth d in round d + e, forwarded by its parent, which took it
+// the round before. Each edge carries one element a round, so M elements
+// over a chain of L nodes take about M + L - 2 rounds of one hop each.
+//
 // An element arrives at a node in its first destination cell there, and
 // later rounds read it from that cell, so every round reads only cells
 // written before it and the step runs in place. Each round is one
@@ -46,6 +55,9 @@ namespace mapc::rt {
 /// With kRouteDoubling in a Route step's order: scatter and gather.
 constexpr unsigned kRouteScatter = 16;
 
+/// With kRouteDoubling in a Route step's order: pipelined chains.
+constexpr unsigned kRouteChain = 32;
+
 /// One element a doubling round sends, from a device cell (of the step's
 /// `from` layout in round 0, of its `to` layout after) to a cell of `to`.
 struct DoublingSend {
@@ -67,6 +79,37 @@ doublingRounds(const NetworkShape &shape, const TileMap &from,
                unsigned routeOrder = kRouteDoubling,
                const std::vector<std::pair<int64_t, int64_t>> *cells = nullptr,
                std::vector<std::vector<RouteFlow>> *flows = nullptr);
+
+/// doublingRounds' `flows` alone: each round's flows counted per tree,
+/// with no send written out.
+std::vector<std::vector<RouteFlow>> doublingRoundFlows(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned routeOrder,
+    const std::vector<std::pair<int64_t, int64_t>> *cells = nullptr);
+
+/// Pipelined chains' rounds (`routeOrder` with kRouteChain) from their
+/// edges, with no send after round 0 written out: round 0 timed, then for
+/// each round the most, over the pairs of nodes an edge joins, of its
+/// elements in the round plus its distance less one: the round's time when
+/// every edge joins neighbours (`exact`), else a bound on it.
+std::vector<int64_t>
+pipelinedChainRounds(const NetworkShape &shape, const TileMap &from,
+                     const TileMap &to, const std::vector<uint32_t> &sources,
+                     unsigned elemBytes, unsigned routeOrder,
+                     const std::vector<std::pair<int64_t, int64_t>> *cells,
+                     bool &exact, std::string *why = nullptr);
+
+/// timeDoublingRounds of pipelined chains' rounds (`routeOrder` with
+/// kRouteChain), without writing them out when every edge of the chains
+/// joins neighbours: round 0 timed from its sends, the rounds after from
+/// the chains' edges (each edge busy in a run of rounds, a round of one
+/// hop taking its busiest link's count); otherwise from the rounds.
+std::vector<int64_t> timePipelinedChains(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned elemBytes,
+    unsigned routeOrder,
+    const std::vector<std::pair<int64_t, int64_t>> *cells = nullptr,
+    std::string *why = nullptr);
 
 /// The held cells of `to` as (element, cell), by element, each element's
 /// cells ascending (so by node): what doublingRounds walks.
@@ -96,6 +139,13 @@ doublingRoundBounds(const NetworkShape &shape,
 std::vector<int64_t>
 doublingRoundBounds(const NetworkShape &shape,
                     const std::vector<std::vector<RouteFlow>> &flows);
+
+/// timeRoute of `moves` when every one goes to a neighbour of its node
+/// (one hop, whatever the order: each link takes its moves one a cycle),
+/// counted without a walk: the most moves on one link; -1 when a move
+/// does not go to a neighbour.
+int64_t oneHopRouteCycles(const NetworkShape &shape,
+                          const std::vector<RouteMove> &moves);
 
 /// The cycles of the whole doubling route: the sum of its rounds', or -1
 /// with `why`.
