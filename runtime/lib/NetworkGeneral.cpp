@@ -186,7 +186,7 @@ public:
         for (uint64_t m = parts[p]; m;) {
           const unsigned i = Kind::down ? 63u - unsigned(__builtin_clzll(m))
                                         : unsigned(__builtin_ctzll(m));
-          m &= ~(uint64_t(1) << i);
+          m = Kind::down ? m ^ (uint64_t(1) << i) : m & (m - 1);
           if (!visit(size_t(node) * perNode + i))
             return false;
           node ^= uint32_t(1) << i;
@@ -616,7 +616,10 @@ int64_t mapc::rt::RouteWalk::advance(int64_t stopAt) {
       // Inlined: the hop loop's one call.
       if (!s.links.forEachIn<Kind>(
               m.from, m.to, [&](size_t link) __attribute__((always_inline)) {
-                cycle = calendar.takeAfter<false>(link, cycle);
+                // A cube's queues are short: its takes look in the
+                // arrival's word first.
+                cycle = Kind::cube ? calendar.takeNear(link, cycle)
+                                   : calendar.takeAfter<false>(link, cycle);
                 return cycle != 0;
               }))
         return false; // past the bitmaps' cap
