@@ -186,7 +186,7 @@ public:
         for (uint64_t m = parts[p]; m;) {
           const unsigned i = Kind::down ? 63u - unsigned(__builtin_clzll(m))
                                         : unsigned(__builtin_ctzll(m));
-          m &= ~(uint64_t(1) << i);
+          m = Kind::down ? m ^ (uint64_t(1) << i) : m & (m - 1);
           if (!visit(size_t(node) * perNode + i))
             return false;
           node ^= uint32_t(1) << i;
@@ -548,6 +548,31 @@ struct mapc::rt::RouteWalk::State {
     pairStart.push_back(uint32_t(pairLinks.size()));
   }
   static constexpr uint64_t kMaxPairs = 4096;
+
+  /// RouteWalk::advance on listed pairs: a function of its own, so that
+  /// the walks by links do not change how it is compiled.
+  [[gnu::noinline]] int64_t advanceByPairs(int64_t stopAt) {
+    const uint32_t *keys = order.empty() ? nullptr : order.data();
+    uint32_t time = end;
+    size_t k = next;
+    for (; k < moves.size();) {
+      const RouteMove &m = moves[keys ? keys[k] : k];
+      ++k;
+      const size_t pair = size_t(m.from) * pairNodes + m.to;
+      uint32_t cycle = 0;
+      for (uint32_t l = pairStart[pair]; l < pairStart[pair + 1]; ++l)
+        if ((cycle = calendar.takeAfter<false>(pairLinks[l], cycle)) == 0) {
+          failed = true; // past the bitmaps' cap
+          return -1;
+        }
+      time = std::max(time, cycle);
+      if (int64_t(time) >= stopAt)
+        break;
+    }
+    next = k;
+    end = time;
+    return int64_t(time);
+  }
 };
 
 mapc::rt::RouteWalk::RouteWalk(const NetworkShape &shape,
@@ -583,25 +608,8 @@ int64_t mapc::rt::RouteWalk::advance(int64_t stopAt) {
   LinkCalendar &calendar = s.calendar;
   uint32_t end = s.end;
   size_t k = s.next;
-  if (!s.pairStart.empty()) {
-    for (; k < moves.size();) {
-      const RouteMove &m = moves[order ? order[k] : k];
-      ++k;
-      const size_t pair = size_t(m.from) * s.pairNodes + m.to;
-      uint32_t cycle = 0;
-      for (uint32_t l = s.pairStart[pair]; l < s.pairStart[pair + 1]; ++l)
-        if ((cycle = calendar.takeAfter<false>(s.pairLinks[l], cycle)) == 0) {
-          s.failed = true; // past the bitmaps' cap
-          return -1;
-        }
-      end = std::max(end, cycle);
-      if (int64_t(end) >= stopAt)
-        break;
-    }
-    s.next = k;
-    s.end = end;
-    return int64_t(end);
-  }
+  if (!s.pairStart.empty())
+    return s.advanceByPairs(stopAt);
   const bool fits = s.links.dispatch(s.routeOrder, [&](auto kind) {
     using Kind = decltype(kind);
     while (k < moves.size()) {
@@ -616,7 +624,10 @@ int64_t mapc::rt::RouteWalk::advance(int64_t stopAt) {
       // Inlined: the hop loop's one call.
       if (!s.links.forEachIn<Kind>(
               m.from, m.to, [&](size_t link) __attribute__((always_inline)) {
-                cycle = calendar.takeAfter<false>(link, cycle);
+                // A cube's queues are short: its takes look in the
+                // arrival's word first.
+                cycle = Kind::cube ? calendar.takeNear(link, cycle)
+                                   : calendar.takeAfter<false>(link, cycle);
                 return cycle != 0;
               }))
         return false; // past the bitmaps' cap

@@ -135,6 +135,74 @@ std::vector<rt::Transfer> transfersOf(const rt::NetworkShape &net,
   return ts;
 }
 
+/// The plain walk of `moves` in `order`: the moves in key order, each
+/// link's taken cycles in a vector<bool>; after[k] is the time of the
+/// first k + 1 moves.
+std::vector<int64_t> plainWalk(const rt::NetworkShape &net,
+                               const std::vector<rt::RouteMove> &moves,
+                               unsigned order) {
+  const size_t count = moves.size();
+  std::vector<size_t> keys(count);
+  std::iota(keys.begin(), keys.end(), size_t(0));
+  std::vector<std::vector<size_t>> paths(count);
+  for (size_t i = 0; i < count; ++i)
+    paths[i] = rt::routeLinks(net, moves[i].from, moves[i].to, order);
+  if (order & rt::kRouteFarthestFirst)
+    std::stable_sort(keys.begin(), keys.end(), [&](size_t a, size_t b) {
+      return paths[a].size() > paths[b].size();
+    });
+  std::vector<std::vector<bool>> taken(size_t(net.nodeCount()) *
+                                       rt::linksPerNode(net));
+  std::vector<int64_t> after(count);
+  int64_t end = 0;
+  for (size_t k = 0; k < count; ++k) {
+    uint32_t cycle = 0;
+    for (size_t link : paths[keys[k]]) {
+      std::vector<bool> &t = taken[link];
+      ++cycle;
+      while (cycle < t.size() && t[cycle])
+        ++cycle;
+      if (cycle >= t.size())
+        t.resize(cycle + 1, false);
+      t[cycle] = true;
+    }
+    after[k] = end = std::max<int64_t>(end, cycle);
+  }
+  return after;
+}
+
+/// rt::RouteWalk resumed at random stops (1 to `spread` cycles apart)
+/// stops after the move the plain walk (`after`) stops after, with its
+/// time, and ends with its time; counts the stops before the end.
+testing::AssertionResult
+stopsAsPlainWalk(const rt::NetworkShape &net,
+                 const std::vector<rt::RouteMove> &moves, unsigned order,
+                 const std::vector<int64_t> &after, std::mt19937 &rng,
+                 unsigned spread, unsigned &stopped) {
+  const size_t count = moves.size();
+  const int64_t end = after.empty() ? 0 : after.back();
+  rt::RouteWalk walk(net, moves, order);
+  for (int64_t stop = 1 + int64_t(rng() % 8); !walk.finished();
+       stop += 1 + int64_t(rng() % spread)) {
+    const int64_t t = walk.advance(stop);
+    // The plain walk stops after the first move that takes it to `stop` or
+    // past it.
+    const size_t k = size_t(std::lower_bound(after.begin(), after.end(), stop) -
+                            after.begin());
+    if (walk.walked() != std::min(k + 1, count) ||
+        t != (k < count ? after[k] : end))
+      return testing::AssertionFailure()
+             << "stop " << stop << ": walked " << walk.walked() << " in " << t
+             << ", the plain walk " << std::min(k + 1, count) << " in "
+             << (k < count ? after[k] : end);
+    stopped += !walk.finished();
+  }
+  if (walk.timeSoFar() != end)
+    return testing::AssertionFailure()
+           << "ends in " << walk.timeSoFar() << ", the plain walk in " << end;
+  return testing::AssertionSuccess();
+}
+
 } // namespace
 
 // Mixed-radix coordinates: node = x0 + 3 * x1 on a 3 x 5 mesh, and the bit
@@ -344,34 +412,9 @@ TEST(NetworkGeneral, WalksStopWhereAPlainWalkStops) {
       m.to = uint32_t(rng() % targets);
       m.from = uint32_t((m.to + 1 + rng() % (nodes - 1)) % nodes);
     }
-    const unsigned perNode = rt::linksPerNode(net);
     for (unsigned order = 0; order < 8; ++order) {
-      // The plain walk: after[k] is the time of the first k + 1 moves.
-      std::vector<size_t> keys(count);
-      std::iota(keys.begin(), keys.end(), size_t(0));
-      std::vector<std::vector<size_t>> paths(count);
-      for (size_t i = 0; i < count; ++i)
-        paths[i] = rt::routeLinks(net, moves[i].from, moves[i].to, order);
-      if (order & rt::kRouteFarthestFirst)
-        std::stable_sort(keys.begin(), keys.end(), [&](size_t a, size_t b) {
-          return paths[a].size() > paths[b].size();
-        });
-      std::vector<std::vector<bool>> taken(size_t(nodes) * perNode);
-      std::vector<int64_t> after(count);
-      int64_t end = 0;
-      for (size_t k = 0; k < count; ++k) {
-        uint32_t cycle = 0;
-        for (size_t link : paths[keys[k]]) {
-          std::vector<bool> &t = taken[link];
-          ++cycle;
-          while (cycle < t.size() && t[cycle])
-            ++cycle;
-          if (cycle >= t.size())
-            t.resize(cycle + 1, false);
-          t[cycle] = true;
-        }
-        after[k] = end = std::max<int64_t>(end, cycle);
-      }
+      const std::vector<int64_t> after = plainWalk(net, moves, order);
+      const int64_t end = after.empty() ? 0 : after.back();
       // The plain walk is the simulation's (every fourth list checked).
       uint64_t hops = 0, load = 0;
       if (runs % 4 == 0) {
@@ -379,25 +422,46 @@ TEST(NetworkGeneral, WalksStopWhereAPlainWalkStops) {
                                             hops, load))
             << "run " << runs << " order " << order;
       }
-      rt::RouteWalk walk(net, moves, order);
-      for (int64_t stop = 1 + int64_t(rng() % 8); !walk.finished();
-           stop += 1 + int64_t(rng() % (runs % 2 ? 8 : 80))) {
-        const int64_t t = walk.advance(stop);
-        // The plain walk stops after the first move that takes it to
-        // `stop` or past it.
-        const size_t k = size_t(
-            std::lower_bound(after.begin(), after.end(), stop) - after.begin());
-        ASSERT_EQ(walk.walked(), std::min(k + 1, count))
-            << "run " << runs << " order " << order << " stop " << stop;
-        ASSERT_EQ(t, k < count ? after[k] : end)
-            << "run " << runs << " order " << order << " stop " << stop;
-        stopped += !walk.finished();
-      }
-      ASSERT_EQ(walk.timeSoFar(), end) << "run " << runs << " order " << order;
+      ASSERT_TRUE(stopsAsPlainWalk(net, moves, order, after, rng,
+                                   runs % 2 ? 8 : 80, stopped))
+          << "run " << runs << " order " << order;
     }
     ++runs;
   }
   EXPECT_GT(stopped, 5000u);
+}
+
+// rt::RouteWalk on cubes (takes by LinkCalendar::takeNear: the arrival's
+// word first) against the plain walk, resumed at random stops: 600
+// random move lists on cubes of 2-10 dims, up to 2,000 moves on more nodes
+// than listed pairs, a quarter all to one of a few nodes (queues hundreds
+// of cycles deep, most takes past the arrival's word), every order.
+TEST(NetworkGeneral, CubeWalksStopWhereAPlainWalkStops) {
+  std::mt19937 rng(202611282);
+  unsigned stopped = 0;
+  for (unsigned run = 0; run < 600; ++run) {
+    const rt::NetworkShape net =
+        rt::NetworkShape::booleanCube(2 + unsigned(rng() % 9));
+    const uint32_t nodes = net.nodeCount();
+    // Fewer moves than pairs on up to 64 nodes (more are listed pairs).
+    const size_t most = nodes <= 64 ? size_t(nodes) * nodes : 2000;
+    const size_t count = rng() % most;
+    const uint32_t targets = run % 4 == 0 ? 1 + uint32_t(rng() % 3) : nodes;
+    std::vector<rt::RouteMove> moves(count);
+    for (rt::RouteMove &m : moves) {
+      m.to = uint32_t(rng() % targets);
+      m.from = uint32_t((m.to + 1 + rng() % (nodes - 1)) % nodes);
+    }
+    for (unsigned order = 0; order < 8; ++order) {
+      const std::vector<int64_t> after = plainWalk(net, moves, order);
+      ASSERT_TRUE(stopsAsPlainWalk(net, moves, order, after, rng, 40, stopped))
+          << "run " << run << " dims " << net.dims.size() << " order " << order;
+      ASSERT_EQ(rt::timeRoute(net, moves, order),
+                after.empty() ? 0 : after.back())
+          << "run " << run << " order " << order;
+    }
+  }
+  EXPECT_GT(stopped, 10000u);
 }
 
 // The walks' links without paths (rt::routeLinks, what timeRoute and

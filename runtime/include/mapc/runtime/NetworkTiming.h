@@ -73,6 +73,28 @@ public:
     }
     return takeByScan(link, below, from);
   }
+  /// takeAfter<false> for short queues (a cube's links): the word of
+  /// ready + 1 first, without the cycle below which all are taken, which
+  /// only a scan past that word reads and keeps (it may lag: every cycle
+  /// below it is still taken). The same cycle as takeAfter, a load, a
+  /// compare and a store less when that word has room.
+  [[gnu::always_inline]] uint32_t takeNear(size_t link, uint32_t ready) {
+    assert(!listTaken && "a calendar without its list of links");
+    const uint32_t from = ready + 1;
+    const size_t w = from >> 6;
+    if (w < words) {
+      uint64_t &word = bits[w * links + link];
+      const uint64_t open = ~word & (~uint64_t(0) << (from & 63));
+      if (open) {
+        word |= open & (~open + 1);
+        if (word == ~uint64_t(0)) // a full word: scans skip it by its summary
+          full[(w >> 6) * links + link] |= uint64_t(1) << (w & 63);
+        return uint32_t((w << 6) + unsigned(__builtin_ctzll(open)));
+      }
+    }
+    uint32_t &below = takenBelow[link];
+    return takeByScan(link, below, std::max(from, below));
+  }
   /// Frees every cycle taken since the last clear (keeps the memory).
   void clear();
 
