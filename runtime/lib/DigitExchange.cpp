@@ -1024,8 +1024,8 @@ SendTicks partialSends(const MasPar &m, const DigitExchangeShape &s,
   return out;
 }
 
-/// A searched schedule and its sends' prices per width (ticks -1 until
-/// asked), kept per machine and PE side: a planner prices one exchange a
+/// A searched schedule and its sends' prices per width (once asked), kept
+/// per machine and PE side: a planner prices one exchange a
 /// dozen times (in place and not, around several memory permutations).
 struct SearchedRounds {
   unsigned width = 0, height = 0, clusterSize = 0, bytes = 0;
