@@ -161,7 +161,8 @@ unsigned mostPerSend(const rt::DigitExchangeShape &d, unsigned elemBytes,
 /// sends from the PE of digit x to that of digit x + k (mod b); for small
 /// steps (at most 16 PEs), which PE sends to which, as fig. 6.3 draws them.
 void printDigitExchange(StepMove &move, unsigned elemBytes, bool inPlace,
-                        llvm::raw_ostream &os) {
+                        llvm::raw_ostream &os,
+                        const rt::MachineShape *machine) {
   const std::optional<rt::DigitExchangeShape> found = digitExchangeOf(move);
   if (!found)
     return;
@@ -194,7 +195,23 @@ void printDigitExchange(StepMove &move, unsigned elemBytes, bool inPlace,
     os << "    processor permutation folded in (003 6.2.2 (i)-(ii), (iv)-(v)): "
           "each PE's digits and each round's destinations from a schedule "
           "table; round 0 sends the elements that keep their digit\n";
-  if (d.pes > 16)
+  // Function 6.1's rounds or partial ones, the cheaper (DigitExchange.h).
+  bool partial = false;
+  if (machine) {
+    const rt::MasPar m = rt::MasPar::pricing(machine->width, machine->height,
+                                             machine->clusterSize);
+    const rt::DigitExchangeRoundsChoice c =
+        rt::digitExchangeRoundsChoice(m, d, elemBytes, inPlace);
+    partial = c.partial;
+    // Said only where partial rounds were searched.
+    if (c.partialRounds > 0)
+      os << "    rounds run: " << (c.partial ? "partial" : "function 6.1's")
+         << ", partial rounds (" << c.partialRounds
+         << " found by a greedy search, only some PEs sending) "
+         << c.partialTicks << " ticks of sends and schedule entries against "
+         << c.fullTicks << " for function 6.1's\n";
+  }
+  if (d.pes > 16 || partial)
     return;
   for (int64_t k = d.foldsPePermutation() ? 0 : 1; k < d.base; ++k) {
     os << "    round " << k << ":";
@@ -216,7 +233,8 @@ void printDigitExchange(StepMove &move, unsigned elemBytes, bool inPlace,
 } // namespace
 
 size_t mapc::printGeneralSteps(const rt::GeneralPlan &p, StepFigures how,
-                               llvm::raw_ostream &os, int64_t minPerFamily) {
+                               llvm::raw_ostream &os, int64_t minPerFamily,
+                               const rt::MachineShape *machine) {
   size_t walked = 0;
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const rt::GeneralStep &s = p.steps[i];
@@ -230,18 +248,20 @@ size_t mapc::printGeneralSteps(const rt::GeneralPlan &p, StepFigures how,
     if (s.kind == rt::GeneralStepKind::Exchange)
       printExchangeRounds(move, s.inPlace, os);
     if (s.kind == rt::GeneralStepKind::DigitExchange)
-      printDigitExchange(move, p.elemBytes, s.inPlace, os);
+      printDigitExchange(move, p.elemBytes, s.inPlace, os, machine);
     walked += move.walked();
   }
   return walked;
 }
 
 void mapc::printGeneralPlan(const StatementPlan &sp, bool onNetwork,
-                            llvm::raw_ostream &os) {
+                            llvm::raw_ostream &os,
+                            const rt::MachineShape *machine) {
   const rt::GeneralPlan &p = *sp.general;
   os << sp.label << " (" << p.planner << " planner, " << p.elemBytes * 8
      << "-bit elements, " << (p.copy ? "copy" : "in place") << ")\n";
-  printGeneralSteps(p, StepFigures::Counted, os);
+  printGeneralSteps(p, StepFigures::Counted, os, rt::kCountingMinPerFamily,
+                    machine);
   if (p.steps.empty())
     os << "  no data moves\n";
   printPlanTotal(p.predictedTicks, p.lowerBound, onNetwork, os);

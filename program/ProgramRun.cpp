@@ -473,7 +473,8 @@ static const char *underBoundReason(const rt::Plan &p) {
 void mapc::printPlans(const ProgramPlans &plans, llvm::raw_ostream &os) {
   for (const StatementPlan &sp : plans.statements) {
     if (sp.general) {
-      printGeneralPlan(sp, plans.onNetwork, os);
+      printGeneralPlan(sp, plans.onNetwork, os,
+                       plans.onNetwork ? nullptr : &plans.shape);
       continue;
     }
     const rt::Plan &p = sp.plan;

@@ -111,14 +111,17 @@ void printPlanTotal(int64_t predictedTicks, int64_t lowerBound, bool onNetwork,
 enum class StepFigures { Counted, Walked };
 /// --emit=plan's lines for the steps of `plan`; returns how many steps
 /// walked their elements (GeneralRun.cpp). `minPerFamily`: as
-/// rt::countMoveByRuns's (tests lower it to count small moves).
+/// rt::countMoveByRuns's (tests lower it to count small moves). With the
+/// MasPar `machine`, a digit exchange also says which rounds it runs.
 size_t printGeneralSteps(const rt::GeneralPlan &plan, StepFigures how,
                          llvm::raw_ostream &os,
-                         int64_t minPerFamily = rt::kCountingMinPerFamily);
+                         int64_t minPerFamily = rt::kCountingMinPerFamily,
+                         const rt::MachineShape *machine = nullptr);
 /// --emit=plan's text for a general plan (GeneralRun.cpp); on a network
 /// ticks are element transfers in sequence.
 void printGeneralPlan(const StatementPlan &sp, bool onNetwork,
-                      llvm::raw_ostream &os);
+                      llvm::raw_ostream &os,
+                      const rt::MachineShape *machine = nullptr);
 /// --trace for a general plan: runs it on a twin machine whose elements are
 /// their data indices and prints the device after every step, each layout
 /// drawn on its own device as --emit=layout draws it (GeneralRun.cpp).

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <numeric>
 #include <unordered_map>
 
@@ -120,6 +123,7 @@ void forEachChunkPart(int64_t chunk, unsigned elemBytes, Fn fn) {
 /// `times` over.
 void addRoundTransfer(unsigned bytes, int64_t times, DigitExchangeTally &t) {
   t.transfers += times;
+  t.filledSends += bytes == sendWidth(bytes) ? times : 0;
   t.widest = std::max(t.widest, bytes);
   t.perSendWidth[widthIndex(sendWidth(bytes))] += times;
 }
@@ -711,13 +715,15 @@ uint64_t exchangeDest(const DigitExchangeShape &s,
 /// (runDigitExchange has paid for them); the schedule entries of the rounds
 /// of a permuted exchange are loaded once and kept, or, when they do not
 /// fit beside the values (`reloadsEntries`), loaded for every transfer as
-/// its round pairs run.
+/// its round pairs run. With `partial`, its rounds instead of 6.1's, run in
+/// `form`.
 void runDirect(MasPar &m, const DigitExchangeShape &s,
                const DigitExchangeSequences &seqs,
                const DigitExchangeRegions &where,
                const std::vector<int64_t> &digit,
                const std::vector<int64_t> &recvDigit, const Mask &active,
-               bool reloadsEntries) {
+               bool reloadsEntries, const DigitExchangePartialRounds *partial,
+               const DigitExchangePartialForm &form) {
   const unsigned pes = m.peCount(), eb = where.elemBytes;
   const int64_t b = s.base, lo = s.firstPe, hi = lo + s.pes;
   const bool peMoves = s.foldsPePermutation();
@@ -733,7 +739,7 @@ void runDirect(MasPar &m, const DigitExchangeShape &s,
     Plural dest0, dest1;
   };
   std::vector<RoundPair> pairs;
-  for (int64_t k = firstRound; 2 * k <= b; ++k) {
+  for (int64_t k = firstRound; 2 * k <= b && !partial; ++k) {
     RoundPair r;
     r.half = k == 0 || 2 * k == b;
     r.up.assign(pes, 0);
@@ -782,6 +788,46 @@ void runDirect(MasPar &m, const DigitExchangeShape &s,
         });
     return in;
   };
+  // Partial rounds: the values that stay on their PE are kept (register
+  // work); each round's senders send the slot of their entry, with their
+  // own digit in the spare bytes (or the receiver's entry holds it), and
+  // the receiver keeps the value at that digit.
+  auto exchangePartial = [&](const DigitExchangeTransfer &t, const Values &in,
+                             Values &out, std::vector<Mask> &filled) {
+    const unsigned bytes = sendWidth(t.bytes);
+    const uint64_t data = t.bytes >= 8 ? ~0ull : (1ull << 8 * t.bytes) - 1;
+    out.assign(size_t(b), Plural(pes, 0));
+    filled.assign(size_t(b), Mask(pes, 0));
+    for (int64_t p = 0; p < s.pes; ++p)
+      for (int64_t y = 0; y < b; ++y)
+        if (destOf(p, y) == uint64_t(p)) {
+          const size_t x = size_t(digit[size_t(p)]);
+          out[x][size_t(p)] = in[size_t(y)][size_t(p)];
+          filled[x][size_t(p)] = 1;
+        }
+    Plural z(pes, 0), dest(pes, 0), slotOf(pes, 0);
+    Mask sending(pes, 0), on;
+    for (size_t r = 0; r < partial->rounds.size(); ++r) {
+      if (r % size_t(form.roundsPerEntry) == 0)
+        m.tableLoad(8, active);
+      std::fill(sending.begin(), sending.end(), 0);
+      for (const DigitExchangePartialSend &e : partial->rounds[r]) {
+        const uint64_t to = destOf(e.pe, e.slot), x = uint64_t(digit[e.pe]);
+        sending[e.pe] = 1;
+        dest[e.pe] = to;
+        z[e.pe] = in[e.slot][e.pe] | (form.slotInSpare ? x << 8 * t.bytes : 0);
+        slotOf[to] = x; // the receiver's entry, when tabulated
+      }
+      Plural got = m.routerSendCheaper(bytes, z, dest, sending, on);
+      for (unsigned q = 0; q < pes; ++q)
+        if (on[q]) {
+          const size_t at =
+              size_t(form.slotInSpare ? got[q] >> 8 * t.bytes : slotOf[q]);
+          out[at][q] = got[q] & data;
+          filled[at][q] = 1;
+        }
+    }
+  };
   // The rounds: each PE sends from `in`, the values it receives land in
   // `out` at the digits runDigitExchange would store them.
   auto exchangeAll = [&](const DigitExchangeTransfer &t, const Values &in,
@@ -804,6 +850,8 @@ void runDirect(MasPar &m, const DigitExchangeShape &s,
           filled[size_t(at[size_t(p)])][size_t(p)] = 1;
         }
     };
+    if (partial)
+      return exchangePartial(t, in, out, filled);
     for (const RoundPair &r : pairs) {
       if (peMoves && reloadsEntries)
         m.tableLoad(8, active);
@@ -912,10 +960,260 @@ int64_t roundRouterCost(const MasPar &m, unsigned bytes, const Plural &dest,
   return ticks;
 }
 
+/// Router ticks and sends (those of positive ticks) of some rounds, per
+/// transfer of each send width as the tally counts them.
+struct SendTicks {
+  int64_t ticks = 0, sends = 0;
+};
+
+/// Function 6.1's rounds (round 0 too when PEs move): each round pair's
+/// two sends, every PE active.
+SendTicks fullRoundSends(const MasPar &m, const DigitExchangeShape &s,
+                         const DigitExchangeTally &tally) {
+  const unsigned pes = m.peCount();
+  const int64_t b = s.base, lo = s.firstPe;
+  Mask active(pes, 0);
+  std::fill(active.begin() + lo, active.begin() + lo + s.pes, 1);
+  Plural dest0(pes, 0), dest1(pes, 0);
+  SendTicks out;
+  for (int64_t k = s.foldsPePermutation() ? 0 : 1; 2 * k <= b; ++k) {
+    const bool half = k == 0 || 2 * k == b;
+    // ownDigit and destOf count the PEs from firstPe.
+    for (int64_t p = 0; p < s.pes; ++p) {
+      const int64_t x = s.ownDigit(p);
+      dest0[size_t(lo + p)] = uint64_t(lo + s.destOf(p, (x + k) % b));
+      dest1[size_t(lo + p)] = uint64_t(lo + s.destOf(p, (x - k + b) % b));
+    }
+    for (unsigned w = 0; w < 4; ++w) {
+      const int64_t n = tally.perSendWidth[w];
+      if (!n)
+        continue;
+      const unsigned bytes = 1u << w;
+      const int64_t send0 = roundRouterCost(m, bytes, dest0, active, lo, s.pes);
+      const int64_t send1 =
+          half ? 0 : roundRouterCost(m, bytes, dest1, active, lo, s.pes);
+      out.ticks += n * (send0 + send1);
+      out.sends += n * ((send0 > 0) + (send1 > 0));
+    }
+  }
+  return out;
+}
+
+/// The partial rounds' sends of one width: the machine's price of each.
+SendTicks partialSends(const MasPar &m, const DigitExchangeShape &s,
+                       const DigitExchangePartialRounds &r, unsigned bytes) {
+  const unsigned pes = m.peCount();
+  Plural dest(pes, 0);
+  Mask on(pes, 0);
+  SendTicks out;
+  for (const auto &round : r.rounds) {
+    for (const DigitExchangePartialSend &e : round) {
+      on[e.pe] = 1;
+      dest[e.pe] = uint64_t(s.destOf(e.pe, e.slot));
+    }
+    const int64_t ticks = m.cheaperRouterCost(bytes, dest, on);
+    out.ticks += ticks;
+    out.sends += ticks > 0;
+    for (const DigitExchangePartialSend &e : round)
+      on[e.pe] = 0;
+  }
+  return out;
+}
+
+/// A searched schedule and its sends' prices per width (once asked), kept
+/// per machine and PE side: a planner prices one exchange a
+/// dozen times (in place and not, around several memory permutations).
+struct SearchedRounds {
+  unsigned width = 0, height = 0, clusterSize = 0, bytes = 0;
+  CostModel cost;
+  int64_t live = 0, base = 0, pes = 0, peWeight = 0;
+  std::vector<int64_t> sendDigit, destPe;
+  DigitExchangePartialRounds rounds;
+  SendTicks sends[4];
+  bool priced[4] = {false, false, false, false};
+};
+
+SearchedRounds &searchedRounds(const MasPar &m, const DigitExchangeShape &s,
+                               unsigned bytes, int64_t live) {
+  constexpr size_t kKept = 8;
+  thread_local std::vector<std::unique_ptr<SearchedRounds>> kept;
+  for (auto &k : kept)
+    if (k->width == m.width() && k->height == m.height() &&
+        k->clusterSize == m.clusterSize() && k->bytes == bytes &&
+        k->cost == m.cost() && k->live == live && k->base == s.base &&
+        k->pes == s.pes && k->peWeight == s.peWeight &&
+        k->sendDigit == s.sendDigit && k->destPe == s.destPe)
+      return *k;
+  if (kept.size() >= kKept)
+    kept.erase(kept.begin());
+  auto k = std::make_unique<SearchedRounds>();
+  k->width = m.width();
+  k->height = m.height();
+  k->clusterSize = m.clusterSize();
+  k->bytes = bytes;
+  k->cost = m.cost();
+  k->live = live;
+  k->base = s.base;
+  k->pes = s.pes;
+  k->peWeight = s.peWeight;
+  k->sendDigit = s.sendDigit;
+  k->destPe = s.destPe;
+  k->rounds = searchDigitExchangePartialRounds(m, s, bytes, live);
+  kept.push_back(std::move(k));
+  return *kept.back();
+}
+
+SendTicks searchedSends(const MasPar &m, const DigitExchangeShape &s,
+                        SearchedRounds &r, const DigitExchangeTally &tally) {
+  SendTicks out;
+  for (unsigned w = 0; w < 4; ++w) {
+    const int64_t n = tally.perSendWidth[w];
+    if (!n)
+      continue;
+    if (!r.priced[w])
+      r.sends[w] = partialSends(m, s, r.rounds, 1u << w);
+    r.priced[w] = true;
+    out.ticks += n * r.sends[w].ticks;
+    out.sends += n * r.sends[w].sends;
+  }
+  return out;
+}
+
+/// The ticks of one table entry of 8 bytes.
+int64_t entryTicks(const CostModel &c) { return c.load[widthIndex(8)]; }
+
+/// The schedule entries of partial rounds: several rounds an entry, loaded
+/// for every transfer.
+int64_t partialEntryTicks(size_t rounds, const DigitExchangePartialForm &f,
+                          const DigitExchangeTally &t, const CostModel &c) {
+  const int64_t per = f.roundsPerEntry;
+  return t.transfers * ((int64_t(rounds) + per - 1) / per) * entryTicks(c);
+}
+
+/// digitExchangeRoundsChoice from the tally and the loads; `out` gets the
+/// partial rounds when they win, and `sends` their sends' prices.
+DigitExchangeRoundsChoice chooseRounds(const MasPar &m,
+                                       const DigitExchangeShape &s,
+                                       const DigitExchangeTally &tally,
+                                       const DigitExchangeLoads &loads,
+                                       const DigitExchangePartialForm &form,
+                                       const DigitExchangePartialRounds **out,
+                                       SendTicks *sends = nullptr) {
+  DigitExchangeRoundsChoice c;
+  c.fullTicks = fullRoundSends(m, s, tally).ticks;
+  if (s.foldsPePermutation())
+    c.fullTicks += (s.base / 2 + 1) *
+                   (loads.reloadsEntries ? tally.transfers : 1) *
+                   entryTicks(m.cost());
+  if (!form.usable) {
+    c.whyNot = "partial rounds need direct loads and no cycles walked";
+    return c;
+  }
+  // The search costs some 60 M instructions on random #5 (base 18, 648
+  // PEs); it is tried where a PE holds many values bound for many
+  // clusters, which is where full rounds' clustered price is high.
+  if (s.pes <= int64_t(m.clusterSize()) || s.base < 8) {
+    c.whyNot = "not searched: one cluster or a base below 8";
+    return c;
+  }
+  SearchedRounds &r = searchedRounds(
+      m, s, 1u << widthIndex(sendWidth(tally.widest)), form.live);
+  if (r.rounds.rounds.empty()) {
+    c.whyNot = "the search found no schedule";
+    return c;
+  }
+  c.partialRounds = r.rounds.rounds.size();
+  const SendTicks partial = searchedSends(m, s, r, tally);
+  c.partialTicks =
+      partial.ticks + partialEntryTicks(c.partialRounds, form, tally, m.cost());
+  c.partial = c.partialTicks < c.fullTicks;
+  if (c.partial && out)
+    *out = &r.rounds;
+  if (c.partial && sends)
+    *sends = partial;
+  return c;
+}
+
+/// The exchange, in `forced` partial rounds when given, else in the
+/// rounds chooseRounds picks.
+void runExchange(MasPar &m, const DigitExchangeShape &s,
+                 const DigitExchangeRegions &where,
+                 const DigitExchangePartialRounds *forced);
+
 } // namespace
 
+DigitExchangePartialForm
+mapc::rt::digitExchangePartialForm(const DigitExchangeShape &s,
+                                   const DigitExchangeTally &t,
+                                   const DigitExchangeLoads &l, bool inPlace) {
+  DigitExchangePartialForm f;
+  // The search numbers the exchange's PEs from 0 as the machine's (its
+  // clusters are the router's): an exchange from a later first PE keeps
+  // 6.1's full rounds.
+  if (!l.direct || walksCycles(s, inPlace) || s.pes < 2 || s.firstPe != 0)
+    return f;
+  // The values in hand, packed as the direct form packs them, beside the
+  // running entry (two registers) in 32 (003 5.6.2).
+  f.live = s.base;
+  while (digitExchangeValueRegisters(f.live + 1, t.widest, 1) + 2 <= 32)
+    ++f.live;
+  if (digitExchangeValueRegisters(s.base, t.widest, 1) + 2 > 32)
+    return f;
+  // An entry per round: an active bit, the slot sent and the destination
+  // (and the receiver's slot unless the sends have a spare byte for it).
+  auto bitsFor = [](int64_t n) {
+    int64_t bits = 0;
+    while ((int64_t(1) << bits) < n)
+      ++bits;
+    return bits;
+  };
+  f.slotInSpare = t.filledSends == 0 && s.base <= 256;
+  const int64_t bits = 1 + bitsFor(s.base) + bitsFor(s.pes) +
+                       (f.slotInSpare ? 0 : bitsFor(s.base));
+  f.roundsPerEntry = 64 / bits;
+  f.usable = f.roundsPerEntry > 0;
+  return f;
+}
+
+DigitExchangeRoundsChoice
+mapc::rt::digitExchangeRoundsChoice(const MasPar &m,
+                                    const DigitExchangeShape &s,
+                                    unsigned elemBytes, bool inPlace) {
+  const DigitExchangeTally tally = digitExchangeTally(s, elemBytes, inPlace);
+  const DigitExchangeLoads loads =
+      digitExchangeLoads(s, tally, elemBytes, inPlace, m.cost());
+  return chooseRounds(m, s, tally, loads,
+                      digitExchangePartialForm(s, tally, loads, inPlace),
+                      nullptr);
+}
+
 void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
-                                const DigitExchangeRegions &regions) {
+                                const DigitExchangeRegions &where) {
+  runExchange(m, s, where, nullptr);
+}
+
+void mapc::rt::runDigitExchangePartial(
+    MasPar &m, const DigitExchangeShape &s, const DigitExchangeRegions &where,
+    const DigitExchangePartialRounds &rounds) {
+  const DigitExchangeTally t =
+      digitExchangeTally(s, where.elemBytes, where.inPlace);
+  const DigitExchangePartialForm f = digitExchangePartialForm(
+      s, t, digitExchangeLoads(s, t, where.elemBytes, where.inPlace, m.cost()),
+      where.inPlace);
+  std::string wrong = f.usable
+                          ? checkDigitExchangePartialRounds(s, rounds, f.live)
+                          : "the exchange cannot run partial rounds";
+  if (!wrong.empty()) {
+    std::fprintf(stderr, "mapc runtime: digit exchange: %s\n", wrong.c_str());
+    std::abort();
+  }
+  runExchange(m, s, where, &rounds);
+}
+
+namespace {
+void runExchange(MasPar &m, const DigitExchangeShape &s,
+                 const DigitExchangeRegions &regions,
+                 const DigitExchangePartialRounds *forced) {
   // The held slots from firstSlot on: the regions' bases moved up (an
   // address constant, no instruction).
   DigitExchangeRegions where = regions;
@@ -967,6 +1265,13 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
            "in place needs digitExchangeRunsInPlace");
     const int64_t *perWidth = tally.perSendWidth;
     const int64_t transfers = tally.transfers;
+    const DigitExchangePartialForm form =
+        digitExchangePartialForm(s, tally, loads, where.inPlace);
+    const DigitExchangePartialRounds *partial = forced;
+    SendTicks sends; // of the partial rounds (searched ones priced once)
+    if (!forced)
+      chooseRounds(m, s, tally, loads, form, &partial, &sends);
+    assert((!partial || form.usable) && "partial rounds need direct loads");
     int64_t roundMoves = 0, diagonalMoves = 0;
     if (loads.direct)
       diagonalMoves = b * partTicks(tally.roundParts, cost.load, cost.load);
@@ -977,6 +1282,19 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
       diagonalMoves +=
           partTicks(tally.diagonalParts, cost.loadIndirect, cost.loadIndirect);
     Ledger &ledger = m.ledger();
+    if (partial) {
+      for (unsigned w = 0; w < 4 && forced; ++w)
+        if (perWidth[w]) {
+          const SendTicks one = partialSends(m, s, *partial, 1u << w);
+          sends.ticks += perWidth[w] * one.ticks;
+          sends.sends += perWidth[w] * one.sends;
+        }
+      ledger.router += sends.ticks;
+      ledger.routerSends += sends.sends;
+      ledger.memory += diagonalMoves + partialEntryTicks(partial->rounds.size(),
+                                                         form, tally, cost);
+      return;
+    }
     for (int64_t k = firstRound; 2 * k <= b; ++k) {
       const bool half = k == 0 || 2 * k == b;
       for (int64_t p = lo; p < hi; ++p) {
@@ -1067,9 +1385,15 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
         m.storeIndirect(w, addr, part, on);
       });
   };
+  const DigitExchangePartialForm form = digitExchangePartialForm(
+      s, digitExchangeTally(seqs), loads, where.inPlace);
+  const DigitExchangePartialRounds *partial = forced;
+  if (!forced && direct)
+    chooseRounds(m, s, digitExchangeTally(seqs), loads, form, &partial);
+  assert((!partial || form.usable) && "partial rounds need direct loads");
   if (direct) {
-    runDirect(m, s, seqs, where, digit, recvDigit, active,
-              loads.reloadsEntries);
+    runDirect(m, s, seqs, where, digit, recvDigit, active, loads.reloadsEntries,
+              partial, form);
     return;
   }
   // Rounds k and b - k together (function 6.1): each PE reads its slot
@@ -1148,3 +1472,5 @@ void mapc::rt::runDigitExchange(MasPar &m, const DigitExchangeShape &s,
     }
   }
 }
+
+} // namespace

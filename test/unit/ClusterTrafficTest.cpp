@@ -260,3 +260,34 @@ TEST(ClusterTraffic, RandomFivePartialRoundPrices) {
         << draw;
   }
 }
+
+// Random #5 run in partial rounds (docs/cost-model.md, "Partial rounds for
+// random #5 run"): the runtime's search finds a schedule that sends every
+// value once within the registers, and it wins over 6.1's full rounds by
+// sends and schedule entries; the step then costs its direct loads and
+// stores (3600), the PE's digits (146), the entries and the sends, 0.5 of
+// the bound (18368) or better.
+TEST(ClusterTraffic, RandomFivePartialRoundsWin) {
+  const rt::DigitExchangeShape d = randomFiveExchange();
+  const rt::MasPar m = rt::MasPar::pricing(32, 32, 16);
+  const rt::DigitExchangeTally t = rt::digitExchangeTally(d, 1, true);
+  const rt::DigitExchangePartialForm f = rt::digitExchangePartialForm(
+      d, t, rt::digitExchangeLoads(d, t, 1, true, m.cost()), true);
+  ASSERT_TRUE(f.usable);
+  EXPECT_TRUE(f.slotInSpare);     // 5 bytes in an 8-byte send
+  EXPECT_EQ(f.roundsPerEntry, 4); // 1 + 5 + 10 bits a round
+  EXPECT_EQ(f.live, 22); // 110 bytes in 28 registers, 2 to assemble, 2 entry
+  const rt::DigitExchangePartialRounds r =
+      rt::searchDigitExchangePartialRounds(m, d, 8, f.live);
+  EXPECT_EQ(rt::checkDigitExchangePartialRounds(d, r, f.live), "");
+  const rt::DigitExchangeRoundsChoice c =
+      rt::digitExchangeRoundsChoice(m, d, 1, true);
+  EXPECT_TRUE(c.partial);
+  EXPECT_EQ(c.fullTicks, 35424 + 10 * 146);
+  EXPECT_EQ(c.partialRounds, r.rounds.size());
+  const int64_t entries = int64_t(r.rounds.size() + 3) / 4 * 146;
+  EXPECT_LE(3600 + 146 + c.partialTicks, 36736);
+  std::printf("random #5: %zu partial rounds, sends %lld, entries %lld\n",
+              r.rounds.size(), (long long)(c.partialTicks - entries),
+              (long long)entries);
+}

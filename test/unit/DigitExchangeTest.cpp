@@ -333,8 +333,10 @@ TEST(DigitExchange, BaseEighteenDirectInPlace) {
   rt::MasPar m = rt::MasPar::pricing(32, 32, 16);
   rt::Regions regions{{0}, {0}, {0}};
   ASSERT_TRUE(rt::runGeneralStep(m, plan, 0, regions));
-  // The loads and stores, the PE's digits and the 10 round pairs' entries.
-  EXPECT_EQ(m.ledger().memory, 18 * 5 * 2 * 20 + 146 + 10 * 146);
+  // The loads and stores, the PE's digits and, run in 46 partial rounds
+  // (ClusterTraffic.RandomFivePartialRoundsWin), their 12 entries of 4
+  // rounds each (10 round pairs' entries in 6.1's rounds).
+  EXPECT_EQ(m.ledger().memory, 18 * 5 * 2 * 20 + 146 + 12 * 146);
   EXPECT_EQ(runChecked(plan, 32, 32, 16, "random #5"), m.ledger().total());
 }
 
@@ -622,4 +624,157 @@ TEST(DigitExchange, DirectLoadsEverySlotDigit) {
   EXPECT_EQ(f.ledger().memory, 4 * 2 * (199 + 103));
   EXPECT_EQ(f.ledger().router, m.ledger().router);
   EXPECT_EQ(runChecked(plan, 5, 1, 1, "base 5"), m.ledger().total());
+}
+
+namespace {
+
+/// Random partial rounds of `d`: its values that leave their PE in a random
+/// order, each in the first round where its sender and receiver are free
+/// (after a random number of rounds it may not use), so that rounds hold
+/// anything from one send to every PE's.
+rt::DigitExchangePartialRounds
+randomPartialRounds(const rt::DigitExchangeShape &d, std::mt19937 &rng) {
+  std::vector<rt::DigitExchangePartialSend> values;
+  for (int64_t p = 0; p < d.pes; ++p)
+    for (int64_t y = 0; y < d.base; ++y)
+      if (d.destOf(p, y) != p)
+        values.push_back({uint32_t(p), uint32_t(y)});
+  std::shuffle(values.begin(), values.end(), rng);
+  rt::DigitExchangePartialRounds r;
+  std::vector<std::vector<uint8_t>> sends, gets;
+  const unsigned skip = 1 + rng() % 4;
+  for (const rt::DigitExchangePartialSend &v : values) {
+    const int64_t q = d.destOf(v.pe, v.slot);
+    size_t k = rng() % skip == 0 ? r.rounds.size() : 0;
+    while (k < r.rounds.size() && (sends[k][v.pe] || gets[k][size_t(q)]))
+      ++k;
+    if (k == r.rounds.size()) {
+      r.rounds.emplace_back();
+      sends.emplace_back(size_t(d.pes), 0);
+      gets.emplace_back(size_t(d.pes), 0);
+    }
+    r.rounds[k].push_back(v);
+    sends[k][v.pe] = gets[k][size_t(q)] = 1;
+  }
+  return r;
+}
+
+/// Runs `d` in the partial rounds `r` on a width x height MasPar, checks
+/// every element and returns the ticks, which must equal the pricing
+/// machine's.
+int64_t runPartialChecked(const KTile &from, const KTile &to,
+                          const rt::DigitExchangeShape &d, unsigned eb,
+                          bool inPlace, unsigned width, unsigned height,
+                          unsigned cluster,
+                          const rt::DigitExchangePartialRounds &r,
+                          const std::string &what) {
+  const uint64_t region =
+      uint64_t(std::max(rt::slotsOf(from), rt::slotsOf(to))) * eb;
+  rt::MasPar m(width, height, 2 * region, cluster);
+  const rt::DigitExchangeRegions where{0, inPlace ? 0 : region, eb, inPlace};
+  auto memoryOf = [&](unsigned pe) { return m.memoryOf(pe); };
+  auto readOf = [&](unsigned pe) -> const uint8_t * { return m.memoryOf(pe); };
+  rt::storePattern(memoryOf, from, eb, 0, 7);
+  rt::runDigitExchangePartial(m, d, where, r);
+  EXPECT_EQ(rt::countMismatches(readOf, to, eb, where.writeBase, 7), 0u)
+      << what;
+  rt::MasPar pricing = rt::MasPar::pricing(width, height, cluster);
+  rt::runDigitExchangePartial(pricing, d, where, r);
+  EXPECT_EQ(pricing.ledger().total(), m.ledger().total()) << what;
+  EXPECT_EQ(pricing.ledger().router, m.ledger().router) << what;
+  return m.ledger().total();
+}
+
+} // namespace
+
+// Partial rounds (docs/cost-model.md, "Partial rounds for random #5 run"):
+// on 1,000 random exchanges that can run them (loaded directly), random
+// partial schedules and two built by hand (every value in a round of its
+// own; 6.1's rounds split in two, the PEs of even and odd digit apart), run
+// with every element checked and the prediction equal to the simulation;
+// each schedule passes the check, and the check refuses one with a value
+// dropped or sent twice.
+TEST(DigitExchange, PartialRoundsRunEveryElement) {
+  std::mt19937 rng(112826);
+  int runs = 0, spare = 0, tabulated = 0, ran = 0;
+  for (int trial = 0; runs < 1000 && trial < 20000; ++trial) {
+    FoldedCase c = randomFolded(rng, rng() % 2, 9);
+    const int64_t pes = rt::pesOf(c.from);
+    if (pes < 2 || pes > 96 || rt::slotsOf(c.from) > 400)
+      continue;
+    rt::DigitExchangeShape d;
+    ASSERT_TRUE(rt::findDigitExchange(c.from, c.to, rt::sourcesOf(c.from, c.to),
+                                      d, nullptr));
+    const unsigned eb = std::vector<unsigned>{1, 2, 3, 4, 5, 6, 8}[rng() % 7];
+    const bool inPlace =
+        !d.canRunInPlace() && rt::digitExchangeRunsInPlace(d, eb, {});
+    const rt::DigitExchangeTally t = rt::digitExchangeTally(d, eb, inPlace);
+    const rt::DigitExchangePartialForm f = rt::digitExchangePartialForm(
+        d, t, rt::digitExchangeLoads(d, t, eb, inPlace, {}), inPlace);
+    if (!f.usable)
+      continue;
+    ++runs;
+    (f.slotInSpare ? spare : tabulated) += 1;
+    const unsigned width = 1 + unsigned(rng() % 8);
+    const unsigned height = unsigned((pes + width - 1) / width);
+    const unsigned cluster = 1u << (rng() % 4);
+    const std::string what = "trial " + std::to_string(trial);
+    rt::DigitExchangePartialRounds alone, halves;
+    for (int64_t p = 0; p < d.pes; ++p)
+      for (int64_t y = 0; y < d.base; ++y)
+        if (d.destOf(p, y) != p)
+          alone.rounds.push_back({{uint32_t(p), uint32_t(y)}});
+    for (int64_t k = 1; k < d.base; ++k)
+      for (int64_t odd : {0, 1}) {
+        halves.rounds.emplace_back();
+        for (int64_t p = 0; p < d.pes; ++p) {
+          const int64_t x = d.ownDigit(p), y = (x + k) % d.base;
+          if (x % 2 == odd && d.destOf(p, y) != p)
+            halves.rounds.back().push_back({uint32_t(p), uint32_t(y)});
+        }
+      }
+    // Round 0 of a permuted exchange: the values that keep their digit.
+    halves.rounds.emplace_back();
+    for (int64_t p = 0; p < d.pes; ++p)
+      if (d.destOf(p, d.ownDigit(p)) != p)
+        halves.rounds.back().push_back({uint32_t(p), uint32_t(d.ownDigit(p))});
+    for (const rt::DigitExchangePartialRounds *r : {&alone, &halves}) {
+      // Valid but for the registers: a PE may receive before it sends.
+      const std::string wrong =
+          rt::checkDigitExchangePartialRounds(d, *r, f.live);
+      ASSERT_TRUE(wrong == "" ||
+                  wrong == "a PE holds more values than its registers")
+          << what << ": " << wrong;
+      if (wrong != "")
+        continue;
+      ++ran;
+      runPartialChecked(c.from, c.to, d, eb, inPlace, width, height, cluster,
+                        *r, what);
+    }
+    rt::DigitExchangePartialRounds r = randomPartialRounds(d, rng);
+    if (rt::checkDigitExchangePartialRounds(d, r, f.live) == "") {
+      ++ran;
+      runPartialChecked(c.from, c.to, d, eb, inPlace, width, height, cluster, r,
+                        what);
+    }
+    if (!alone.rounds.empty()) {
+      rt::DigitExchangePartialRounds dropped = alone, twice = alone;
+      dropped.rounds.pop_back();
+      twice.rounds.push_back(twice.rounds.front());
+      const int64_t roomy = int64_t(1) << 40; // registers aside
+      EXPECT_EQ(rt::checkDigitExchangePartialRounds(d, dropped, roomy),
+                "a value never sent");
+      EXPECT_EQ(rt::checkDigitExchangePartialRounds(d, twice, roomy),
+                "a value sent twice");
+    }
+    if (::testing::Test::HasFailure())
+      return;
+  }
+  std::printf("partial rounds: %d exchanges, %d with the slot in spare bytes, "
+              "%d tabulated, %d schedules run\n",
+              runs, spare, tabulated, ran);
+  EXPECT_EQ(runs, 1000);
+  EXPECT_GT(ran, 2000);
+  EXPECT_GT(spare, 200);
+  EXPECT_GT(tabulated, 200);
 }

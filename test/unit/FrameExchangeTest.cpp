@@ -242,6 +242,7 @@ TEST(FrameExchange, TallyCountsTheSequences) {
                                  std::to_string(inPlace);
         ASSERT_EQ(a.transfers, b.transfers) << what;
         ASSERT_EQ(a.widest, b.widest) << what;
+        ASSERT_EQ(a.filledSends, b.filledSends) << what;
         for (unsigned w = 0; w < 4; ++w) {
           ASSERT_EQ(a.perSendWidth[w], b.perSendWidth[w]) << what;
           ASSERT_EQ(a.roundParts[w], b.roundParts[w]) << what;

@@ -99,6 +99,15 @@ struct DigitExchangeShape {
   bool canRunInPlace() const {
     return destSlotWeight == slotWeight && keepsPeDigit;
   }
+  /// PE p's exchanged digit x: the slot digit its values take on arrival.
+  int64_t ownDigit(int64_t p) const {
+    return foldsPePermutation() ? sendDigit[size_t(p)] : p / peWeight % base;
+  }
+  /// Where PE p sends its slot digit y.
+  int64_t destOf(int64_t p, int64_t y) const {
+    return foldsPePermutation() ? destPe[size_t(p * base + y)]
+                                : p + (y - ownDigit(p)) * peWeight;
+  }
 };
 
 /// A run of chunk elements sent as one router transfer: `elems` elements
@@ -148,6 +157,8 @@ DigitExchangeSequences digitExchangeSequences(const DigitExchangeShape &shape,
 /// rounds' and the diagonal's pieces by width (forEachPart's powers of two).
 struct DigitExchangeTally {
   int64_t transfers = 0;
+  /// Transfers whose data fill their send (no spare byte in it).
+  int64_t filledSends = 0;
   unsigned widest = 1;
   int64_t perSendWidth[4] = {0, 0, 0, 0};
   int64_t roundParts[4] = {0, 0, 0, 0}, diagonalParts[4] = {0, 0, 0, 0};
@@ -238,9 +249,74 @@ struct DigitExchangeRegions {
   bool inPlace = false;
 };
 
-/// Runs the exchange on `m` (function 6.1, chunked).
+/// Runs the exchange on `m` (function 6.1, chunked), in partial rounds
+/// when digitExchangeRoundsChoice picks them.
 void runDigitExchange(MasPar &m, const DigitExchangeShape &shape,
                       const DigitExchangeRegions &where);
+
+/// One send of a partial round: PE `pe` sends its slot digit `slot` to
+/// shape.destOf(pe, slot).
+struct DigitExchangePartialSend {
+  uint32_t pe = 0, slot = 0;
+};
+/// Rounds in which only some PEs send (docs/cost-model.md, "Random #5 in
+/// partial rounds"): every value that leaves its PE once, a PE sending and
+/// receiving at most once a round. Run loaded directly (every slot digit in
+/// registers), each round's entries (an active bit, the slot sent, the
+/// destination) loaded from a schedule table as the rounds come, several
+/// rounds an 8-byte entry, for every transfer. The receiver keeps a value
+/// at the sender's own digit, which the sender puts in its send's spare
+/// bytes, or, when some transfer fills its send, the receiver's entry holds
+/// too. A PE receives into registers freed by its sends or spare ones: its
+/// values in hand (unsent and received) never exceed `live`.
+struct DigitExchangePartialRounds {
+  std::vector<std::vector<DigitExchangePartialSend>> rounds;
+};
+/// How an exchange runs partial rounds, when it can (`usable`): loaded
+/// directly, not walking a folded permutation's cycles.
+struct DigitExchangePartialForm {
+  bool usable = false, slotInSpare = false;
+  int64_t roundsPerEntry = 0, live = 0;
+};
+DigitExchangePartialForm digitExchangePartialForm(const DigitExchangeShape &s,
+                                                  const DigitExchangeTally &t,
+                                                  const DigitExchangeLoads &l,
+                                                  bool inPlace);
+/// Empty when `rounds` sends every value of `s` that leaves its PE exactly
+/// once, each PE at most once a round each way, within `live` values in
+/// hand; else what is wrong.
+std::string
+checkDigitExchangePartialRounds(const DigitExchangeShape &s,
+                                const DigitExchangePartialRounds &rounds,
+                                int64_t live);
+/// A greedy search for cheap partial rounds (docs/cost-model.md, "Partial
+/// rounds for random #5"): each round tries cluster-pair shapes (P partner
+/// clusters of groups of G), opening the pairs of the busiest clusters
+/// first, and keeps the candidate of fewest ticks (MasPar's router price of
+/// `bytes`-wide sends) per weighted value. Empty when it finds none.
+DigitExchangePartialRounds
+searchDigitExchangePartialRounds(const MasPar &m, const DigitExchangeShape &s,
+                                 unsigned bytes, int64_t live);
+
+/// Which rounds an exchange runs: function 6.1's full ones or partial ones,
+/// the cheaper in sends and schedule entries (the loads and stores are the
+/// same). `partialTicks` is 0 when none were searched (`whyNot`).
+struct DigitExchangeRoundsChoice {
+  bool partial = false;
+  int64_t fullTicks = 0, partialTicks = 0;
+  size_t partialRounds = 0;
+  std::string whyNot;
+};
+DigitExchangeRoundsChoice digitExchangeRoundsChoice(const MasPar &m,
+                                                    const DigitExchangeShape &s,
+                                                    unsigned elemBytes,
+                                                    bool inPlace);
+/// Runs the exchange in the given partial rounds (which must be usable and
+/// pass checkDigitExchangePartialRounds), priced as the machine charges
+/// them on a pricing machine.
+void runDigitExchangePartial(MasPar &m, const DigitExchangeShape &shape,
+                             const DigitExchangeRegions &where,
+                             const DigitExchangePartialRounds &rounds);
 
 } // namespace mapc::rt
 

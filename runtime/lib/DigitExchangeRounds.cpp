@@ -1,0 +1,321 @@
+//===- DigitExchangeRounds.cpp - partial rounds of a P/M digit exchange ---===//
+//
+// Rounds in which only some PEs send (docs/cost-model.md, "Random #5 in
+// partial rounds"): a round of 6.1's exchange keeps every PE busy, so its
+// clustered price (003 5.6.4: partners x (ropen + group x rsend)) is set by
+// the clusters whose values spread widest. With half the PEs idle a
+// cluster chooses which send, and rounds of a few partner clusters, each
+// carrying a full group, send more values a tick. The search below is the
+// study's greedy (bench/studies/random5_rounds.py, `partial`), pricing its
+// candidates with the machine's own router prices.
+//
+//===----------------------------------------------------------------------===//
+#include "mapc/runtime/DigitExchange.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+using namespace mapc::rt;
+
+std::string
+mapc::rt::checkDigitExchangePartialRounds(const DigitExchangeShape &s,
+                                          const DigitExchangePartialRounds &r,
+                                          int64_t live) {
+  const int64_t b = s.base;
+  std::vector<uint8_t> sent(size_t(s.pes * b), 0);
+  std::vector<int64_t> held(size_t(s.pes), b), busyOut(size_t(s.pes), -1),
+      busyIn(size_t(s.pes), -1);
+  for (size_t k = 0; k < r.rounds.size(); ++k) {
+    for (const DigitExchangePartialSend &e : r.rounds[k]) {
+      if (e.pe >= s.pes || e.slot >= b)
+        return "a send out of range";
+      const int64_t q = s.destOf(e.pe, e.slot);
+      if (q == e.pe)
+        return "a value sent to its own PE";
+      if (sent[e.pe * b + e.slot]++)
+        return "a value sent twice";
+      if (busyOut[e.pe] == int64_t(k) || busyIn[size_t(q)] == int64_t(k))
+        return "a PE sends or receives twice in a round";
+      busyOut[e.pe] = busyIn[size_t(q)] = int64_t(k);
+      --held[e.pe];
+    }
+    for (const DigitExchangePartialSend &e : r.rounds[k])
+      if (++held[size_t(s.destOf(e.pe, e.slot))] > live)
+        return "a PE holds more values than its registers";
+  }
+  for (int64_t p = 0; p < s.pes; ++p)
+    for (int64_t y = 0; y < b; ++y)
+      if (!sent[size_t(p * b + y)] && s.destOf(p, y) != p)
+        return "a value never sent";
+  return "";
+}
+
+namespace {
+
+/// A small deterministic generator (splitmix64): the planner's and the
+/// runtime's searches must find the same rounds.
+struct Random {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  double unit() { return double(next() >> 11) * 0x1.0p-53; }
+};
+
+/// The shapes a round tries: P partner clusters of groups of at most G.
+/// The study tried six, two builds each (one jittered); 4 of 2 and 2 of 4
+/// carry random #5 (docs/cost-model.md), and one build each keeps its
+/// search near 60 M instructions, 0.5 of its bound all the same.
+constexpr int64_t kShapes[][2] = {{4, 2}, {2, 4}};
+constexpr int kTries = 1;
+constexpr double kTau = 100, kNoise = 0.3;
+
+/// The search's state: the values still to send, by cluster pair.
+class Search {
+public:
+  Search(const MasPar &m, const DigitExchangeShape &s, unsigned bytes,
+         int64_t live)
+      : m(m), s(s), live(live), clusters(m.clusterCount()),
+        open(m.cost().ropen), send(m.cost().rsend[widthIndex(bytes)]),
+        bytes(bytes) {}
+
+  DigitExchangePartialRounds run();
+
+private:
+  struct Pair {
+    unsigned from, to;
+    std::vector<uint32_t> edges; ///< values p * base + y still to send
+    int64_t mostFrom = 0, mostTo = 0;
+  };
+  const MasPar &m;
+  const DigitExchangeShape &s;
+  const int64_t live;
+  const unsigned clusters;
+  const int64_t open, send;
+  const unsigned bytes;
+  std::vector<Pair> pairs;
+  std::vector<int64_t> held, score;
+  std::vector<double> wOut, wIn;
+  Random rng{0x5eed};
+
+  /// Each value's sender and receiver, by value p * base + y.
+  std::vector<uint32_t> senderOf, receiverOf;
+  int64_t destOf(uint32_t e) const { return receiverOf[e]; }
+  /// Connections a pair still needs with groups of at most g.
+  int64_t openings(const Pair &p, int64_t g) const {
+    return std::max(
+        {(int64_t(p.edges.size()) + g - 1) / g, p.mostFrom, p.mostTo});
+  }
+  void weigh();
+  std::vector<uint32_t> build(int64_t most, int64_t group, double noise);
+};
+
+/// Per pair its busiest sender and receiver and per value its pair's count
+/// of both ends; per cluster a weight exp((floor - busiest floor) / tau),
+/// the floor the least ticks of its remaining connections at one group size.
+void Search::weigh() {
+  std::vector<int64_t> from(s.pes, 0), to(m.peCount(), 0);
+  std::vector<int64_t> out[3], in[3];
+  for (int g = 0; g < 3; ++g) {
+    out[g].assign(clusters, 0);
+    in[g].assign(clusters, 0);
+  }
+  score.assign(size_t(s.pes * s.base), 0);
+  for (Pair &p : pairs) {
+    if (p.edges.empty())
+      continue;
+    for (uint32_t e : p.edges) {
+      ++from[senderOf[e]];
+      ++to[size_t(destOf(e))];
+    }
+    p.mostFrom = p.mostTo = 0;
+    for (uint32_t e : p.edges) {
+      const int64_t f = from[senderOf[e]], t = to[size_t(destOf(e))];
+      p.mostFrom = std::max(p.mostFrom, f);
+      p.mostTo = std::max(p.mostTo, t);
+      score[e] = f + t;
+    }
+    for (uint32_t e : p.edges)
+      from[senderOf[e]] = to[size_t(destOf(e))] = 0;
+    for (int g = 0; g < 3; ++g) {
+      out[g][p.from] += openings(p, g + 2);
+      in[g][p.to] += openings(p, g + 2);
+    }
+  }
+  std::vector<int64_t> floorOut(clusters, -1), floorIn(clusters, -1);
+  int64_t top = 0;
+  for (unsigned c = 0; c < clusters; ++c)
+    for (int g = 0; g < 3; ++g) {
+      const int64_t price = open + (g + 2) * send;
+      if (out[g][c] && (floorOut[c] < 0 || out[g][c] * price < floorOut[c]))
+        floorOut[c] = out[g][c] * price;
+      if (in[g][c] && (floorIn[c] < 0 || in[g][c] * price < floorIn[c]))
+        floorIn[c] = in[g][c] * price;
+      top = std::max({top, floorOut[c], floorIn[c]});
+    }
+  wOut.assign(clusters, 0);
+  wIn.assign(clusters, 0);
+  for (unsigned c = 0; c < clusters; ++c) {
+    if (floorOut[c] >= 0)
+      wOut[c] = std::exp(double(floorOut[c] - top) / kTau);
+    if (floorIn[c] >= 0)
+      wIn[c] = std::exp(double(floorIn[c] - top) / kTau);
+  }
+}
+
+/// One candidate round: pairs in order of their clusters' weights
+/// (jittered by `noise`, then the connections they still need), full
+/// groups first, then what is left; in a pair, the values whose sender and
+/// receiver have the most left between the two go first.
+std::vector<uint32_t> Search::build(int64_t most, int64_t group, double noise) {
+  std::vector<std::pair<double, uint32_t>> order;
+  for (uint32_t k = 0; k < pairs.size(); ++k) {
+    const Pair &p = pairs[k];
+    if (p.edges.empty())
+      continue;
+    const double key = -(wOut[p.from] + wIn[p.to]) * (1 + noise * rng.unit()) -
+                       0.01 * double(openings(p, std::min<int64_t>(group, 4)));
+    order.push_back({key, k});
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<uint8_t> sends(s.pes, 0), gets(m.peCount(), 0),
+      opened(pairs.size(), 0);
+  std::vector<int64_t> outs(clusters, 0), ins(clusters, 0);
+  std::vector<uint32_t> chosen;
+  std::vector<std::pair<uint64_t, uint32_t>> es;
+  for (bool full : {true, false})
+    for (const auto &[key, k] : order) {
+      const Pair &p = pairs[k];
+      if (opened[k] || outs[p.from] >= most || ins[p.to] >= most)
+        continue;
+      es.clear();
+      for (uint32_t e : p.edges) {
+        const int64_t from = senderOf[e], to = destOf(e);
+        // A receiver's values in hand stay within its registers.
+        if (sends[from] || gets[to] ||
+            held[to] + 1 - (to < s.pes && sends[to]) > live)
+          continue;
+        // Ties in a random order when jittered, else by value.
+        es.push_back({(uint64_t(1e6) - uint64_t(score[e])) << 32 |
+                          (noise > 0 ? rng.next() & 0xffffffffu : e),
+                      e});
+      }
+      if (es.empty())
+        continue;
+      std::sort(es.begin(), es.end());
+      const size_t first = chosen.size();
+      for (const auto &[order_, e] : es) {
+        const int64_t from = senderOf[e], to = destOf(e);
+        if (sends[from] || gets[to])
+          continue;
+        sends[from] = gets[to] = 1;
+        chosen.push_back(e);
+        if (int64_t(chosen.size() - first) == group)
+          break;
+      }
+      const int64_t got = int64_t(chosen.size() - first);
+      if (full && got < std::min<int64_t>(group, p.edges.size())) {
+        for (size_t i = first; i < chosen.size(); ++i)
+          sends[chosen[i] / s.base] = gets[destOf(chosen[i])] = 0;
+        chosen.resize(first);
+        continue;
+      }
+      opened[k] = 1;
+      ++outs[p.from];
+      ++ins[p.to];
+    }
+  return chosen;
+}
+
+DigitExchangePartialRounds Search::run() {
+  const unsigned pes = m.peCount();
+  senderOf.assign(size_t(s.pes * s.base), 0);
+  receiverOf.assign(size_t(s.pes * s.base), 0);
+  for (int64_t p = 0; p < s.pes; ++p)
+    for (int64_t y = 0; y < s.base; ++y) {
+      senderOf[size_t(p * s.base + y)] = uint32_t(p);
+      receiverOf[size_t(p * s.base + y)] = uint32_t(s.destOf(p, y));
+    }
+  std::vector<int64_t> pairOf(size_t(clusters) * clusters, -1);
+  for (int64_t p = 0; p < s.pes; ++p)
+    for (int64_t y = 0; y < s.base; ++y) {
+      const int64_t q = s.destOf(p, y);
+      if (q == p)
+        continue;
+      const unsigned a = m.clusterOfPe(unsigned(p)),
+                     b = m.clusterOfPe(unsigned(q));
+      int64_t &k = pairOf[size_t(a) * clusters + b];
+      if (k < 0) {
+        k = int64_t(pairs.size());
+        pairs.push_back({a, b, {}, 0, 0});
+      }
+      pairs[size_t(k)].edges.push_back(uint32_t(p * s.base + y));
+    }
+  held.assign(pes, 0);
+  std::fill(held.begin(), held.begin() + s.pes, s.base);
+  DigitExchangePartialRounds out;
+  Plural dest(pes, 0);
+  Mask on(pes, 0);
+  size_t left = 0;
+  for (const Pair &p : pairs)
+    left += p.edges.size();
+  while (left) {
+    if (out.rounds.size() > size_t(8 * s.base + 8))
+      return {};
+    weigh();
+    std::vector<uint32_t> best;
+    int64_t bestTicks = 0;
+    double bestWeight = 0;
+    for (const auto &shape : kShapes)
+      for (int t = 0; t < kTries; ++t) {
+        std::vector<uint32_t> c = build(shape[0], shape[1], t ? kNoise : 0);
+        if (c.empty())
+          continue;
+        double w = 0;
+        for (uint32_t e : c) {
+          const int64_t q = destOf(e);
+          on[senderOf[e]] = 1;
+          dest[senderOf[e]] = uint64_t(q);
+          w += wOut[m.clusterOfPe(senderOf[e])] +
+               wIn[m.clusterOfPe(unsigned(q))];
+        }
+        const int64_t ticks = m.cheaperRouterCost(bytes, dest, on);
+        for (uint32_t e : c)
+          on[senderOf[e]] = 0;
+        if (best.empty() ||
+            double(ticks) * bestWeight < double(bestTicks) * w) {
+          best = std::move(c);
+          bestTicks = ticks;
+          bestWeight = w;
+        }
+      }
+    if (best.empty())
+      return {}; // every receiver left is out of registers
+    std::vector<DigitExchangePartialSend> round;
+    for (uint32_t e : best) {
+      const uint32_t p = e / uint32_t(s.base), y = e % uint32_t(s.base);
+      round.push_back({p, y});
+      --held[p];
+      ++held[size_t(destOf(e))];
+      Pair &pair = pairs[size_t(pairOf[size_t(m.clusterOfPe(p)) * clusters +
+                                       m.clusterOfPe(unsigned(destOf(e)))])];
+      pair.edges.erase(std::find(pair.edges.begin(), pair.edges.end(), e));
+      --left;
+    }
+    out.rounds.push_back(std::move(round));
+  }
+  return out;
+}
+
+} // namespace
+
+DigitExchangePartialRounds
+mapc::rt::searchDigitExchangePartialRounds(const MasPar &m,
+                                           const DigitExchangeShape &s,
+                                           unsigned bytes, int64_t live) {
+  return Search(m, s, bytes, live).run();
+}
