@@ -420,7 +420,11 @@ std::optional<PricedPlan> mapc::pricedPlanOf(const GeneralPlanRequest &req,
   plan.steps.back().to = req.dst;
   // Distinct bases, only to see which region the plan ends in.
   const rt::Regions regions{{1}, {2}, {3}};
-  if (!rt::checkPlanRegions(plan, regions, nullptr)) {
+  size_t outOfPlace = 0;
+  for (const rt::GeneralStep &s : plan.steps)
+    outOfPlace += !s.inPlace;
+  const bool even = req.copy && req.firstToDestination && outOfPlace % 2 == 0;
+  if (even || !rt::checkPlanRegions(plan, regions, nullptr)) {
     rt::GeneralStep back;
     back.kind = GeneralStepKind::Local;
     back.to = req.dst;
