@@ -247,8 +247,8 @@ std::optional<rt::GeneralStep> Planner::price(const rt::TileMap &from,
   // (FramePrice.h, FrameExchange.h); the table of sources is built only
   // for a step that still needs it (an exchange step not skipped by its
   // bound).
-  const bool byDigits =
-      req.priceFramesByDigits && heldFramesOverOneFactorisation(from, to);
+  const bool byDigits = req.priceFramesByDigits &&
+                        heldFramesOverOneFactorisationEitherSense(from, to);
   std::vector<uint32_t> walked;
   bool tabled = false;
   auto sources = [&]() -> const std::vector<uint32_t> & {
@@ -420,7 +420,11 @@ std::optional<PricedPlan> mapc::pricedPlanOf(const GeneralPlanRequest &req,
   plan.steps.back().to = req.dst;
   // Distinct bases, only to see which region the plan ends in.
   const rt::Regions regions{{1}, {2}, {3}};
-  if (!rt::checkPlanRegions(plan, regions, nullptr)) {
+  size_t outOfPlace = 0;
+  for (const rt::GeneralStep &s : plan.steps)
+    outOfPlace += !s.inPlace;
+  const bool even = req.copy && req.firstToDestination && outOfPlace % 2 == 0;
+  if (even || !rt::checkPlanRegions(plan, regions, nullptr)) {
     rt::GeneralStep back;
     back.kind = GeneralStepKind::Local;
     back.to = req.dst;
@@ -779,10 +783,10 @@ mapc::alignedFrames(const rt::TileMap &src, const rt::TileMap &dst) {
   if (!isDigitFrame(src) || !isDigitFrame(dst))
     return std::nullopt;
   std::pair<rt::TileMap, rt::TileMap> out{src, dst};
-  if (!heldFramesOverOneFactorisation(src, dst) &&
+  if (!heldFramesOverOneFactorisationEitherSense(src, dst) &&
       !alignBoth(src, dst, out.first, out.second))
     return std::nullopt;
-  if (!heldFramesOverOneFactorisation(out.first, out.second))
+  if (!heldFramesOverOneFactorisationEitherSense(out.first, out.second))
     return std::nullopt;
   return out;
 }

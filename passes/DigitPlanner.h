@@ -72,7 +72,8 @@ bool priceFloorSteps(const GeneralPlanRequest &req,
 /// `src` and `dst` factorised alike when both are digit frames that align
 /// (fig. 6.1: compact forms re-factorised at every place either splits the
 /// index), every cell held: the same layouts, whose move FramePrice.h and
-/// FrameMove.h read off the digits. None otherwise.
+/// FrameMove.h read off the digits (a digit reversed on one side only
+/// counted down). None otherwise.
 std::optional<std::pair<rt::TileMap, rt::TileMap>>
 alignedFrames(const rt::TileMap &src, const rt::TileMap &dst);
 

@@ -29,6 +29,18 @@ std::vector<int64_t> mapc::frameDigitSums(const rt::TileMap &t, size_t dim,
   return out;
 }
 
+std::vector<int64_t> mapc::countedDown(const rt::TileMap &from,
+                                       const rt::TileMap &to,
+                                       std::vector<int64_t> weight,
+                                       int64_t &offset) {
+  for (size_t l = 0; l < weight.size(); ++l)
+    if (from.kdims[l].sense != to.kdims[l].sense) {
+      offset += (from.kdims[l].tk - 1) * weight[l];
+      weight[l] = -weight[l];
+    }
+  return weight;
+}
+
 std::vector<uint32_t> mapc::frameSources(const rt::TileMap &from,
                                          const rt::TileMap &to) {
   std::vector<uint32_t> src;

@@ -49,6 +49,13 @@ struct DigitWeights {
   }
 };
 
+/// `weight` (indexed by k-Tile dim) for the values of a digit of `from`
+/// read in `to`: a digit reversed on one side only takes u to b - 1 - u
+/// (003 6.1), so its weight is negated and (b - 1) x weight is added to
+/// `offset`.
+std::vector<int64_t> countedDown(const rt::TileMap &from, const rt::TileMap &to,
+                                 std::vector<int64_t> weight, int64_t &offset);
+
 /// An odometer over some digits, least significant first: `step` moves to
 /// the next value and adds to `sum` what that changes of the sum of digit
 /// value x weight; false after the last value (back at 0).

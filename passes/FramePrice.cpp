@@ -62,19 +62,34 @@ bool mapc::heldFramesOverOneFactorisation(const rt::TileMap &a,
   return same == a;
 }
 
+bool mapc::heldFramesOverOneFactorisationEitherSense(const rt::TileMap &a,
+                                                     const rt::TileMap &b) {
+  rt::TileMap same = b;
+  for (size_t l = 0; l < same.kdims.size() && l < a.kdims.size(); ++l)
+    same.kdims[l].sense = a.kdims[l].sense;
+  return heldFramesOverOneFactorisation(a, same);
+}
+
 namespace {
 
 /// moveLocal's price (pricing mode): every PE reads the same slot for each
 /// slot it writes, so one direct load and store per slot written, or in
 /// place (runLocalInPlace) per slot that takes another slot's element,
 /// walked along the cycles (a frame's slot map is a permutation: no
-/// chains).
+/// chains). A memory digit reversed on one side only is read counting down
+/// (003 6.1: a permutation of its values).
 int64_t localTicks(const rt::TileMap &from, const rt::TileMap &to, bool inPlace,
                    unsigned elemBytes, const rt::CostModel &cost) {
   const DigitWeights wf(from), wt(to);
-  for (size_t l = 0; l < from.kdims.size(); ++l)
-    if (from.kdims[l].tk > 1 && wf.pe[l] != wt.pe[l])
+  bool reversesSlots = false;
+  for (size_t l = 0; l < from.kdims.size(); ++l) {
+    if (from.kdims[l].tk < 2)
+      continue;
+    const bool flips = from.kdims[l].sense != to.kdims[l].sense;
+    if (wf.pe[l] != wt.pe[l] || (flips && wf.pe[l] != 0))
       return -1; // an element changes PE
+    reversesSlots |= flips;
+  }
   const unsigned xferBytes = std::min(elemBytes, 8u);
   const int64_t xfers = int64_t(elemBytes / xferBytes);
   const unsigned w = rt::widthIndex(xferBytes);
@@ -83,17 +98,24 @@ int64_t localTicks(const rt::TileMap &from, const rt::TileMap &to, bool inPlace,
     return rt::slotsOf(to) * perSlot;
   // Slot t reads the slot its digits give in `from`: it keeps its element
   // iff the two sums agree, counted over the digits (DigitCount.h).
+  // With a digit counted down the sums differ by a constant, which the
+  // count does not take: the slots are walked.
+  const int64_t slots = rt::slotsOf(to);
   std::vector<rt::DigitPlace> digits;
   for (unsigned l : frameDigitsOf(to, 0))
     digits.push_back({to.kdims[l].tk, wt.slot[l], wf.slot[l]});
-  const int64_t slots = rt::slotsOf(to);
-  if (const std::optional<int64_t> kept = rt::valuesKeptInPlace(
-          digits, size_t(std::max<int64_t>(slots / 16, 64))))
+  if (const std::optional<int64_t> kept =
+          reversesSlots
+              ? std::nullopt
+              : rt::valuesKeptInPlace(
+                    digits, size_t(std::max<int64_t>(slots / 16, 64))))
     return (slots - *kept) * perSlot;
-  const std::vector<int64_t> readSlot = frameDigitSums(to, 0, wf.slot);
+  int64_t first = 0;
+  const std::vector<int64_t> readSlot =
+      frameDigitSums(to, 0, countedDown(to, from, wf.slot, first));
   int64_t moved = 0;
   for (size_t t = 0; t < readSlot.size(); ++t)
-    moved += readSlot[t] != int64_t(t);
+    moved += first + readSlot[t] != int64_t(t);
   return moved * perSlot;
 }
 
@@ -110,12 +132,18 @@ int64_t localTicks(const rt::TileMap &from, const rt::TileMap &to, bool inPlace,
 /// it seems, but it is checked: then the slots are walked one by one). So
 /// every block is cut alike: P / most chunks of `most` slots, then the
 /// rest in powers of two; and the key runs over the values of the memory
-/// digits bound for the PEs, each as often as the others.
+/// digits bound for the PEs, each as often as the others. A digit reversed
+/// on one side only counts down (its weights negated, what they add at its
+/// top folded into the PE bases): the targets fall along it, so it ends the
+/// blocks.
 int64_t slotwiseTicks(const rt::TileMap &from, const rt::TileMap &to,
                       bool inPlace, unsigned elemBytes,
                       const rt::MachineShape &shape,
                       const rt::CostModel &cost) {
   const DigitWeights wf(from), wt(to);
+  auto flips = [&](unsigned l) {
+    return from.kdims[l].sense != to.kdims[l].sense;
+  };
   for (size_t l = 0; l < from.kdims.size(); ++l)
     if (from.kdims[l].tk > 1 && wt.slot[l] != 0 && wf.slot[l] == 0)
       return -1; // a source slot feeds two destination slots
@@ -123,9 +151,15 @@ int64_t slotwiseTicks(const rt::TileMap &from, const rt::TileMap &to,
                               toMem = frameDigitsOf(to, 0);
   if (inPlace)
     for (unsigned l : fromMem)
-      if (wt.slot[l] != wf.slot[l])
+      if (wt.slot[l] != wf.slot[l] || flips(l))
         return -1; // an in-place slotwise step must keep every slot
-  const std::vector<int64_t> base = frameDigitSums(from, 1, wt.pe);
+  int64_t unusedSlot = 0, peAtTop = 0;
+  const std::vector<int64_t> toSlot =
+                                 countedDown(from, to, wt.slot, unusedSlot),
+                             toPe = countedDown(from, to, wt.pe, peAtTop);
+  std::vector<int64_t> base = frameDigitSums(from, 1, toPe);
+  for (int64_t &b : base)
+    b += peAtTop;
   const int64_t slots = rt::slotsOf(from), pes = int64_t(base.size());
   const unsigned xferBytes = std::min(elemBytes, 8u);
   const int64_t xfers = int64_t(elemBytes / xferBytes);
@@ -180,7 +214,7 @@ int64_t slotwiseTicks(const rt::TileMap &from, const rt::TileMap &to,
   size_t below = 0;
   int64_t block = 1;
   while (below < fromMem.size() && below < toMem.size() &&
-         fromMem[below] == toMem[below])
+         fromMem[below] == toMem[below] && !flips(fromMem[below]))
     block *= from.kdims[fromMem[below++]].tk;
   // A block's last slot and the next block's first continue a run when the
   // step between them (the digits above carried up to some digit u_d)
@@ -189,14 +223,14 @@ int64_t slotwiseTicks(const rt::TileMap &from, const rt::TileMap &to,
   int64_t carriedSlot = 0, carriedKey = 0;
   for (size_t d = below; d < fromMem.size(); ++d) {
     const unsigned u = fromMem[d];
-    runsCross |= wt.slot[u] - carriedSlot == block && wt.pe[u] == carriedKey;
-    carriedSlot += (from.kdims[u].tk - 1) * wt.slot[u];
-    carriedKey += (from.kdims[u].tk - 1) * wt.pe[u];
+    runsCross |= toSlot[u] - carriedSlot == block && toPe[u] == carriedKey;
+    carriedSlot += (from.kdims[u].tk - 1) * toSlot[u];
+    carriedKey += (from.kdims[u].tk - 1) * toPe[u];
   }
   int64_t ticks = 0;
   if (runsCross && most > 1) {
-    const std::vector<int64_t> target = frameDigitSums(from, 0, wt.slot),
-                               key = frameDigitSums(from, 0, wt.pe);
+    const std::vector<int64_t> target = frameDigitSums(from, 0, toSlot),
+                               key = frameDigitSums(from, 0, toPe);
     for (int64_t s = 0; s < slots;) {
       int64_t run = 1;
       while (run < most && s + run < slots &&
@@ -215,8 +249,8 @@ int64_t slotwiseTicks(const rt::TileMap &from, const rt::TileMap &to,
   DigitOdometer keys;
   int64_t values = 1;
   for (size_t d = below; d < fromMem.size(); ++d)
-    if (wt.pe[fromMem[d]] != 0) {
-      keys.add(from.kdims[fromMem[d]].tk, wt.pe[fromMem[d]]);
+    if (toPe[fromMem[d]] != 0) {
+      keys.add(from.kdims[fromMem[d]].tk, toPe[fromMem[d]]);
       values *= from.kdims[fromMem[d]].tk;
     }
   const int64_t blocksPerKey = slots / block / values;
@@ -272,6 +306,9 @@ std::optional<int64_t> mapc::frameStepTicks(GeneralStepKind kind, bool inPlace,
   case GeneralStepKind::Slotwise:
     return slotwiseTicks(from, to, inPlace, elemBytes, shape, cost);
   case GeneralStepKind::DigitExchange:
+    // FrameExchange.h reads no digit reversed on one side only.
+    if (!heldFramesOverOneFactorisation(from, to))
+      return std::nullopt;
     return digitExchangeTicks(from, to, inPlace, elemBytes, shape, cost);
   default:
     return std::nullopt;

@@ -52,10 +52,15 @@ bool everyCellHeld(const rt::TileMap &t);
 /// k-Tile dims, only placed differently), every cell held in both: the
 /// moves FrameMove.h and this file read off their digits.
 bool heldFramesOverOneFactorisation(const rt::TileMap &a, const rt::TileMap &b);
+/// The same with digits of either sense: a digit reversed on one side only
+/// is a permutation of its values (003 6.1), which frameStepTicks reads off
+/// the digits too.
+bool heldFramesOverOneFactorisationEitherSense(const rt::TileMap &a,
+                                               const rt::TileMap &b);
 
 /// The ticks rt::predictGeneralStep gives a step of `kind` from `from` to
-/// `to` (heldFramesOverOneFactorisation) on a machine of `shape`, -1 if
-/// the step fails; none when the digits do not decide it (exchange steps).
+/// `to` (heldFramesOverOneFactorisationEitherSense) on a machine of `shape`, -1
+/// if the step fails; none when the digits do not decide it (exchange steps).
 std::optional<int64_t> frameStepTicks(rt::GeneralStepKind kind, bool inPlace,
                                       const rt::TileMap &from,
                                       const rt::TileMap &to, unsigned elemBytes,

@@ -104,7 +104,7 @@ bool price(const GeneralPlanRequest &req, const rt::GeneralPlan &base,
                               : &t;
       };
       const rt::TileMap &a = *framed(before), &b = *framed(plan.steps[i].to);
-      if (heldFramesOverOneFactorisation(a, b))
+      if (heldFramesOverOneFactorisationEitherSense(a, b))
         fromDigits = frameStepTicks(plan.steps[i].kind, plan.steps[i].inPlace,
                                     a, b, req.elemBytes, req.shape, req.cost);
     }

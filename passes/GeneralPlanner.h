@@ -26,6 +26,11 @@ struct GeneralPlanRequest {
   rt::TileMap src, dst;
   unsigned elemBytes = 1;
   bool copy = false;
+  /// A copy whose first step out of place must write the destination, so
+  /// that an odd number of them ends there (General.h): a plan with an even
+  /// number ends with a copy back. 003 6.3.2's first half of an in-place
+  /// remap, planned to end in the scratch region, asks for it.
+  bool firstToDestination = false;
   rt::MachineShape shape;
   rt::CostModel cost;
   /// The scratch region does not fit: only plans that never write it (an

@@ -281,6 +281,17 @@ halfPlan(const GeneralPlanRequest &req, const std::string &role) {
   return steps;
 }
 
+/// Whether `a` and `b` are the same steps (the same methods to the same
+/// layouts).
+bool sameSteps(const std::vector<rt::GeneralStep> &a,
+               const std::vector<rt::GeneralStep> &b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const rt::GeneralStep &x, const rt::GeneralStep &y) {
+                      return x.kind == y.kind && x.inPlace == y.inPlace &&
+                             x.to == y.to;
+                    });
+}
+
 /// Whether `steps`, run from `req`'s source, leave the data in the
 /// destination's region (the source's, unless a copy).
 bool endsInDestination(const GeneralPlanRequest &req,
@@ -405,28 +416,40 @@ mapc::withinDimResignifiedPlans(const GeneralPlanRequest &req) {
     if (auto a = halfPlan(there, toGathered))
       firsts.push_back(std::move(*a));
     // In place, the first half may as well end in the scratch region (the
-    // second half then goes back out of place): planned as a copy, it does.
+    // second half then goes back out of place): planned as a copy whose
+    // first step out of place writes the destination, it does.
     if (!req.copy && !req.noScratch && !firsts.empty() && !firsts[0].empty() &&
         endsInDestination(req, firsts[0])) {
       there.copy = true;
+      there.firstToDestination = true;
       if (auto a = halfPlan(there, toGathered))
         firsts.push_back(std::move(*a));
     }
     back.src = route.reread;
-    for (std::vector<rt::GeneralStep> &steps : firsts) {
+    for (const std::vector<rt::GeneralStep> &first : firsts) {
       // The second half reads where the first left the data: from a
       // region other than the destination's it is planned as a copy, so
-      // that it ends in the destination's without a copy back.
-      back.copy = !endsInDestination(req, steps);
-      auto b = halfPlan(back, "003 6.3.2, from the re-read layout");
-      if (!b)
-        continue;
-      steps.insert(steps.end(), b->begin(), b->end());
-      if (steps.empty())
-        continue;
-      if (auto p =
-              pricedPlanOf(req, std::move(steps), "003 6.3.2", copyBackTicks))
-        plans.push_back(std::move(*p));
+      // that it ends in the destination's without a copy back. A copy's
+      // steps out of place end in the destination however many there are
+      // (General.h), so its second half may be either.
+      std::vector<bool> copies = {!endsInDestination(req, first)};
+      if (req.copy)
+        copies = {false, true};
+      std::optional<std::vector<rt::GeneralStep>> last;
+      for (bool copy : copies) {
+        back.copy = copy;
+        auto b = halfPlan(back, "003 6.3.2, from the re-read layout");
+        if (!b || (last && sameSteps(*last, *b)))
+          continue;
+        last = b;
+        std::vector<rt::GeneralStep> steps = first;
+        steps.insert(steps.end(), b->begin(), b->end());
+        if (steps.empty())
+          continue;
+        if (auto p =
+                pricedPlanOf(req, std::move(steps), "003 6.3.2", copyBackTicks))
+          plans.push_back(std::move(*p));
+      }
     }
   }
   searching = false;

@@ -14,6 +14,7 @@
 #include "mapc/runtime/NetworkExecute.h"
 #include "passes/DigitPlanner.h"
 #include "passes/FrameExchange.h"
+#include "passes/FramePrice.h"
 
 #include "llvm/Support/Format.h"
 
@@ -131,7 +132,9 @@ void printExchangeRounds(StepMove &move, bool inPlace, llvm::raw_ostream &os) {
 std::optional<rt::DigitExchangeShape> digitExchangeOf(StepMove &move) {
   if (move.how == StepFigures::Counted)
     if (auto frames = alignedFrames(move.from, move.to))
-      if (auto d = frameDigitExchange(frames->first, frames->second))
+      if (auto d = heldFramesOverOneFactorisation(frames->first, frames->second)
+                       ? frameDigitExchange(frames->first, frames->second)
+                       : std::nullopt)
         return d;
   rt::DigitExchangeShape d;
   if (!rt::findDigitExchange(move.from, move.to, move.sources(), d, nullptr))

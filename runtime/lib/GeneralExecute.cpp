@@ -325,12 +325,20 @@ void mapc::rt::stepRegions(const GeneralPlan &plan, size_t i,
                            uint64_t &writeBase) {
   // Forward from the source: an in-place step writes where it reads; any
   // other writes the region the data is not in (the destination, or the
-  // scratch when the data is in the destination).
+  // scratch when the data is in the destination). A copy leaves the source
+  // for the region that makes its last step out of place write the
+  // destination: the scratch when an even number of steps are.
+  size_t outOfPlace = 0;
+  for (const GeneralStep &s : plan.steps)
+    outOfPlace += !s.inPlace;
+  const bool viaScratch = plan.copy && outOfPlace % 2 == 0;
   uint64_t now = plan.copy ? regions.src.base : regions.dst.base;
   for (size_t k = 0; k <= i && k < plan.steps.size(); ++k) {
     readBase = now;
     if (!plan.steps[k].inPlace)
-      now = now == regions.dst.base ? regions.scratch.base : regions.dst.base;
+      now = now == regions.dst.base || (now == regions.src.base && viaScratch)
+                ? regions.scratch.base
+                : regions.dst.base;
     writeBase = now;
   }
 }

@@ -90,6 +90,67 @@ TEST(FramePrice, EqualsThePriceRunOnTheTable) {
   EXPECT_GT(priced[2], 50); // digit exchanges found and priced
 }
 
+// Digits reversed on one side only (003 6.1: a permutation of a digit's
+// values, u to b - 1 - u): local and slotwise steps priced off the digits,
+// counting those digits down, against the pricing machine on the table of
+// sources. A third of the pairs keep every place, so that only the
+// reversed digits move (6.2.2's memory or processor permutation of a
+// reversal).
+TEST(FramePrice, ReversedDigitsEqualThePriceRunOnTheTable) {
+  std::mt19937_64 rng(20261128);
+  const unsigned sizes[] = {1, 2, 4, 8, 16};
+  int compared[2] = {0, 0}, priced[2] = {0, 0}, inPlace = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    KTile from, to;
+    randomFrames(rng, from, to);
+    if (rng() % 3 == 0)
+      to = from;
+    bool differs = false;
+    for (size_t l = 0; l < from.kdims.size(); ++l) {
+      if (rng() % 2)
+        from.kdims[l].sense = rt::Sense::Minus;
+      if (rng() % 2)
+        to.kdims[l].sense = rt::Sense::Minus;
+      differs |=
+          from.kdims[l].tk > 1 && from.kdims[l].sense != to.kdims[l].sense;
+    }
+    if (!differs)
+      continue;
+    ASSERT_FALSE(heldFramesOverOneFactorisation(from, to));
+    ASSERT_TRUE(heldFramesOverOneFactorisationEitherSense(from, to));
+    const rt::MachineShape shape{1 + unsigned(rng() % 8),
+                                 1 + unsigned(rng() % 8), 1u << (rng() % 5)};
+    const unsigned elemBytes = sizes[rng() % 5];
+    const GeneralStepKind kinds[] = {GeneralStepKind::Local,
+                                     GeneralStepKind::Slotwise};
+    const rt::CostModel cost;
+    for (int k = 0; k < 2; ++k)
+      for (bool in : {false, true}) {
+        const std::optional<int64_t> byDigits =
+            frameStepTicks(kinds[k], in, from, to, elemBytes, shape, cost);
+        ASSERT_TRUE(byDigits) << "trial " << trial;
+        const int64_t onTable = rt::predictGeneralStep(
+            oneStepPlan(from, to, kinds[k], in, elemBytes), 0, shape, cost);
+        ASSERT_EQ(*byDigits, onTable)
+            << "trial " << trial << " kind " << k << " in place " << in;
+        ++compared[k];
+        priced[k] += onTable >= 0;
+        inPlace += in && onTable >= 0;
+      }
+    // No digit exchange is read off reversed digits (FrameExchange.h); -1
+    // when the layouts do not fit the machine.
+    const std::optional<int64_t> exchange =
+        frameStepTicks(GeneralStepKind::DigitExchange, false, from, to,
+                       elemBytes, shape, cost);
+    EXPECT_TRUE(!exchange || *exchange < 0);
+  }
+  for (int k = 0; k < 2; ++k)
+    EXPECT_GT(compared[k], 5000) << k;
+  EXPECT_GT(priced[0], 500);  // reversed memory digits: memory permutations
+  EXPECT_GT(priced[1], 1500); // and processor permutations per slot
+  EXPECT_GT(inPlace, 300);
+}
+
 /// The planner's choice and its list of prices, without and with the
 /// digit prices.
 void expectSamePlans(const GeneralPlanRequest &base, const std::string &what) {
@@ -114,15 +175,14 @@ void expectSamePlans(const GeneralPlanRequest &base, const std::string &what) {
   }
 }
 
-// Random aligned digit permutations (some digits trading sides, as 003
-// 6.2.2's candidates need; either side in compact form) on MasPar grids,
-// copies and in place, 1- to 16-byte elements: with the digit prices the
-// planner lists the same prices for every candidate and picks the same
-// plan as with every step run on its table.
-TEST(FramePrice, PlannerChoosesTheSamePlans) {
-  std::mt19937_64 rng(7);
+/// Plans of random aligned digit permutations, `trials` of them, with and
+/// without the digit prices (expectSamePlans); with `reversed`, each digit
+/// of either map reversed with odds 1 in 2. Returns {plans, plans of
+/// several steps}.
+std::pair<int, int> comparePlans(uint64_t seed, int trials, bool reversed) {
+  std::mt19937_64 rng(seed);
   int plans = 0, multiStep = 0;
-  for (int trial = 0; trial < 400; ++trial) {
+  for (int trial = 0; trial < trials; ++trial) {
     const unsigned n = 2 + unsigned(rng() % 5);
     std::vector<int64_t> bases(n);
     for (int64_t &b : bases)
@@ -138,6 +198,12 @@ TEST(FramePrice, PlannerChoosesTheSamePlans) {
       a = compact(a);
     if (rng() % 2)
       b = compact(b);
+    for (size_t l = 0; reversed && l < a.kdims.size(); ++l)
+      if (rng() % 2)
+        a.kdims[l].sense = rt::Sense::Minus;
+    for (size_t l = 0; reversed && l < b.kdims.size(); ++l)
+      if (rng() % 2)
+        b.kdims[l].sense = rt::Sense::Minus;
     const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
     if (pes > 256 || rt::slotsOf(a) > 256)
       continue;
@@ -150,12 +216,30 @@ TEST(FramePrice, PlannerChoosesTheSamePlans) {
     req.copy = rng() % 4 == 0;
     req.shape = {width, height, 1u << (rng() % 5)};
     expectSamePlans(req, "trial " + std::to_string(trial));
-    if (HasFailure())
-      return;
+    if (::testing::Test::HasFailure())
+      return {plans, multiStep};
     ++plans;
     auto planned = planGeneralRemap(req);
     multiStep += std::get<rt::GeneralPlan>(planned).steps.size() > 1;
   }
+  return {plans, multiStep};
+}
+
+// Random aligned digit permutations (some digits trading sides, as 003
+// 6.2.2's candidates need; either side in compact form) on MasPar grids,
+// copies and in place, 1- to 16-byte elements: with the digit prices the
+// planner lists the same prices for every candidate and picks the same
+// plan as with every step run on its table.
+TEST(FramePrice, PlannerChoosesTheSamePlans) {
+  const auto [plans, multiStep] = comparePlans(7, 400, false);
+  EXPECT_GT(plans, 300);
+  EXPECT_GT(multiStep, 15);
+}
+
+// The same with digits reversed (003 6.1): the one-step candidates and
+// 6.2.2's steps that reverse a digit priced off the digits.
+TEST(FramePrice, PlannerChoosesTheSamePlansWithReversedDigits) {
+  const auto [plans, multiStep] = comparePlans(8, 400, true);
   EXPECT_GT(plans, 300);
   EXPECT_GT(multiStep, 15);
 }

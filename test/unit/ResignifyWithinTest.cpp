@@ -68,6 +68,14 @@ unsigned checkCandidates(const GeneralPlanRequest &req,
                    return false;
                  }())
         << what << ": a plan writing the scratch region under noScratch";
+    // A copy's steps out of place take turns from the source and end in
+    // the destination (General.h): it never copies back.
+    const size_t last = plan.steps.size() - 1;
+    EXPECT_FALSE(req.copy && last > 0 &&
+                 plan.steps[last].kind == rt::GeneralStepKind::Local &&
+                 !plan.steps[last].inPlace &&
+                 plan.steps[last - 1].to == plan.steps[last].to)
+        << what << ": " << p.name << " copies back";
     const PlanRun run = simulatePlan(plan, req.shape, 5);
     EXPECT_TRUE(run.ran) << what << ": " << p.name << ": " << run.why;
     EXPECT_EQ(run.wrong, 0u) << what << ": " << p.name;

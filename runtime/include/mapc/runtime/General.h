@@ -49,9 +49,11 @@
 // slot). The first step reads the source (a copy) or the destination (in
 // place); every step that is not in place writes the region the data is not
 // in (the scratch or the destination), and the last step must write the
-// destination: a plan that would end in the scratch region ends with an
-// identity local step copying it back, as 003 6.3.3 says of in-place brute
-// force.
+// destination. A copy's steps out of place take turns from the source so
+// that the last writes the destination: with an even number, the first
+// writes the scratch (ping-pong). An in-place plan that would end in the
+// scratch region ends with an identity local step copying it back, as 003
+// 6.3.3 says of in-place brute force.
 //
 // Prediction and simulation are one computation: a step is predicted by
 // running it on a pricing-only MasPar (MasPar::pricing).
