@@ -141,13 +141,25 @@ void mapc::rt::sortPairsByShift(std::vector<PairCount> &pairs, uint32_t span) {
   uint32_t senders = 0;
   for (const PairCount &c : pairs)
     senders = std::max(senders, c.left + 1);
-  // Least significant key first: by shift, then stably by sender.
-  std::vector<PairCount> byShift;
-  std::vector<size_t> at;
-  at.reserve(size_t(std::max(span, senders)) + 2);
-  countingSort(pairs, span, shift, at, byShift);
-  countingSort(
-      byShift, senders, [](const PairCount &c) { return c.left; }, at, pairs);
+  // Least significant key first: by shift, then stably by sender. Written
+  // out, not through CountingSort.h: that took 3-11% more instructions here
+  // (callgrind of PairColouring.LargeHpfRedistributions and
+  // ExchangePrice.BoundNeverAboveThePrice: 52.9K -> 54.6K, 598K -> 664K).
+  std::vector<PairCount> byShift(pairs.size());
+  std::vector<size_t> at(size_t(std::max(span, senders)) + 1, 0);
+  for (const PairCount &c : pairs)
+    ++at[shift(c) + 1];
+  for (size_t k = 1; k <= span; ++k)
+    at[k] += at[k - 1];
+  for (const PairCount &c : pairs)
+    byShift[at[shift(c)]++] = c;
+  std::fill(at.begin(), at.end(), 0);
+  for (const PairCount &c : byShift)
+    ++at[c.left + 1];
+  for (size_t k = 1; k <= senders; ++k)
+    at[k] += at[k - 1];
+  for (const PairCount &c : byShift)
+    pairs[at[c.left]++] = c;
 }
 
 std::vector<PairRound>
