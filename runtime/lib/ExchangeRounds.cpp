@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ExchangeRounds.h"
+#include "CountingSort.h"
 #include "ExchangePrice.h"
 #include "PairSchedule.h"
 #include "ReplicationRounds.h"
@@ -112,14 +113,9 @@ bool colourByShift(std::vector<ExchangeSend> sends, unsigned pes, uint64_t span,
     return (e.dstPe + span - e.srcPe % span) % span;
   };
   // A stable counting sort: shifts are below `span`.
-  std::vector<size_t> start(span + 1, 0);
-  for (const ExchangeSend &e : sends)
-    ++start[shift(e) + 1];
-  for (size_t k = 1; k <= span; ++k)
-    start[k] += start[k - 1];
-  std::vector<ExchangeSend> sorted(sends.size());
-  for (const ExchangeSend &e : sends)
-    sorted[start[shift(e)]++] = e;
+  std::vector<size_t> start;
+  std::vector<ExchangeSend> sorted;
+  countingSort(sends, span, shift, start, sorted);
   if (sorted.size() > kPairScheduleFrom &&
       scheduleByPairs(sorted, pes, grid, rounds))
     return true;
@@ -386,14 +382,7 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
                        });
       continue;
     }
-    count.assign(size_t(span) + 1, 0);
-    for (const ExchangeSend &e : list)
-      ++count[size_t(shift(e)) + 1];
-    for (size_t k = 1; k <= span; ++k)
-      count[k] += count[k - 1];
-    sorted.resize(list.size());
-    for (const ExchangeSend &e : list)
-      sorted[count[size_t(shift(e))]++] = e;
+    countingSort(list, span, shift, count, sorted);
     list.swap(sorted);
   }
   // The waves' sends, each wave to be coloured on its own and follow the
@@ -484,19 +473,16 @@ bool mapc::rt::inPlaceGroups(
       pes = std::max<uint64_t>(
           {pes, uint64_t(e.srcPe) + 1, uint64_t(e.dstPe) + 1});
   const uint64_t cells = pes * cellsPerPe;
-  std::vector<uint32_t> start(size_t(cells) + 1, 0);
+  std::vector<uint32_t> start;
+  CountingSort<uint32_t> byCell(start, size_t(cells));
   for (const auto &round : rounds)
     for (const ExchangeSend &e : round)
-      ++start[size_t(e.srcPe * cellsPerPe + e.srcSlot) + 1];
-  for (uint64_t c = 0; c < cells; ++c)
-    start[size_t(c) + 1] += start[size_t(c)];
-  std::vector<uint32_t> sentIn(start.back());
-  {
-    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
-    for (uint32_t r = 0; r < rounds.size(); ++r)
-      for (const ExchangeSend &e : rounds[r])
-        sentIn[fill[size_t(e.srcPe * cellsPerPe + e.srcSlot)]++] = r;
-  }
+      byCell.count(size_t(e.srcPe * cellsPerPe + e.srcSlot));
+  byCell.sum();
+  std::vector<uint32_t> sentIn(byCell.total());
+  for (uint32_t r = 0; r < rounds.size(); ++r)
+    for (const ExchangeSend &e : rounds[r])
+      sentIn[byCell.place(size_t(e.srcPe * cellsPerPe + e.srcSlot))] = r;
   std::vector<std::vector<uint32_t>> needs(rounds.size());
   for (uint32_t r = 0; r < rounds.size(); ++r)
     for (const ExchangeSend &e : rounds[r]) {

@@ -848,6 +848,9 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
   // receivers ascending, kept slot by slot in one array (SlotSends).
   std::vector<int64_t> target(size_t(fromSlots), -1);
   SlotSends sends;
+  // A counting sort by source slot written out, not CountingSort.h's: through
+  // it this loop took 1.8% more instructions (callgrind, --run of the
+  // bench's 6.2.1 processor permutation: 10.07M -> 10.25M).
   sends.start.assign(size_t(fromSlots) + 1, 0);
   // Source cells split into PE and slot without a divide instruction.
   const Divider32 bySlots{uint64_t(fromSlots)};

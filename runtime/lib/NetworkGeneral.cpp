@@ -5,6 +5,7 @@
 // NetworkMachine::run carries and times (001's model).
 //
 //===----------------------------------------------------------------------===//
+#include "CountingSort.h"
 #include "MoveRuns.h"
 #include "NodeCoords.h"
 #include "mapc/runtime/FastDivide.h"
@@ -514,16 +515,16 @@ struct mapc::rt::RouteWalk::State {
     if (!(routeOrder & kRouteFarthestFirst))
       return;
     const unsigned diameter = shape.diameter();
-    std::vector<uint32_t> start(diameter + 2, 0), rank(moves.size());
+    std::vector<uint32_t> start, rank(moves.size());
+    CountingSort<uint32_t> byRank(start, diameter + 1);
     for (size_t i = 0; i < moves.size(); ++i) {
       rank[i] = diameter - links.table().distance(moves[i].from, moves[i].to);
-      ++start[rank[i] + 1];
+      byRank.count(rank[i]);
     }
-    for (unsigned r = 0; r <= diameter; ++r)
-      start[r + 1] += start[r];
+    byRank.sum();
     order.resize(moves.size());
     for (size_t i = 0; i < moves.size(); ++i)
-      order[start[rank[i]]++] = uint32_t(i);
+      order[byRank.place(rank[i])] = uint32_t(i);
   }
 
   static size_t linkCount(const NetworkShape &shape) {
@@ -674,21 +675,21 @@ flowsOfMovesByDestination(uint32_t nodes, const std::vector<RouteMove> &moves) {
   constexpr uint32_t kNone = ~uint32_t(0);
   std::vector<uint32_t> stamp(nodes, kNone), at(nodes, 0);
   std::vector<RouteFlow> byTo;
-  std::vector<uint32_t> start(size_t(nodes) + 1, 0);
+  std::vector<uint32_t> start;
+  CountingSort<uint32_t> bySource(start, nodes);
   for (const RouteMove &m : moves) {
     if (stamp[m.from] != m.to) {
       stamp[m.from] = m.to;
       at[m.from] = uint32_t(byTo.size());
       byTo.push_back({m.from, m.to, 0});
-      ++start[m.from + 1];
+      bySource.count(m.from);
     }
     ++byTo[at[m.from]].count;
   }
-  for (uint32_t n = 0; n < nodes; ++n)
-    start[n + 1] += start[n];
+  bySource.sum();
   std::vector<RouteFlow> flows(byTo.size());
   for (const RouteFlow &f : byTo)
-    flows[start[f.from]++] = f;
+    flows[bySource.place(f.from)] = f;
   return flows;
 }
 
@@ -719,16 +720,13 @@ mapc::rt::routeFlows(const NetworkShape &shape,
           moves.begin(), moves.end(),
           [](const RouteMove &a, const RouteMove &b) { return a.to < b.to; }))
     return flowsOfMovesByDestination(nodes, moves);
-  std::vector<uint32_t> start(size_t(nodes) + 1, 0), to(moves.size());
+  std::vector<uint32_t> start, to(moves.size());
+  CountingSort<uint32_t> bySource(start, nodes);
   for (const RouteMove &m : moves)
-    ++start[m.from + 1];
-  for (uint32_t n = 0; n < nodes; ++n)
-    start[n + 1] += start[n];
-  {
-    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
-    for (const RouteMove &m : moves)
-      to[fill[m.from]++] = m.to;
-  }
+    bySource.count(m.from);
+  bySource.sum();
+  for (const RouteMove &m : moves)
+    to[bySource.place(m.from)] = m.to;
   constexpr uint32_t kNone = ~uint32_t(0);
   std::vector<uint32_t> stamp(nodes, kNone), at(nodes, 0);
   std::vector<RouteFlow> flows;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "mapc/runtime/NetworkReplication.h"
 
+#include "CountingSort.h"
 #include "NodeCoords.h"
 #include "mapc/runtime/NetworkExecute.h"
 
@@ -654,19 +655,16 @@ mapc::rt::replicaCells(const TileMap &to,
     std::sort(cells.begin(), cells.end());
     return cells;
   }
-  std::vector<uint32_t> start(size_t(top) + 1, 0);
+  std::vector<uint32_t> start;
+  CountingSort<uint32_t> bySource(start, top);
   for (uint32_t a : sources)
     if (a != kNoSource)
-      ++start[a + 1];
-  for (size_t a = 0; a < top; ++a)
-    start[a + 1] += start[a];
-  std::vector<int64_t> byCell(start[top]);
-  {
-    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
-    for (size_t b = 0; b < sources.size(); ++b)
-      if (sources[b] != kNoSource)
-        byCell[fill[sources[b]]++] = int64_t(b);
-  }
+      bySource.count(a);
+  bySource.sum();
+  std::vector<int64_t> byCell(bySource.total());
+  for (size_t b = 0; b < sources.size(); ++b)
+    if (sources[b] != kNoSource)
+      byCell[bySource.place(sources[b])] = int64_t(b);
   std::vector<std::pair<int64_t, uint32_t>> groups; // element, source cell
   for (uint32_t a = 0; a < top; ++a)
     if (start[a] < start[a + 1])

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "mapc/runtime/PairColouring.h"
 
+#include "CountingSort.h"
+
 #include <algorithm>
 #include <cassert>
 #include <memory>
@@ -206,23 +208,22 @@ private:
   /// order of the entries.
   void split(const Entry *es, size_t m, Entries &a, Entries &b) {
     const unsigned v2 = 2 * n;
-    start.assign(v2 + 1, 0);
+    CountingSort<uint32_t> byVertex(start, v2);
     for (size_t i = 0; i < m; ++i)
       if (es[i].count % 2) {
-        ++start[es[i].left + 1];
-        ++start[n + es[i].right + 1];
+        byVertex.count(es[i].left);
+        byVertex.count(n + es[i].right);
       }
-    for (unsigned v = 0; v < v2; ++v)
-      start[v + 1] += start[v];
-    link.resize(start[v2]);
-    it.assign(start.begin(), start.end() - 1);
+    byVertex.sum();
+    link.resize(byVertex.total());
     for (size_t i = 0; i < m; ++i)
       if (es[i].count % 2) {
-        const uint32_t l = it[es[i].left]++, r = it[n + es[i].right]++;
+        const uint32_t l = byVertex.place(es[i].left),
+                       r = byVertex.place(n + es[i].right);
         link[l] = {n + es[i].right, r};
         link[r] = {es[i].left, l};
       }
-    it.assign(start.begin(), start.end() - 1);
+    it.assign(start.begin(), start.begin() + v2);
     for (unsigned s = 0; s < v2; ++s) {
       for (;;) {
         // A closed trail from s: every vertex has even degree in the odd
@@ -278,17 +279,15 @@ private:
   /// left vertex; matchR: the left vertex at each right one): Hopcroft-Karp
   /// from a greedy start, or when not `fresh` from the matching there.
   void perfectMatching(const Entry *es, size_t m, bool fresh) {
-    start.assign(n + 1, 0);
+    CountingSort<uint32_t> byLeft(start, n);
     for (size_t i = 0; i < m; ++i)
       if (es[i].count)
-        ++start[es[i].left + 1];
-    for (unsigned v = 0; v < n; ++v)
-      start[v + 1] += start[v];
-    adj.resize(start[n]);
-    it.assign(start.begin(), start.end() - 1);
+        byLeft.count(es[i].left);
+    byLeft.sum();
+    adj.resize(byLeft.total());
     for (size_t i = 0; i < m; ++i)
       if (es[i].count)
-        adj[it[es[i].left]++] = {uint32_t(i), es[i].right};
+        adj[byLeft.place(es[i].left)] = {uint32_t(i), es[i].right};
     unsigned matched = 0;
     if (fresh) {
       matchL.assign(n, kNone);
@@ -333,7 +332,7 @@ private:
       if (!found)
         break;
       // Vertex-disjoint augmenting paths along the layers (iterative DFS).
-      it.assign(start.begin(), start.end() - 1);
+      it.assign(start.begin(), start.begin() + n);
       for (unsigned u0 = 0; u0 < n; ++u0) {
         if (matchL[u0] != kNone)
           continue;

@@ -1,5 +1,6 @@
 //===- PairSchedule.cpp - exchange rounds from pair counts (see header) ---===//
 #include "PairSchedule.h"
+#include "CountingSort.h"
 #include "ProductRounds.h"
 
 #include "mapc/runtime/PairColouring.h"
@@ -140,7 +141,10 @@ void mapc::rt::sortPairsByShift(std::vector<PairCount> &pairs, uint32_t span) {
   uint32_t senders = 0;
   for (const PairCount &c : pairs)
     senders = std::max(senders, c.left + 1);
-  // Least significant key first: by shift, then stably by sender.
+  // Least significant key first: by shift, then stably by sender. Written
+  // out, not through CountingSort.h: that took 3-11% more instructions here
+  // (callgrind of PairColouring.LargeHpfRedistributions and
+  // ExchangePrice.BoundNeverAboveThePrice: 52.9K -> 54.6K, 598K -> 664K).
   std::vector<PairCount> byShift(pairs.size());
   std::vector<size_t> at(size_t(std::max(span, senders)) + 1, 0);
   for (const PairCount &c : pairs)
@@ -193,17 +197,13 @@ bool mapc::rt::scheduleByPairs(const std::vector<ExchangeSend> &sends,
                                unsigned pes, const std::vector<int64_t> &grid,
                                std::vector<std::vector<ExchangeSend>> &rounds) {
   // The pairs, numbered sender by sender, and each send's pair.
-  std::vector<uint32_t> senderStart(size_t(pes) + 1, 0);
+  std::vector<uint32_t> senderStart, bySender(sends.size());
+  CountingSort<uint32_t> perSender(senderStart, pes);
   for (const ExchangeSend &e : sends)
-    ++senderStart[e.srcPe + 1];
-  for (unsigned p = 0; p < pes; ++p)
-    senderStart[p + 1] += senderStart[p];
-  std::vector<uint32_t> bySender(sends.size());
-  {
-    std::vector<uint32_t> fill(senderStart.begin(), senderStart.end() - 1);
-    for (uint32_t i = 0; i < sends.size(); ++i)
-      bySender[fill[sends[i].srcPe]++] = i;
-  }
+    perSender.count(e.srcPe);
+  perSender.sum();
+  for (uint32_t i = 0; i < sends.size(); ++i)
+    bySender[perSender.place(sends[i].srcPe)] = i;
   std::vector<PairCount> pairs;
   std::vector<uint32_t> pairOf(sends.size()), stamp(pes, kNone), pairAt(pes, 0);
   for (uint32_t i : bySender) {
@@ -219,17 +219,17 @@ bool mapc::rt::scheduleByPairs(const std::vector<ExchangeSend> &sends,
   if (!pairScheduleApplies(sends.size(), pairs.size()))
     return false;
   // Each pair's sends, in the order of `sends`.
-  std::vector<uint32_t> pairStart(pairs.size() + 1, 0), member(sends.size());
+  std::vector<uint32_t> pairStart, member(sends.size());
+  CountingSort<uint32_t> perPair(pairStart, pairs.size());
   for (uint32_t k = 0; k < pairs.size(); ++k)
-    pairStart[k + 1] = pairStart[k] + uint32_t(pairs[k].count);
-  {
-    std::vector<uint32_t> fill(pairStart.begin(), pairStart.end() - 1);
-    for (uint32_t i = 0; i < sends.size(); ++i)
-      member[fill[pairOf[i]]++] = i;
-  }
+    perPair.count(k, uint32_t(pairs[k].count));
+  perPair.sum();
+  for (uint32_t i = 0; i < sends.size(); ++i)
+    member[perPair.place(pairOf[i])] = i;
   const std::vector<PairRound> plan = planPairRounds(pairs, pes, grid);
   // The elements, each pair's in order.
-  std::vector<uint32_t> next(pairStart.begin(), pairStart.end() - 1);
+  std::vector<uint32_t> next(pairStart.begin(),
+                             pairStart.begin() + pairs.size());
   for (const PairRound &r : plan)
     for (uint64_t t = 0; t < r.times; ++t) {
       std::vector<ExchangeSend> round;

@@ -1,6 +1,8 @@
 //===- TransferRounds.cpp - brute-force transfers, in and out of place ----===//
 #include "mapc/runtime/TransferRounds.h"
 
+#include "CountingSort.h"
+
 #include <algorithm>
 #include <cassert>
 #include <numeric>
@@ -287,14 +289,9 @@ void Rounds::inPlace(TransferStats &stats) {
     // Fuller stacks send first, in PE order on ties (a stable counting
     // sort: stacks hold at most `limit` items); a receiver takes items
     // while its stack holds fewer than limit - 2.
-    bySize.assign(fullest + 2, 0);
-    for (unsigned p : order)
-      ++bySize[fullest - stacks[p].size() + 1];
-    for (size_t k = 1; k < bySize.size(); ++k)
-      bySize[k] += bySize[k - 1];
-    sorted.resize(order.size());
-    for (unsigned p : order)
-      sorted[bySize[fullest - stacks[p].size()]++] = p;
+    countingSort(
+        order, fullest + 1,
+        [&](unsigned p) { return fullest - stacks[p].size(); }, bySize, sorted);
     order.swap(sorted);
     for (unsigned p = 0; p < pes; ++p)
       room[p] = stacks[p].size() + 2 < limit ? limit - 2 - stacks[p].size() : 0;
