@@ -175,16 +175,16 @@ void Search::weigh() {
 /// what is left; in a pair, the values whose sender and receiver have the
 /// most left between the two go first, ties by value.
 std::vector<uint32_t> Search::build(int64_t most, int64_t group) {
-  std::vector<std::pair<unsigned __int128, uint32_t>> order;
+  std::vector<std::pair<uint64_t, uint32_t>> order;
   for (uint32_t k = 0; k < pairs.size(); ++k) {
     const Pair &p = pairs[k];
     if (p.edges.empty())
       continue;
     // Highest first: the sort is ascending, so the key is the complement.
-    const unsigned __int128 key =
-        (unsigned __int128)100 * (wOut[p.from] + wIn[p.to]) +
-        ((unsigned __int128)openings(p, std::min<int64_t>(group, 4))
-         << kWeightBits);
+    // Weights are below 2^41 and a pair's openings below 2^20 (its values).
+    const uint64_t key =
+        100 * (wOut[p.from] + wIn[p.to]) +
+        (uint64_t(openings(p, std::min<int64_t>(group, 4))) << kWeightBits);
     order.push_back({~key, k});
   }
   std::sort(order.begin(), order.end());
