@@ -13,7 +13,7 @@
 #include "mapc/runtime/DigitExchange.h"
 
 #include <algorithm>
-#include <cmath>
+#include <iterator>
 #include <string>
 
 using namespace mapc::rt;
@@ -53,26 +53,30 @@ mapc::rt::checkDigitExchangePartialRounds(const DigitExchangeShape &s,
 
 namespace {
 
-/// A small deterministic generator (splitmix64): the planner's and the
-/// runtime's searches must find the same rounds.
-struct Random {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double unit() { return double(next() >> 11) * 0x1.0p-53; }
-};
-
 /// The shapes a round tries: P partner clusters of groups of at most G.
 /// The study tried six, two builds each (one jittered); 4 of 2 and 2 of 4
 /// carry random #5 (docs/cost-model.md), and one build each keeps its
 /// search near 60 M instructions, 0.5 of its bound all the same.
 constexpr int64_t kShapes[][2] = {{4, 2}, {2, 4}};
-constexpr int kTries = 1;
-constexpr double kTau = 100, kNoise = 0.3;
+
+/// A cluster's weight exp(-d / 100) for d ticks below the busiest floor,
+/// in units of 2^-40 and built from kExp[i] = exp(-2^i / 100) with integer
+/// products only, so every platform's search finds the same rounds.
+constexpr unsigned kWeightBits = 40;
+constexpr uint64_t kExp[] = {0xfd73e7e95dull, 0xfaee4cdd6full, 0xf5f64bf380ull,
+                             0xec515a5622ull, 0xda26186919ull, 0xb9e4e73e41ull,
+                             0x86fca2e4b2ull, 0x472d73d884ull, 0x13ca3e5408ull,
+                             0x187a506e5ull,  0x2572985ull,    0x57aull};
+
+uint64_t weightBelow(int64_t d) {
+  if (d >= int64_t(1) << std::size(kExp))
+    return 0;
+  uint64_t w = uint64_t(1) << kWeightBits;
+  for (size_t i = 0; i < std::size(kExp); ++i)
+    if (d >> i & 1)
+      w = uint64_t((unsigned __int128)w * kExp[i] >> kWeightBits);
+  return w;
+}
 
 /// The search's state: the values still to send, by cluster pair.
 class Search {
@@ -99,8 +103,7 @@ private:
   const unsigned bytes;
   std::vector<Pair> pairs;
   std::vector<int64_t> held, score;
-  std::vector<double> wOut, wIn;
-  Random rng{0x5eed};
+  std::vector<uint64_t> wOut, wIn;
 
   /// Each value's sender and receiver, by value p * base + y.
   std::vector<uint32_t> senderOf, receiverOf;
@@ -111,7 +114,7 @@ private:
         {(int64_t(p.edges.size()) + g - 1) / g, p.mostFrom, p.mostTo});
   }
   void weigh();
-  std::vector<uint32_t> build(int64_t most, int64_t group, double noise);
+  std::vector<uint32_t> build(int64_t most, int64_t group);
 };
 
 /// Per pair its busiest sender and receiver and per value its pair's count
@@ -161,25 +164,28 @@ void Search::weigh() {
   wIn.assign(clusters, 0);
   for (unsigned c = 0; c < clusters; ++c) {
     if (floorOut[c] >= 0)
-      wOut[c] = std::exp(double(floorOut[c] - top) / kTau);
+      wOut[c] = weightBelow(top - floorOut[c]);
     if (floorIn[c] >= 0)
-      wIn[c] = std::exp(double(floorIn[c] - top) / kTau);
+      wIn[c] = weightBelow(top - floorIn[c]);
   }
 }
 
-/// One candidate round: pairs in order of their clusters' weights
-/// (jittered by `noise`, then the connections they still need), full
-/// groups first, then what is left; in a pair, the values whose sender and
-/// receiver have the most left between the two go first.
-std::vector<uint32_t> Search::build(int64_t most, int64_t group, double noise) {
-  std::vector<std::pair<double, uint32_t>> order;
+/// One candidate round: pairs in order of their clusters' weights plus a
+/// hundredth of the connections they still need, full groups first, then
+/// what is left; in a pair, the values whose sender and receiver have the
+/// most left between the two go first, ties by value.
+std::vector<uint32_t> Search::build(int64_t most, int64_t group) {
+  std::vector<std::pair<uint64_t, uint32_t>> order;
   for (uint32_t k = 0; k < pairs.size(); ++k) {
     const Pair &p = pairs[k];
     if (p.edges.empty())
       continue;
-    const double key = -(wOut[p.from] + wIn[p.to]) * (1 + noise * rng.unit()) -
-                       0.01 * double(openings(p, std::min<int64_t>(group, 4)));
-    order.push_back({key, k});
+    // Highest first: the sort is ascending, so the key is the complement.
+    // Weights are below 2^41 and a pair's openings below 2^20 (its values).
+    const uint64_t key =
+        100 * (wOut[p.from] + wIn[p.to]) +
+        (uint64_t(openings(p, std::min<int64_t>(group, 4))) << kWeightBits);
+    order.push_back({~key, k});
   }
   std::sort(order.begin(), order.end());
   std::vector<uint8_t> sends(s.pes, 0), gets(m.peCount(), 0),
@@ -199,10 +205,7 @@ std::vector<uint32_t> Search::build(int64_t most, int64_t group, double noise) {
         if (sends[from] || gets[to] ||
             held[to] + 1 - (to < s.pes && sends[to]) > live)
           continue;
-        // Ties in a random order when jittered, else by value.
-        es.push_back({(uint64_t(1e6) - uint64_t(score[e])) << 32 |
-                          (noise > 0 ? rng.next() & 0xffffffffu : e),
-                      e});
+        es.push_back({(uint64_t(1000000) - uint64_t(score[e])) << 32 | e, e});
       }
       if (es.empty())
         continue;
@@ -269,30 +272,29 @@ DigitExchangePartialRounds Search::run() {
     weigh();
     std::vector<uint32_t> best;
     int64_t bestTicks = 0;
-    double bestWeight = 0;
-    for (const auto &shape : kShapes)
-      for (int t = 0; t < kTries; ++t) {
-        std::vector<uint32_t> c = build(shape[0], shape[1], t ? kNoise : 0);
-        if (c.empty())
-          continue;
-        double w = 0;
-        for (uint32_t e : c) {
-          const int64_t q = destOf(e);
-          on[senderOf[e]] = 1;
-          dest[senderOf[e]] = uint64_t(q);
-          w += wOut[m.clusterOfPe(senderOf[e])] +
-               wIn[m.clusterOfPe(unsigned(q))];
-        }
-        const int64_t ticks = m.cheaperRouterCost(bytes, dest, on);
-        for (uint32_t e : c)
-          on[senderOf[e]] = 0;
-        if (best.empty() ||
-            double(ticks) * bestWeight < double(bestTicks) * w) {
-          best = std::move(c);
-          bestTicks = ticks;
-          bestWeight = w;
-        }
+    unsigned __int128 bestWeight = 0;
+    for (const auto &shape : kShapes) {
+      std::vector<uint32_t> c = build(shape[0], shape[1]);
+      if (c.empty())
+        continue;
+      unsigned __int128 w = 0;
+      for (uint32_t e : c) {
+        const int64_t q = destOf(e);
+        on[senderOf[e]] = 1;
+        dest[senderOf[e]] = uint64_t(q);
+        w += wOut[m.clusterOfPe(senderOf[e])] + wIn[m.clusterOfPe(unsigned(q))];
       }
+      const int64_t ticks = m.cheaperRouterCost(bytes, dest, on);
+      for (uint32_t e : c)
+        on[senderOf[e]] = 0;
+      // Most weight a tick: ticks/bestTicks < w/bestWeight, exactly.
+      if (best.empty() || (unsigned __int128)ticks * bestWeight <
+                              (unsigned __int128)bestTicks * w) {
+        best = std::move(c);
+        bestTicks = ticks;
+        bestWeight = w;
+      }
+    }
     if (best.empty())
       return {}; // every receiver left is out of registers
     std::vector<DigitExchangePartialSend> round;

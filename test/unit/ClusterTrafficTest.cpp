@@ -287,6 +287,16 @@ TEST(ClusterTraffic, RandomFivePartialRoundsWin) {
   EXPECT_EQ(c.partialRounds, r.rounds.size());
   const int64_t entries = int64_t(r.rounds.size() + 3) / 4 * 146;
   EXPECT_LE(3600 + 146 + c.partialTicks, 36736);
+  // The search weighs clusters in integers only (no libm), so these are the
+  // same on every platform, and the emitted C++ finds the rounds the plan
+  // priced.
+  EXPECT_EQ(r.rounds.size(), 46u);
+  EXPECT_EQ(c.partialTicks, 32349);
+  uint64_t hash = 14695981039346656037ull; // FNV-1a over the sends
+  for (const auto &round : r.rounds)
+    for (const rt::DigitExchangePartialSend &e : round)
+      hash = (hash ^ (e.pe * 256 + e.slot + 1)) * 1099511628211ull;
+  EXPECT_EQ(hash, 0x2177c546f4b76fcbull);
   std::printf("random #5: %zu partial rounds, sends %lld, entries %lld\n",
               r.rounds.size(), (long long)(c.partialTicks - entries),
               (long long)entries);
