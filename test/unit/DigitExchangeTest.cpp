@@ -445,87 +445,128 @@ TEST(DigitExchange, ConstantTopDigitsKeepTheShape) {
 // all random: every cell of the exchange's PEs holds the element its
 // source cell held, every other byte is as it was, and the pricing
 // machine charges what the run does.
+/// Tallies of runShiftedExchange's draws.
+struct ShiftedTally {
+  int notMultiple = 0, tables = 0, inPlace = 0;
+};
+
+/// The exchange of `c` moved up to a random first PE among idle ones
+/// (constant PE digits), found, run on random memory in and out of place
+/// on a machine of clusters of `cluster` PEs, every byte checked and the
+/// pricing machine's total compared with the run's.
+void runShiftedExchange(std::mt19937 &rng, const FoldedCase &c,
+                        unsigned cluster, int run, ShiftedTally &tally) {
+  const int64_t n = rt::pesOf(c.from), slots = rt::slotsOf(c.from);
+  const std::vector<uint32_t> plain = rt::sourcesOf(c.from, c.to);
+  rt::DigitExchangeShape p, d;
+  ASSERT_TRUE(rt::findDigitExchange(c.from, c.to, plain, p, nullptr));
+  // n PEs moved up to `first` among `all`, read as layouts of `all` PEs
+  // (a constant PE digit: the finder takes the sizes off the layouts).
+  const int64_t extra = 1 + int64_t(rng() % 3);
+  KTile from = c.from, to = c.to;
+  addConstant(from, extra + 1, 0, 1, 99);
+  addConstant(to, extra + 1, 0, 1, 99);
+  const int64_t all = n * (extra + 1);
+  const int64_t first = int64_t(rng() % uint64_t(n * extra + 1));
+  std::vector<uint32_t> moved(size_t(all * slots), rt::kNoSource);
+  for (int64_t t = 0; t < n * slots; ++t)
+    if (plain[size_t(t)] != rt::kNoSource)
+      moved[size_t(first * slots + t)] =
+          uint32_t(first * slots + int64_t(plain[size_t(t)]));
+  std::string why;
+  ASSERT_TRUE(rt::findDigitExchange(from, to, moved, d, &why))
+      << "run " << run << ": " << why;
+  EXPECT_EQ(d.firstPe, first);
+  EXPECT_EQ(d.pes, p.pes);
+  EXPECT_EQ(d.peWeight, p.peWeight);
+  EXPECT_EQ(d.sendDigit, p.sendDigit);
+  EXPECT_EQ(d.destPe, p.destPe);
+  EXPECT_EQ(d.destHigh, p.destHigh);
+  const unsigned width =
+      unsigned(std::uniform_int_distribution<int>(1, 8)(rng));
+  const unsigned height = unsigned((all + width - 1) / width);
+  const unsigned eb = 1u << (rng() % 4);
+  const uint64_t region = uint64_t(slots) * eb;
+  for (bool place : {false, true}) {
+    if (place && !rt::digitExchangeRunsInPlace(d, eb, rt::CostModel()))
+      continue;
+    const std::string what =
+        "run " + std::to_string(run) + (place ? " in place" : " out of place");
+    const rt::DigitExchangeRegions where{0, place ? 0 : region, eb, place};
+    rt::MasPar m(width, height, 2 * region, cluster);
+    std::vector<uint8_t> before;
+    for (unsigned pe = 0; pe < m.peCount(); ++pe)
+      for (uint64_t i = 0; i < 2 * region; ++i)
+        before.push_back(m.memoryOf(pe)[i] = uint8_t(rng()));
+    rt::runDigitExchange(m, d, where);
+    rt::MasPar priced = rt::MasPar::pricing(width, height, cluster);
+    rt::runDigitExchange(priced, d, where);
+    EXPECT_EQ(priced.ledger().total(), m.ledger().total()) << what;
+    int64_t wrong = 0;
+    for (unsigned pe = 0; pe < m.peCount(); ++pe)
+      for (uint64_t i = 0; i < 2 * region; ++i) {
+        uint8_t want = before[pe * 2 * region + i];
+        const int64_t t = int64_t(pe) * slots + int64_t(i % region) / eb;
+        if (i >= where.writeBase && i < where.writeBase + region &&
+            t < all * slots && moved[size_t(t)] != rt::kNoSource) {
+          const int64_t a = moved[size_t(t)];
+          want = before[size_t(a / slots) * 2 * region + where.readBase +
+                        uint64_t(a % slots) * eb + i % eb];
+        }
+        wrong += m.memoryOf(pe)[i] != want;
+      }
+    EXPECT_EQ(wrong, 0) << what;
+    tally.inPlace += place;
+  }
+  tally.notMultiple += first % (d.base * std::max<int64_t>(d.peWeight, 1)) != 0;
+  tally.tables += d.foldsPePermutation();
+}
+
 TEST(DigitExchange, ShiftedPeRangesRunFunction61) {
   std::mt19937 rng(6121);
-  int runs = 0, inPlace = 0, notMultiple = 0, tables = 0;
+  ShiftedTally tally;
+  int runs = 0;
   while (runs < 2000) {
     const FoldedCase c = randomFolded(rng, rng() % 2, 6);
-    const int64_t n = rt::pesOf(c.from), slots = rt::slotsOf(c.from);
-    if (n > 48 || slots > 300)
+    if (rt::pesOf(c.from) > 48 || rt::slotsOf(c.from) > 300)
       continue;
-    const std::vector<uint32_t> plain = rt::sourcesOf(c.from, c.to);
-    rt::DigitExchangeShape p, d;
-    ASSERT_TRUE(rt::findDigitExchange(c.from, c.to, plain, p, nullptr));
-    // n PEs moved up to `first` among `all`, read as layouts of `all` PEs
-    // (a constant PE digit: the finder takes the sizes off the layouts).
-    const int64_t extra = 1 + int64_t(rng() % 3);
-    KTile from = c.from, to = c.to;
-    addConstant(from, extra + 1, 0, 1, 99);
-    addConstant(to, extra + 1, 0, 1, 99);
-    const int64_t all = n * (extra + 1);
-    const int64_t first = int64_t(rng() % uint64_t(n * extra + 1));
-    std::vector<uint32_t> moved(size_t(all * slots), rt::kNoSource);
-    for (int64_t t = 0; t < n * slots; ++t)
-      if (plain[size_t(t)] != rt::kNoSource)
-        moved[size_t(first * slots + t)] =
-            uint32_t(first * slots + int64_t(plain[size_t(t)]));
-    std::string why;
-    ASSERT_TRUE(rt::findDigitExchange(from, to, moved, d, &why))
-        << "run " << runs << ": " << why;
-    EXPECT_EQ(d.firstPe, first);
-    EXPECT_EQ(d.pes, p.pes);
-    EXPECT_EQ(d.peWeight, p.peWeight);
-    EXPECT_EQ(d.sendDigit, p.sendDigit);
-    EXPECT_EQ(d.destPe, p.destPe);
-    EXPECT_EQ(d.destHigh, p.destHigh);
-    const unsigned width =
-        unsigned(std::uniform_int_distribution<int>(1, 8)(rng));
-    const unsigned height = unsigned((all + width - 1) / width);
-    const unsigned cluster = 1u << (rng() % 5), eb = 1u << (rng() % 4);
-    const uint64_t region = uint64_t(slots) * eb;
-    for (bool place : {false, true}) {
-      if (place && !rt::digitExchangeRunsInPlace(d, eb, rt::CostModel()))
-        continue;
-      const std::string what = "run " + std::to_string(runs) +
-                               (place ? " in place" : " out of place");
-      const rt::DigitExchangeRegions where{0, place ? 0 : region, eb, place};
-      rt::MasPar m(width, height, 2 * region, cluster);
-      std::vector<uint8_t> before;
-      for (unsigned pe = 0; pe < m.peCount(); ++pe)
-        for (uint64_t i = 0; i < 2 * region; ++i)
-          before.push_back(m.memoryOf(pe)[i] = uint8_t(rng()));
-      rt::runDigitExchange(m, d, where);
-      rt::MasPar priced = rt::MasPar::pricing(width, height, cluster);
-      rt::runDigitExchange(priced, d, where);
-      EXPECT_EQ(priced.ledger().total(), m.ledger().total()) << what;
-      int64_t wrong = 0;
-      for (unsigned pe = 0; pe < m.peCount(); ++pe)
-        for (uint64_t i = 0; i < 2 * region; ++i) {
-          uint8_t want = before[pe * 2 * region + i];
-          const int64_t t = int64_t(pe) * slots + int64_t(i % region) / eb;
-          if (i >= where.writeBase && i < where.writeBase + region &&
-              t < all * slots && moved[size_t(t)] != rt::kNoSource) {
-            const int64_t a = moved[size_t(t)];
-            want = before[size_t(a / slots) * 2 * region + where.readBase +
-                          uint64_t(a % slots) * eb + i % eb];
-          }
-          wrong += m.memoryOf(pe)[i] != want;
-        }
-      EXPECT_EQ(wrong, 0) << what;
-      inPlace += place;
-    }
+    runShiftedExchange(rng, c, 1u << (rng() % 5), runs, tally);
     if (HasFailure())
       return;
-    notMultiple += first % (d.base * std::max<int64_t>(d.peWeight, 1)) != 0;
-    tables += d.foldsPePermutation();
     ++runs;
   }
   std::printf("%d of 2000 start off a multiple of b peWeight, %d with a "
               "table, %d in place\n",
-              notMultiple, tables, inPlace);
-  EXPECT_GT(notMultiple, 500);
-  EXPECT_GT(tables, 400);
-  EXPECT_GT(inPlace, 500);
+              tally.notMultiple, tally.tables, tally.inPlace);
+  EXPECT_GT(tally.notMultiple, 500);
+  EXPECT_GT(tally.tables, 400);
+  EXPECT_GT(tally.inPlace, 500);
+}
+
+// Exchanges of base 8 or more over several clusters, where a first plan
+// at PE 0 would search partial rounds (random #5's kind), moved up to a
+// later first PE: they keep function 6.1's full rounds (the search numbers
+// the PEs from 0 as the router's clusters) and run and price exactly.
+TEST(DigitExchange, ShiftedExchangesOfBaseEightRunFullRounds) {
+  std::mt19937 rng(8128);
+  ShiftedTally tally;
+  int runs = 0;
+  while (runs < 150) {
+    const FoldedCase c = randomFolded(rng, rng() % 2, 12);
+    const int64_t n = rt::pesOf(c.from);
+    if (n > 160 || rt::slotsOf(c.from) > 300)
+      continue;
+    rt::DigitExchangeShape d;
+    ASSERT_TRUE(rt::findDigitExchange(c.from, c.to, rt::sourcesOf(c.from, c.to),
+                                      d, nullptr));
+    const unsigned cluster = 4;
+    if (d.base < 8 || n <= int64_t(cluster))
+      continue;
+    runShiftedExchange(rng, c, cluster, runs, tally);
+    if (HasFailure())
+      return;
+    ++runs;
+  }
 }
 
 // 003 6.2.2's plans on random aligned digit permutations built so that a
