@@ -135,6 +135,17 @@ std::vector<rt::Transfer> transfersOf(const rt::NetworkShape &net,
   return ts;
 }
 
+/// `count` moves to random nodes below `targets`, each from another node.
+std::vector<rt::RouteMove> randomMoves(std::mt19937 &rng, uint32_t nodes,
+                                       size_t count, uint32_t targets) {
+  std::vector<rt::RouteMove> moves(count);
+  for (rt::RouteMove &m : moves) {
+    m.to = uint32_t(rng() % targets);
+    m.from = uint32_t((m.to + 1 + rng() % (nodes - 1)) % nodes);
+  }
+  return moves;
+}
+
 /// The plain walk of `moves` in `order`: the moves in key order, each
 /// link's taken cycles in a vector<bool>; after[k] is the time of the
 /// first k + 1 moves.
@@ -407,11 +418,8 @@ TEST(NetworkGeneral, WalksStopWhereAPlainWalkStops) {
     // A few targets, never more than the nodes (2 on a line of 2).
     const uint32_t targets =
         runs % 4 == 0 ? std::min(nodes, 1 + uint32_t(rng() % 3)) : nodes;
-    std::vector<rt::RouteMove> moves(count);
-    for (rt::RouteMove &m : moves) {
-      m.to = uint32_t(rng() % targets);
-      m.from = uint32_t((m.to + 1 + rng() % (nodes - 1)) % nodes);
-    }
+    const std::vector<rt::RouteMove> moves =
+        randomMoves(rng, nodes, count, targets);
     for (unsigned order = 0; order < 8; ++order) {
       const std::vector<int64_t> after = plainWalk(net, moves, order);
       const int64_t end = after.empty() ? 0 : after.back();
@@ -447,11 +455,8 @@ TEST(NetworkGeneral, CubeWalksStopWhereAPlainWalkStops) {
     const size_t most = nodes <= 64 ? size_t(nodes) * nodes : 2000;
     const size_t count = rng() % most;
     const uint32_t targets = run % 4 == 0 ? 1 + uint32_t(rng() % 3) : nodes;
-    std::vector<rt::RouteMove> moves(count);
-    for (rt::RouteMove &m : moves) {
-      m.to = uint32_t(rng() % targets);
-      m.from = uint32_t((m.to + 1 + rng() % (nodes - 1)) % nodes);
-    }
+    const std::vector<rt::RouteMove> moves =
+        randomMoves(rng, nodes, count, targets);
     for (unsigned order = 0; order < 8; ++order) {
       const std::vector<int64_t> after = plainWalk(net, moves, order);
       ASSERT_TRUE(stopsAsPlainWalk(net, moves, order, after, rng, 40, stopped))

@@ -50,6 +50,18 @@ std::vector<rt::Hop> randomPath(std::mt19937 &rng, const rt::NetworkShape &s,
   return path;
 }
 
+/// The first cycle after `ready` not in `taken`, then marked taken: the
+/// plain reference for LinkCalendar's takes, one vector<bool> a link.
+uint32_t referenceTake(std::vector<bool> &taken, uint32_t ready) {
+  uint32_t cycle = ready + 1;
+  while (cycle < taken.size() && taken[cycle])
+    ++cycle;
+  if (cycle >= taken.size())
+    taken.resize(cycle + 1, false);
+  taken[cycle] = true;
+  return cycle;
+}
+
 } // namespace
 
 // 5,000 random transfer lists: the same cycles, hops and busiest link.
@@ -163,13 +175,7 @@ TEST(NetworkTiming, CalendarTakesTheFirstFreeCycle) {
       }
       const size_t link = rng() % links;
       const uint32_t ready = uint32_t(rng() % spread);
-      std::vector<bool> &t = taken[link];
-      uint32_t expected = ready + 1;
-      while (expected < t.size() && t[expected])
-        ++expected;
-      if (expected >= t.size())
-        t.resize(expected + 1, false);
-      t[expected] = true;
+      const uint32_t expected = referenceTake(taken[link], ready);
       ASSERT_EQ(calendar.takeAfter(link, ready), expected)
           << "run " << run << " take " << k << " link " << link << " ready "
           << ready;
@@ -198,13 +204,7 @@ TEST(NetworkTiming, NearTakesTheFirstFreeCycle) {
     for (unsigned k = 0; k < takes; ++k) {
       const size_t link = rng() % links;
       const uint32_t ready = uint32_t(rng() % spread);
-      std::vector<bool> &t = taken[link];
-      uint32_t expected = ready + 1;
-      while (expected < t.size() && t[expected])
-        ++expected;
-      if (expected >= t.size())
-        t.resize(expected + 1, false);
-      t[expected] = true;
+      const uint32_t expected = referenceTake(taken[link], ready);
       const bool byNear = rng() % 4 != 0;
       near += byNear;
       ASSERT_EQ(byNear ? calendar.takeNear(link, ready)

@@ -56,21 +56,10 @@ public:
     assert((MayList || !listTaken) && "this calendar lists its links");
     uint32_t &below = takenBelow[link];
     const uint32_t from = std::max(ready + 1, below);
-    const size_t w = from >> 6;
-    // Mostly a cycle at or after `from` in its word is free: one load, one
-    // store, no scan; the word's address computed once (the cycle found is
-    // in it) and its bit the lowest open one.
-    if (w < words) {
-      uint64_t &word = bits[w * links + link];
-      const uint64_t open = ~word & (~uint64_t(0) << (from & 63));
-      if (open) {
-        word |= open & (~open + 1);
-        const uint32_t c = uint32_t((w << 6) + unsigned(__builtin_ctzll(open)));
-        if (word == ~uint64_t(0)) // a full word: scans skip it by its summary
-          full[(w >> 6) * links + link] |= uint64_t(1) << (w & 63);
-        return taken<MayList>(link, below, from, c);
-      }
-    }
+    // Mostly a cycle at or after `from` in its word is free: no scan.
+    uint32_t c;
+    if (takeInWord(link, from, c))
+      return taken<MayList>(link, below, from, c);
     return takeByScan(link, below, from);
   }
   /// takeAfter<false> for short queues (a cube's links): the word of
@@ -81,17 +70,9 @@ public:
   [[gnu::always_inline]] uint32_t takeNear(size_t link, uint32_t ready) {
     assert(!listTaken && "a calendar without its list of links");
     const uint32_t from = ready + 1;
-    const size_t w = from >> 6;
-    if (w < words) {
-      uint64_t &word = bits[w * links + link];
-      const uint64_t open = ~word & (~uint64_t(0) << (from & 63));
-      if (open) {
-        word |= open & (~open + 1);
-        if (word == ~uint64_t(0)) // a full word: scans skip it by its summary
-          full[(w >> 6) * links + link] |= uint64_t(1) << (w & 63);
-        return uint32_t((w << 6) + unsigned(__builtin_ctzll(open)));
-      }
-    }
+    uint32_t c;
+    if (takeInWord(link, from, c))
+      return c;
     uint32_t &below = takenBelow[link];
     return takeByScan(link, below, std::max(from, below));
   }
@@ -99,6 +80,26 @@ public:
   void clear();
 
 private:
+  /// Takes into `c` the first free cycle at or after `from` within from's
+  /// own word of `link`, if it has one: one load and one store, the word's
+  /// address computed once and its bit the lowest open one (a word that
+  /// fills gets its summary bit, so that scans skip it). A bool, not a
+  /// sentinel cycle, so that the inlined callers branch on it for free.
+  [[gnu::always_inline]] bool takeInWord(size_t link, uint32_t from,
+                                         uint32_t &c) {
+    const size_t w = from >> 6;
+    if (w >= words)
+      return false;
+    uint64_t &word = bits[w * links + link];
+    const uint64_t open = ~word & (~uint64_t(0) << (from & 63));
+    if (!open)
+      return false;
+    word |= open & (~open + 1);
+    if (word == ~uint64_t(0))
+      full[(w >> 6) * links + link] |= uint64_t(1) << (w & 63);
+    c = uint32_t((w << 6) + unsigned(__builtin_ctzll(open)));
+    return true;
+  }
   /// takeAfter's bookkeeping once cycle c (>= from) is marked on `link`.
   template <bool MayList = true>
   [[gnu::always_inline]] uint32_t taken(size_t link, uint32_t &below,
