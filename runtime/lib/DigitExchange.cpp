@@ -1091,16 +1091,19 @@ int64_t partialEntryTicks(size_t rounds, const DigitExchangePartialForm &f,
 }
 
 /// digitExchangeRoundsChoice from the tally and the loads; `out` gets the
-/// partial rounds when they win, and `sends` their sends' prices.
-DigitExchangeRoundsChoice chooseRounds(const MasPar &m,
-                                       const DigitExchangeShape &s,
-                                       const DigitExchangeTally &tally,
-                                       const DigitExchangeLoads &loads,
-                                       const DigitExchangePartialForm &form,
-                                       const DigitExchangePartialRounds **out,
-                                       SendTicks *sends = nullptr) {
+/// partial rounds when they win, `sends` their sends' prices, and `full`
+/// those of function 6.1's rounds.
+DigitExchangeRoundsChoice
+chooseRounds(const MasPar &m, const DigitExchangeShape &s,
+             const DigitExchangeTally &tally, const DigitExchangeLoads &loads,
+             const DigitExchangePartialForm &form,
+             const DigitExchangePartialRounds **out, SendTicks *sends = nullptr,
+             SendTicks *full = nullptr) {
   DigitExchangeRoundsChoice c;
-  c.fullTicks = fullRoundSends(m, s, tally).ticks;
+  const SendTicks fullSends = fullRoundSends(m, s, tally);
+  if (full)
+    *full = fullSends;
+  c.fullTicks = fullSends.ticks;
   if (s.foldsPePermutation())
     c.fullTicks += (s.base / 2 + 1) *
                    (loads.reloadsEntries ? tally.transfers : 1) *
@@ -1268,9 +1271,11 @@ void runExchange(MasPar &m, const DigitExchangeShape &s,
     const DigitExchangePartialForm form =
         digitExchangePartialForm(s, tally, loads, where.inPlace);
     const DigitExchangePartialRounds *partial = forced;
-    SendTicks sends; // of the partial rounds (searched ones priced once)
+    // The sends of the partial rounds (searched ones priced once) and of
+    // function 6.1's, both priced by chooseRounds.
+    SendTicks sends, full;
     if (!forced)
-      chooseRounds(m, s, tally, loads, form, &partial, &sends);
+      chooseRounds(m, s, tally, loads, form, &partial, &sends, &full);
     assert((!partial || form.usable) && "partial rounds need direct loads");
     int64_t roundMoves = 0, diagonalMoves = 0;
     if (loads.direct)
@@ -1295,13 +1300,12 @@ void runExchange(MasPar &m, const DigitExchangeShape &s,
                                                          form, tally, cost);
       return;
     }
+    // Function 6.1's round pairs: their sends as chooseRounds priced them
+    // (fullRoundSends), their entries and indirect moves here.
+    ledger.router += full.ticks;
+    ledger.routerSends += full.sends;
     for (int64_t k = firstRound; 2 * k <= b; ++k) {
       const bool half = k == 0 || 2 * k == b;
-      for (int64_t p = lo; p < hi; ++p) {
-        const int64_t x = digit[size_t(p)];
-        dest0[size_t(p)] = destOf(p, (x + k) % b);
-        dest1[size_t(p)] = destOf(p, (x - k + b) % b);
-      }
       // One entry per round pair, again for every transfer when reloaded.
       if (peMoves) {
         m.tableLoad(8, active);
@@ -1309,18 +1313,6 @@ void runExchange(MasPar &m, const DigitExchangeShape &s,
           ledger.memory += (transfers - 1) * cost.load[widthIndex(8)];
       }
       ledger.memory += (half ? 1 : 2) * roundMoves;
-      for (unsigned w = 0; w < 4; ++w) {
-        const int64_t n = perWidth[w];
-        if (!n)
-          continue;
-        const unsigned bytes = 1u << w;
-        const int64_t send0 =
-            roundRouterCost(m, bytes, dest0, active, lo, s.pes);
-        const int64_t send1 =
-            half ? 0 : roundRouterCost(m, bytes, dest1, active, lo, s.pes);
-        ledger.router += n * (send0 + send1);
-        ledger.routerSends += n * ((send0 > 0) + (send1 > 0));
-      }
     }
     ledger.memory += diagonalMoves;
     return;
