@@ -89,7 +89,8 @@ public:
       : m(m), s(s), live(live), clusters(m.clusterCount()),
         open(m.cost().ropen), send(m.cost().rsend[widthIndex(bytes)]) {}
 
-  DigitExchangePartialRounds run();
+  /// The rounds, and into `ticks` (when given) each one's router ticks.
+  DigitExchangePartialRounds run(std::vector<int64_t> *ticks);
 
 private:
   struct Pair {
@@ -282,7 +283,7 @@ void Search::price(Candidate &c) {
   }
 }
 
-DigitExchangePartialRounds Search::run() {
+DigitExchangePartialRounds Search::run(std::vector<int64_t> *ticks) {
   const unsigned pes = m.peCount();
   senderOf.assign(size_t(s.pes * s.base), 0);
   receiverOf.assign(size_t(s.pes * s.base), 0);
@@ -361,15 +362,21 @@ DigitExchangePartialRounds Search::run() {
       --left;
     }
     found.rounds.push_back(std::move(round));
+    if (ticks)
+      ticks->push_back(best.ticks);
   }
   return found;
 }
 
 } // namespace
 
-DigitExchangePartialRounds
-mapc::rt::searchDigitExchangePartialRounds(const MasPar &m,
-                                           const DigitExchangeShape &s,
-                                           unsigned bytes, int64_t live) {
-  return Search(m, s, bytes, live).run();
+DigitExchangePartialRounds mapc::rt::searchDigitExchangePartialRounds(
+    const MasPar &m, const DigitExchangeShape &s, unsigned bytes, int64_t live,
+    std::vector<int64_t> *ticks) {
+  if (ticks)
+    ticks->clear();
+  DigitExchangePartialRounds r = Search(m, s, bytes, live).run(ticks);
+  if (ticks && r.rounds.empty())
+    ticks->clear();
+  return r;
 }

@@ -67,9 +67,10 @@ bool randomExchange(std::mt19937_64 &rng, rt::DigitExchangeShape &d) {
 
 // 2000 random exchanges on random machines (clusters of 1-16 PEs, sends of
 // 1-8 bytes, a few values in hand more or less): the rewritten search finds
-// exactly the reference's rounds. Sabotaged (a candidate's clustered price
-// counted one partner short, or a pair not weighed again after it sent),
-// it fails.
+// exactly the reference's rounds, and the ticks it gives for each round are
+// MasPar::cheaperRouterCost's (its pricing uses them). Sabotaged (a candidate's
+// clustered price counted one partner short, or a pair not weighed again after
+// it sent), it fails.
 TEST(PartialRoundsSearch, SameRoundsAsTheReference) {
   std::mt19937_64 rng(20261128);
   int draws = 0, searched = 0, found = 0;
@@ -86,8 +87,9 @@ TEST(PartialRoundsSearch, SameRoundsAsTheReference) {
     const int64_t live = d.base + int64_t(rng() % 12) - 1;
     const rt::DigitExchangePartialRounds want =
         rt::reference::searchPartialRounds(m, d, bytes, live);
+    std::vector<int64_t> ticks;
     const rt::DigitExchangePartialRounds got =
-        rt::searchDigitExchangePartialRounds(m, d, bytes, live);
+        rt::searchDigitExchangePartialRounds(m, d, bytes, live, &ticks);
     ++searched;
     found += !want.rounds.empty();
     ASSERT_EQ(got.rounds.size(), want.rounds.size()) << "trial " << trial;
@@ -100,6 +102,18 @@ TEST(PartialRoundsSearch, SameRoundsAsTheReference) {
         ASSERT_EQ(got.rounds[k][i].slot, want.rounds[k][i].slot)
             << "trial " << trial << " round " << k;
       }
+    }
+    // Each round's ticks as the search counted them, the machine's price.
+    ASSERT_EQ(ticks.size(), got.rounds.size()) << "trial " << trial;
+    rt::Plural dest(m.peCount(), 0);
+    for (size_t k = 0; k < got.rounds.size(); ++k) {
+      rt::Mask on(m.peCount(), 0);
+      for (const rt::DigitExchangePartialSend &e : got.rounds[k]) {
+        on[e.pe] = 1;
+        dest[e.pe] = uint64_t(d.destOf(e.pe, e.slot));
+      }
+      ASSERT_EQ(ticks[k], m.cheaperRouterCost(bytes, dest, on))
+          << "trial " << trial << " round " << k;
     }
   }
   std::printf("partial-round search: %d exchanges, %d with rounds found\n",
