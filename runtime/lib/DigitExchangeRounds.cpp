@@ -124,7 +124,8 @@ private:
   std::vector<int64_t> floorOut, floorIn;
   std::vector<uint8_t> sends, gets;
   std::vector<uint32_t> openedPairs;
-  std::vector<std::pair<uint64_t, uint32_t>> order, es;
+  std::vector<std::pair<uint64_t, uint32_t>> order;
+  std::vector<uint64_t> es;
 
   /// Each value's sender and receiver, by value p * base + y.
   std::vector<uint32_t> senderOf, receiverOf;
@@ -228,13 +229,14 @@ void Search::build(int64_t most, int64_t group, Candidate &c) {
         if (sends[from] || gets[to] ||
             held[to] + 1 - (to < s.pes && sends[to]) > live)
           continue;
-        es.push_back({(uint64_t(1000000) - uint64_t(score[e])) << 32 | e, e});
+        es.push_back((uint64_t(1000000) - uint64_t(score[e])) << 32 | e);
       }
       if (es.empty())
         continue;
       std::sort(es.begin(), es.end());
       const size_t first = chosen.size();
-      for (const auto &[order_, e] : es) {
+      for (uint64_t v : es) {
+        const uint32_t e = uint32_t(v); // the value, below its order
         const int64_t from = senderOf[e], to = destOf(e);
         if (sends[from] || gets[to])
           continue;
