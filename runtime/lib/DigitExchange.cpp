@@ -1058,7 +1058,15 @@ SearchedRounds &searchedRounds(const MasPar &m, const DigitExchangeShape &s,
   k->peWeight = s.peWeight;
   k->sendDigit = s.sendDigit;
   k->destPe = s.destPe;
-  k->rounds = searchDigitExchangePartialRounds(m, s, bytes, live);
+  // The search's own round prices are its width's sends.
+  std::vector<int64_t> ticks;
+  k->rounds = searchDigitExchangePartialRounds(m, s, bytes, live, &ticks);
+  const unsigned w = widthIndex(bytes);
+  for (int64_t t : ticks) {
+    k->sends[w].ticks += t;
+    k->sends[w].sends += t > 0;
+  }
+  k->priced[w] = true;
   kept.push_back(std::move(k));
   return *kept.back();
 }

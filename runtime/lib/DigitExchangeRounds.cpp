@@ -78,32 +78,54 @@ uint64_t weightBelow(int64_t d) {
   return w;
 }
 
-/// The search's state: the values still to send, by cluster pair.
+/// The search's state: the values still to send, by cluster pair. Per
+/// round only the pairs that sent are weighed again, and a candidate's
+/// router price is counted from its pairs (as routerTicks counts it from
+/// its PEs), so a round costs its sends, not the machine's PEs.
 class Search {
 public:
   Search(const MasPar &m, const DigitExchangeShape &s, unsigned bytes,
          int64_t live)
       : m(m), s(s), live(live), clusters(m.clusterCount()),
-        open(m.cost().ropen), send(m.cost().rsend[widthIndex(bytes)]),
-        bytes(bytes) {}
+        open(m.cost().ropen), send(m.cost().rsend[widthIndex(bytes)]) {}
 
-  DigitExchangePartialRounds run();
+  /// The rounds, and into `ticks` (when given) each one's router ticks.
+  DigitExchangePartialRounds run(std::vector<int64_t> *ticks);
 
 private:
   struct Pair {
     unsigned from, to;
     std::vector<uint32_t> edges; ///< values p * base + y still to send
     int64_t mostFrom = 0, mostTo = 0;
+    /// Its openings at groups of 2, 3 and 4, as counted in out and in.
+    int64_t opens[3] = {0, 0, 0};
+    bool queued = true; ///< in `dirty`
+  };
+  /// A round built for one shape: its values, ticks and weight.
+  struct Candidate {
+    std::vector<uint32_t> values;
+    int64_t ticks = 0;
+    unsigned __int128 weight = 0;
   };
   const MasPar &m;
   const DigitExchangeShape &s;
   const int64_t live;
   const unsigned clusters;
   const int64_t open, send;
-  const unsigned bytes;
   std::vector<Pair> pairs;
   std::vector<int64_t> held, score;
   std::vector<uint64_t> wOut, wIn;
+  /// Per cluster and group size of 2-4 the connections its pairs still need.
+  std::vector<int64_t> out[3], in[3];
+  /// The pairs that sent since they were last weighed.
+  std::vector<uint32_t> dirty;
+  /// Scratch of weigh and build, kept zero between calls.
+  std::vector<int64_t> fromCount, toCount, outs, ins, sent, got, taken;
+  std::vector<int64_t> floorOut, floorIn;
+  std::vector<uint8_t> sends, gets;
+  std::vector<uint32_t> openedPairs;
+  std::vector<std::pair<uint64_t, uint32_t>> order;
+  std::vector<uint64_t> es;
 
   /// Each value's sender and receiver, by value p * base + y.
   std::vector<uint32_t> senderOf, receiverOf;
@@ -113,43 +135,51 @@ private:
     return std::max(
         {(int64_t(p.edges.size()) + g - 1) / g, p.mostFrom, p.mostTo});
   }
+  void reweigh(Pair &p);
   void weigh();
-  std::vector<uint32_t> build(int64_t most, int64_t group);
+  void build(int64_t most, int64_t group, Candidate &c);
+  void price(Candidate &c);
 };
 
-/// Per pair its busiest sender and receiver and per value its pair's count
-/// of both ends; per cluster a weight exp((floor - busiest floor) / tau),
-/// the floor the least ticks of its remaining connections at one group size.
-void Search::weigh() {
-  std::vector<int64_t> from(s.pes, 0), to(m.peCount(), 0);
-  std::vector<int64_t> out[3], in[3];
+/// A pair's busiest sender and receiver and per value the pair's count of
+/// both ends, its openings moved in its clusters' counts.
+void Search::reweigh(Pair &p) {
+  p.queued = false;
   for (int g = 0; g < 3; ++g) {
-    out[g].assign(clusters, 0);
-    in[g].assign(clusters, 0);
+    out[g][p.from] -= p.opens[g];
+    in[g][p.to] -= p.opens[g];
+    p.opens[g] = 0;
   }
-  score.assign(size_t(s.pes * s.base), 0);
-  for (Pair &p : pairs) {
-    if (p.edges.empty())
-      continue;
-    for (uint32_t e : p.edges) {
-      ++from[senderOf[e]];
-      ++to[size_t(destOf(e))];
-    }
-    p.mostFrom = p.mostTo = 0;
-    for (uint32_t e : p.edges) {
-      const int64_t f = from[senderOf[e]], t = to[size_t(destOf(e))];
-      p.mostFrom = std::max(p.mostFrom, f);
-      p.mostTo = std::max(p.mostTo, t);
-      score[e] = f + t;
-    }
-    for (uint32_t e : p.edges)
-      from[senderOf[e]] = to[size_t(destOf(e))] = 0;
-    for (int g = 0; g < 3; ++g) {
-      out[g][p.from] += openings(p, g + 2);
-      in[g][p.to] += openings(p, g + 2);
-    }
+  if (p.edges.empty())
+    return;
+  for (uint32_t e : p.edges) {
+    ++fromCount[senderOf[e]];
+    ++toCount[size_t(destOf(e))];
   }
-  std::vector<int64_t> floorOut(clusters, -1), floorIn(clusters, -1);
+  p.mostFrom = p.mostTo = 0;
+  for (uint32_t e : p.edges) {
+    const int64_t f = fromCount[senderOf[e]], t = toCount[size_t(destOf(e))];
+    p.mostFrom = std::max(p.mostFrom, f);
+    p.mostTo = std::max(p.mostTo, t);
+    score[e] = f + t;
+  }
+  for (uint32_t e : p.edges)
+    fromCount[senderOf[e]] = toCount[size_t(destOf(e))] = 0;
+  for (int g = 0; g < 3; ++g) {
+    p.opens[g] = openings(p, g + 2);
+    out[g][p.from] += p.opens[g];
+    in[g][p.to] += p.opens[g];
+  }
+}
+
+/// Per cluster a weight exp((floor - busiest floor) / tau), the floor the
+/// least ticks of its remaining connections at one group size.
+void Search::weigh() {
+  for (uint32_t k : dirty)
+    reweigh(pairs[k]);
+  dirty.clear();
+  std::fill(floorOut.begin(), floorOut.end(), -1);
+  std::fill(floorIn.begin(), floorIn.end(), -1);
   int64_t top = 0;
   for (unsigned c = 0; c < clusters; ++c)
     for (int g = 0; g < 3; ++g) {
@@ -160,13 +190,9 @@ void Search::weigh() {
         floorIn[c] = in[g][c] * price;
       top = std::max({top, floorOut[c], floorIn[c]});
     }
-  wOut.assign(clusters, 0);
-  wIn.assign(clusters, 0);
   for (unsigned c = 0; c < clusters; ++c) {
-    if (floorOut[c] >= 0)
-      wOut[c] = weightBelow(top - floorOut[c]);
-    if (floorIn[c] >= 0)
-      wIn[c] = weightBelow(top - floorIn[c]);
+    wOut[c] = floorOut[c] >= 0 ? weightBelow(top - floorOut[c]) : 0;
+    wIn[c] = floorIn[c] >= 0 ? weightBelow(top - floorIn[c]) : 0;
   }
 }
 
@@ -174,8 +200,8 @@ void Search::weigh() {
 /// hundredth of the connections they still need, full groups first, then
 /// what is left; in a pair, the values whose sender and receiver have the
 /// most left between the two go first, ties by value.
-std::vector<uint32_t> Search::build(int64_t most, int64_t group) {
-  std::vector<std::pair<uint64_t, uint32_t>> order;
+void Search::build(int64_t most, int64_t group, Candidate &c) {
+  order.clear();
   for (uint32_t k = 0; k < pairs.size(); ++k) {
     const Pair &p = pairs[k];
     if (p.edges.empty())
@@ -188,15 +214,13 @@ std::vector<uint32_t> Search::build(int64_t most, int64_t group) {
     order.push_back({~key, k});
   }
   std::sort(order.begin(), order.end());
-  std::vector<uint8_t> sends(s.pes, 0), gets(m.peCount(), 0),
-      opened(pairs.size(), 0);
-  std::vector<int64_t> outs(clusters, 0), ins(clusters, 0);
-  std::vector<uint32_t> chosen;
-  std::vector<std::pair<uint64_t, uint32_t>> es;
+  std::vector<uint32_t> &chosen = c.values;
+  chosen.clear();
+  openedPairs.clear();
   for (bool full : {true, false})
     for (const auto &[key, k] : order) {
       const Pair &p = pairs[k];
-      if (opened[k] || outs[p.from] >= most || ins[p.to] >= most)
+      if (taken[k] || outs[p.from] >= most || ins[p.to] >= most)
         continue;
       es.clear();
       for (uint32_t e : p.edges) {
@@ -205,13 +229,14 @@ std::vector<uint32_t> Search::build(int64_t most, int64_t group) {
         if (sends[from] || gets[to] ||
             held[to] + 1 - (to < s.pes && sends[to]) > live)
           continue;
-        es.push_back({(uint64_t(1000000) - uint64_t(score[e])) << 32 | e, e});
+        es.push_back((uint64_t(1000000) - uint64_t(score[e])) << 32 | e);
       }
       if (es.empty())
         continue;
       std::sort(es.begin(), es.end());
       const size_t first = chosen.size();
-      for (const auto &[order_, e] : es) {
+      for (uint64_t v : es) {
+        const uint32_t e = uint32_t(v); // the value, below its order
         const int64_t from = senderOf[e], to = destOf(e);
         if (sends[from] || gets[to])
           continue;
@@ -220,21 +245,47 @@ std::vector<uint32_t> Search::build(int64_t most, int64_t group) {
         if (int64_t(chosen.size() - first) == group)
           break;
       }
-      const int64_t got = int64_t(chosen.size() - first);
-      if (full && got < std::min<int64_t>(group, p.edges.size())) {
+      const int64_t n = int64_t(chosen.size() - first);
+      if (full && n < std::min<int64_t>(group, p.edges.size())) {
         for (size_t i = first; i < chosen.size(); ++i)
           sends[chosen[i] / s.base] = gets[destOf(chosen[i])] = 0;
         chosen.resize(first);
         continue;
       }
-      opened[k] = 1;
+      taken[k] = n;
+      openedPairs.push_back(k);
       ++outs[p.from];
       ++ins[p.to];
     }
-  return chosen;
+  for (uint32_t e : chosen)
+    sends[senderOf[e]] = gets[destOf(e)] = 0;
+  price(c);
 }
 
-DigitExchangePartialRounds Search::run() {
+/// The candidate's router ticks, MasPar::cheaperRouterCost of its sends
+/// counted from its pairs: plain, the most senders or receivers of a
+/// cluster; clustered (003 5.6.4), the most partners of a cluster (each
+/// opened pair sends) times a connection of the largest group. Its weight,
+/// its values' clusters' weights. Clears build's counts.
+void Search::price(Candidate &c) {
+  int64_t busiest = 0, partners = 0, group = 0;
+  c.weight = 0;
+  for (uint32_t k : openedPairs) {
+    const Pair &p = pairs[k];
+    busiest =
+        std::max({busiest, sent[p.from] += taken[k], got[p.to] += taken[k]});
+    partners = std::max({partners, outs[p.from], ins[p.to]});
+    group = std::max(group, taken[k]);
+    c.weight += (unsigned __int128)(wOut[p.from] + wIn[p.to]) * taken[k];
+  }
+  c.ticks = std::min(busiest * (open + send), partners * (open + group * send));
+  for (uint32_t k : openedPairs) {
+    const Pair &p = pairs[k];
+    taken[k] = outs[p.from] = ins[p.to] = sent[p.from] = got[p.to] = 0;
+  }
+}
+
+DigitExchangePartialRounds Search::run(std::vector<int64_t> *ticks) {
   const unsigned pes = m.peCount();
   senderOf.assign(size_t(s.pes * s.base), 0);
   receiverOf.assign(size_t(s.pes * s.base), 0);
@@ -255,69 +306,79 @@ DigitExchangePartialRounds Search::run() {
       if (k < 0) {
         k = int64_t(pairs.size());
         pairs.push_back({a, b, {}, 0, 0});
+        dirty.push_back(uint32_t(k));
       }
       pairs[size_t(k)].edges.push_back(uint32_t(p * s.base + y));
     }
   held.assign(pes, 0);
   std::fill(held.begin(), held.begin() + s.pes, s.base);
-  DigitExchangePartialRounds out;
-  Plural dest(pes, 0);
-  Mask on(pes, 0);
+  score.assign(size_t(s.pes * s.base), 0);
+  for (int g = 0; g < 3; ++g) {
+    out[g].assign(clusters, 0);
+    in[g].assign(clusters, 0);
+  }
+  for (auto *v : {&outs, &ins, &sent, &got, &floorOut, &floorIn})
+    v->assign(clusters, 0);
+  wOut.assign(clusters, 0);
+  wIn.assign(clusters, 0);
+  fromCount.assign(size_t(s.pes), 0);
+  toCount.assign(pes, 0);
+  sends.assign(size_t(s.pes), 0);
+  gets.assign(pes, 0);
+  taken.assign(pairs.size(), 0);
+  DigitExchangePartialRounds found;
   size_t left = 0;
   for (const Pair &p : pairs)
     left += p.edges.size();
+  Candidate best, next;
   while (left) {
-    if (out.rounds.size() > size_t(8 * s.base + 8))
+    if (found.rounds.size() > size_t(8 * s.base + 8))
       return {};
     weigh();
-    std::vector<uint32_t> best;
-    int64_t bestTicks = 0;
-    unsigned __int128 bestWeight = 0;
+    best.values.clear();
     for (const auto &shape : kShapes) {
-      std::vector<uint32_t> c = build(shape[0], shape[1]);
-      if (c.empty())
+      build(shape[0], shape[1], next);
+      if (next.values.empty())
         continue;
-      unsigned __int128 w = 0;
-      for (uint32_t e : c) {
-        const int64_t q = destOf(e);
-        on[senderOf[e]] = 1;
-        dest[senderOf[e]] = uint64_t(q);
-        w += wOut[m.clusterOfPe(senderOf[e])] + wIn[m.clusterOfPe(unsigned(q))];
-      }
-      const int64_t ticks = m.cheaperRouterCost(bytes, dest, on);
-      for (uint32_t e : c)
-        on[senderOf[e]] = 0;
       // Most weight a tick: ticks/bestTicks < w/bestWeight, exactly.
-      if (best.empty() || (unsigned __int128)ticks * bestWeight <
-                              (unsigned __int128)bestTicks * w) {
-        best = std::move(c);
-        bestTicks = ticks;
-        bestWeight = w;
-      }
+      if (best.values.empty() ||
+          (unsigned __int128)next.ticks * best.weight <
+              (unsigned __int128)best.ticks * next.weight)
+        std::swap(best, next);
     }
-    if (best.empty())
+    if (best.values.empty())
       return {}; // every receiver left is out of registers
     std::vector<DigitExchangePartialSend> round;
-    for (uint32_t e : best) {
+    for (uint32_t e : best.values) {
       const uint32_t p = e / uint32_t(s.base), y = e % uint32_t(s.base);
       round.push_back({p, y});
       --held[p];
       ++held[size_t(destOf(e))];
-      Pair &pair = pairs[size_t(pairOf[size_t(m.clusterOfPe(p)) * clusters +
-                                       m.clusterOfPe(unsigned(destOf(e)))])];
+      const int64_t k = pairOf[size_t(m.clusterOfPe(p)) * clusters +
+                               m.clusterOfPe(unsigned(destOf(e)))];
+      Pair &pair = pairs[size_t(k)];
+      if (!pair.queued)
+        dirty.push_back(uint32_t(k));
+      pair.queued = true;
       pair.edges.erase(std::find(pair.edges.begin(), pair.edges.end(), e));
       --left;
     }
-    out.rounds.push_back(std::move(round));
+    found.rounds.push_back(std::move(round));
+    if (ticks)
+      ticks->push_back(best.ticks);
   }
-  return out;
+  return found;
 }
 
 } // namespace
 
-DigitExchangePartialRounds
-mapc::rt::searchDigitExchangePartialRounds(const MasPar &m,
-                                           const DigitExchangeShape &s,
-                                           unsigned bytes, int64_t live) {
-  return Search(m, s, bytes, live).run();
+DigitExchangePartialRounds mapc::rt::searchDigitExchangePartialRounds(
+    const MasPar &m, const DigitExchangeShape &s, unsigned bytes, int64_t live,
+    std::vector<int64_t> *ticks) {
+  if (ticks)
+    ticks->clear();
+  DigitExchangePartialRounds r = Search(m, s, bytes, live).run(ticks);
+  if (ticks && r.rounds.empty())
+    ticks->clear();
+  return r;
 }

@@ -294,9 +294,13 @@ checkDigitExchangePartialRounds(const DigitExchangeShape &s,
 /// clusters of groups of G), opening the pairs of the busiest clusters
 /// first, and keeps the candidate of fewest ticks (MasPar's router price of
 /// `bytes`-wide sends) per weighted value. Empty when it finds none.
+/// `ticks`, when given, gets each round's MasPar::cheaperRouterCost at
+/// `bytes` (the search prices its candidates), so callers price no round
+/// again.
 DigitExchangePartialRounds
 searchDigitExchangePartialRounds(const MasPar &m, const DigitExchangeShape &s,
-                                 unsigned bytes, int64_t live);
+                                 unsigned bytes, int64_t live,
+                                 std::vector<int64_t> *ticks = nullptr);
 
 /// Which rounds an exchange runs: function 6.1's full ones or partial ones,
 /// the cheaper in sends and schedule entries (the loads and stores are the
