@@ -815,43 +815,49 @@ int64_t orderBoundByLegs(const NetworkShape &shape, const RouteLinks &walk,
       ++levels;
   constexpr int32_t kNone = std::numeric_limits<int32_t>::max();
   std::vector<int64_t> load(links, 0);
-  std::vector<int32_t> c1(size_t(levels) * links, kNone),
-      c2(size_t(levels) * links, kNone);
-  auto take = [&](std::vector<int32_t> &m, unsigned level, size_t link,
-                  int32_t v) {
-    int32_t &x = m[size_t(level) * links + link];
-    x = std::min(x, v);
+  // c1 and c2 of a link and level side by side: a leg's two takes at a
+  // block touch one line, not two.
+  struct Least {
+    int32_t c1, c2;
   };
+  std::vector<Least> least(size_t(levels) * links, Least{kNone, kNone});
+  auto take = [&](unsigned level, size_t link, int32_t c1, int32_t c2) {
+    Least &x = least[size_t(level) * links + link];
+    x.c1 = std::min(x.c1, c1);
+    x.c2 = std::min(x.c2, c2);
+  };
+  // A link's step along dim i: no multiply a link of a leg.
+  std::vector<ptrdiff_t> linkSteps;
+  for (int32_t stride : strides)
+    linkSteps.push_back(ptrdiff_t(stride) * ptrdiff_t(perNode));
   for (const RouteFlow &f : flows) {
     const int32_t length = int32_t(walk.table().distance(f.from, f.to));
     int32_t done = 0;
     walk.forEachLegIn<Kind>(
         f.from, f.to, [&](unsigned i, unsigned x, unsigned y, uint32_t node) {
           const bool up = y > x;
-          const unsigned slot = 2 * i + !up;
-          const int32_t stride = strides[i];
-          // Positions lo..hi of the links (a link is its start node's).
-          const unsigned lo = up ? x : y + 1, hi = up ? y - 1 : x;
-          auto linkAt = [&](unsigned pos) {
-            return size_t(int64_t(node) +
-                          (int64_t(pos) - int64_t(x)) * stride) *
-                       perNode +
-                   slot;
-          };
+          const ptrdiff_t step = linkSteps[i];
+          // The link at x (a link is its start node's); others by their
+          // position's offset from x.
+          const ptrdiff_t base =
+              ptrdiff_t(node) * ptrdiff_t(perNode) + ptrdiff_t(2 * i + !up);
+          const int32_t span = up ? int32_t(y - x) : int32_t(x - y);
           // Up: +count at x, -count at y, summed upwards; down: +count
           // at x, -count at y, summed downwards (y is a node either way).
-          load[linkAt(x)] += f.count;
-          load[linkAt(y)] -= f.count;
+          load[size_t(base)] += f.count;
+          load[size_t(base + (up ? span : -span) * step)] -= f.count;
           const int32_t b = up ? done - int32_t(x) : done + int32_t(x);
           const int32_t a = up ? length - done + int32_t(x) - 1
                                : length - done - int32_t(x) - 1;
-          const unsigned span = hi - lo + 1;
-          const unsigned level = 31u - unsigned(__builtin_clz(span));
-          for (size_t l : {linkAt(lo), linkAt(hi + 1 - (1u << level))}) {
-            take(c1, level, l, b);
-            take(c2, level, l, a);
-          }
-          done += int32_t(up ? y - x : x - y);
+          const unsigned level = 31u - unsigned(__builtin_clz(unsigned(span)));
+          const int32_t block = int32_t(1) << level;
+          // The two blocks of 2^level positions covering the links from
+          // lo to hi (up: x to y - 1, down: y + 1 to x), by their lowest.
+          const ptrdiff_t first = up ? 0 : 1 - span,
+                          second = up ? span - block : 1 - block;
+          take(level, size_t(base + first * step), b, a);
+          take(level, size_t(base + second * step), b, a);
+          done += span;
         });
   }
   // Sums and push-downs per dim: node by node upwards for the up links
@@ -873,14 +879,12 @@ int64_t orderBoundByLegs(const NetworkShape &shape, const RouteLinks &walk,
       for (uint32_t n = 0; n < nodes; ++n)
         for (unsigned slot = 2 * i; slot < 2 * i + 2; ++slot) {
           const size_t l = size_t(n) * perNode + slot;
-          for (std::vector<int32_t> *m : {&c1, &c2}) {
-            const int32_t v = (*m)[size_t(level) * links + l];
-            if (v == kNone)
-              continue;
-            take(*m, level - 1, l, v);
-            if (walk.table().coord(n, i) + half < side)
-              take(*m, level - 1, l + size_t(half) * stride * perNode, v);
-          }
+          const Least v = least[size_t(level) * links + l];
+          if (v.c1 == kNone)
+            continue;
+          take(level - 1, l, v.c1, v.c2);
+          if (walk.table().coord(n, i) + half < side)
+            take(level - 1, l + size_t(half) * stride * perNode, v.c1, v.c2);
         }
     }
   }
@@ -889,7 +893,8 @@ int64_t orderBoundByLegs(const NetworkShape &shape, const RouteLinks &walk,
   int64_t bound = 0;
   for (size_t l = 0; l < links; ++l)
     if (load[l] > 0)
-      bound = std::max(bound, int64_t(c1[l]) + load[l] + int64_t(c2[l]));
+      bound = std::max(bound,
+                       int64_t(least[l].c1) + load[l] + int64_t(least[l].c2));
   return bound;
 }
 
