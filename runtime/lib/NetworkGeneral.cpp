@@ -509,6 +509,7 @@ struct mapc::rt::RouteWalk::State {
                                         std::max<size_t>(1, linkCount(shape)),
                  size_t(1) << 24, /*listTaken=*/false) {
     listPairs(shape);
+    secondCycles.resize(shape.diameter() + 1);
     // Keys are (priority, index). Farthest first ranks by path length,
     // which dimension order makes the distance; a counting sort keeps the
     // index order within a rank.
@@ -526,6 +527,45 @@ struct mapc::rt::RouteWalk::State {
     for (size_t i = 0; i < moves.size(); ++i)
       order[byRank.place(rank[i])] = uint32_t(i);
   }
+
+  /// Walks move m and the next key's move on the same path together: at
+  /// each link the first takes its cycle, then the second
+  /// (LinkCalendar::takeTwoAfter), which is what walking them one after
+  /// the other takes (a path crosses a link once, so the first's later
+  /// hops and the second's earlier ones are on other links). When the
+  /// first alone reaches `stopAt` the second's hops are given back, as a
+  /// walk stops after the first. Returns the moves walked (1 or 2) with
+  /// `end` raised, or -1 past the bitmaps' cap.
+  template <class Kind>
+  int walkPair(const RouteMove &m, uint32_t &end, int64_t stopAt) {
+    uint32_t first = 0, second = 0, least = ~uint32_t(0);
+    uint32_t *cycles = secondCycles.data();
+    unsigned hops = 0;
+    if (!links.forEachIn<Kind>(
+            m.from, m.to, [&](size_t link) __attribute__((always_inline)) {
+              first = calendar.takeTwoAfter(link, first, second);
+              cycles[hops++] = second;
+              least = std::min(least, second);
+              return first != 0;
+            }))
+      return -1;
+    end = std::max(end, first);
+    if (int64_t(end) >= stopAt) {
+      // A cycle 0 is no take (past the cap): its bit is never set.
+      unsigned h = 0;
+      links.forEachIn<Kind>(m.from, m.to, [&](size_t link) {
+        calendar.untake(link, cycles[h++]);
+        return true;
+      });
+      return 1;
+    }
+    if (least == 0)
+      return -1; // the second passes the cap as its own walk would
+    end = std::max(end, second);
+    return 2;
+  }
+  /// walkPair's second move's cycles, a path's worth.
+  std::vector<uint32_t> secondCycles;
 
   static size_t linkCount(const NetworkShape &shape) {
     return size_t(shape.nodeCount()) * linksPerNode(shape);
@@ -622,6 +662,23 @@ int64_t mapc::rt::RouteWalk::advance(int64_t stopAt) {
       ++k;
       // The keys are ranked above: the hops need no priority.
       uint32_t cycle = 0;
+      if constexpr (!Kind::cube) {
+        // A flow's elements mostly have consecutive keys (on 31 x 33 nine
+        // in ten come in pairs): the next one on the same path is walked
+        // with this one, link by link (State::walkPair).
+        if (k < moves.size()) {
+          const RouteMove &n = moves[order ? order[k] : k];
+          if (n.from == m.from && n.to == m.to) {
+            const int walked = s.walkPair<Kind>(m, end, stopAt);
+            if (walked < 0)
+              return false; // past the bitmaps' cap
+            k += size_t(walked) - 1;
+            if (int64_t(end) >= stopAt)
+              break;
+            continue;
+          }
+        }
+      }
       // Inlined: the hop loop's one call.
       if (!s.links.forEachIn<Kind>(
               m.from, m.to, [&](size_t link) __attribute__((always_inline)) {
@@ -815,43 +872,49 @@ int64_t orderBoundByLegs(const NetworkShape &shape, const RouteLinks &walk,
       ++levels;
   constexpr int32_t kNone = std::numeric_limits<int32_t>::max();
   std::vector<int64_t> load(links, 0);
-  std::vector<int32_t> c1(size_t(levels) * links, kNone),
-      c2(size_t(levels) * links, kNone);
-  auto take = [&](std::vector<int32_t> &m, unsigned level, size_t link,
-                  int32_t v) {
-    int32_t &x = m[size_t(level) * links + link];
-    x = std::min(x, v);
+  // c1 and c2 of a link and level side by side: a leg's two takes at a
+  // block touch one line, not two.
+  struct Least {
+    int32_t c1, c2;
   };
+  std::vector<Least> least(size_t(levels) * links, Least{kNone, kNone});
+  auto take = [&](unsigned level, size_t link, int32_t c1, int32_t c2) {
+    Least &x = least[size_t(level) * links + link];
+    x.c1 = std::min(x.c1, c1);
+    x.c2 = std::min(x.c2, c2);
+  };
+  // A link's step along dim i: no multiply a link of a leg.
+  std::vector<ptrdiff_t> linkSteps;
+  for (int32_t stride : strides)
+    linkSteps.push_back(ptrdiff_t(stride) * ptrdiff_t(perNode));
   for (const RouteFlow &f : flows) {
     const int32_t length = int32_t(walk.table().distance(f.from, f.to));
     int32_t done = 0;
     walk.forEachLegIn<Kind>(
         f.from, f.to, [&](unsigned i, unsigned x, unsigned y, uint32_t node) {
           const bool up = y > x;
-          const unsigned slot = 2 * i + !up;
-          const int32_t stride = strides[i];
-          // Positions lo..hi of the links (a link is its start node's).
-          const unsigned lo = up ? x : y + 1, hi = up ? y - 1 : x;
-          auto linkAt = [&](unsigned pos) {
-            return size_t(int64_t(node) +
-                          (int64_t(pos) - int64_t(x)) * stride) *
-                       perNode +
-                   slot;
-          };
+          const ptrdiff_t step = linkSteps[i];
+          // The link at x (a link is its start node's); others by their
+          // position's offset from x.
+          const ptrdiff_t base =
+              ptrdiff_t(node) * ptrdiff_t(perNode) + ptrdiff_t(2 * i + !up);
+          const int32_t span = up ? int32_t(y - x) : int32_t(x - y);
           // Up: +count at x, -count at y, summed upwards; down: +count
           // at x, -count at y, summed downwards (y is a node either way).
-          load[linkAt(x)] += f.count;
-          load[linkAt(y)] -= f.count;
+          load[size_t(base)] += f.count;
+          load[size_t(base + (up ? span : -span) * step)] -= f.count;
           const int32_t b = up ? done - int32_t(x) : done + int32_t(x);
           const int32_t a = up ? length - done + int32_t(x) - 1
                                : length - done - int32_t(x) - 1;
-          const unsigned span = hi - lo + 1;
-          const unsigned level = 31u - unsigned(__builtin_clz(span));
-          for (size_t l : {linkAt(lo), linkAt(hi + 1 - (1u << level))}) {
-            take(c1, level, l, b);
-            take(c2, level, l, a);
-          }
-          done += int32_t(up ? y - x : x - y);
+          const unsigned level = 31u - unsigned(__builtin_clz(unsigned(span)));
+          const int32_t block = int32_t(1) << level;
+          // The two blocks of 2^level positions covering the links from
+          // lo to hi (up: x to y - 1, down: y + 1 to x), by their lowest.
+          const ptrdiff_t first = up ? 0 : 1 - span,
+                          second = up ? span - block : 1 - block;
+          take(level, size_t(base + first * step), b, a);
+          take(level, size_t(base + second * step), b, a);
+          done += span;
         });
   }
   // Sums and push-downs per dim: node by node upwards for the up links
@@ -873,14 +936,12 @@ int64_t orderBoundByLegs(const NetworkShape &shape, const RouteLinks &walk,
       for (uint32_t n = 0; n < nodes; ++n)
         for (unsigned slot = 2 * i; slot < 2 * i + 2; ++slot) {
           const size_t l = size_t(n) * perNode + slot;
-          for (std::vector<int32_t> *m : {&c1, &c2}) {
-            const int32_t v = (*m)[size_t(level) * links + l];
-            if (v == kNone)
-              continue;
-            take(*m, level - 1, l, v);
-            if (walk.table().coord(n, i) + half < side)
-              take(*m, level - 1, l + size_t(half) * stride * perNode, v);
-          }
+          const Least v = least[size_t(level) * links + l];
+          if (v.c1 == kNone)
+            continue;
+          take(level - 1, l, v.c1, v.c2);
+          if (walk.table().coord(n, i) + half < side)
+            take(level - 1, l + size_t(half) * stride * perNode, v.c1, v.c2);
         }
     }
   }
@@ -889,7 +950,8 @@ int64_t orderBoundByLegs(const NetworkShape &shape, const RouteLinks &walk,
   int64_t bound = 0;
   for (size_t l = 0; l < links; ++l)
     if (load[l] > 0)
-      bound = std::max(bound, int64_t(c1[l]) + load[l] + int64_t(c2[l]));
+      bound = std::max(bound,
+                       int64_t(least[l].c1) + load[l] + int64_t(least[l].c2));
   return bound;
 }
 

@@ -46,6 +46,13 @@ uint32_t LinkCalendar::scanFrom(size_t link, uint64_t c) {
     uint64_t taken = bits[w * links + link] | ((uint64_t(1) << (c & 63)) - 1);
     if (~taken)
       return uint32_t((uint64_t(w) << 6) + unsigned(__builtin_ctzll(~taken)));
+    // Mostly a queue ends in the next word: read it without the summaries.
+    if (w + 1 < words) {
+      const uint64_t after = bits[(w + 1) * links + link];
+      if (~after)
+        return uint32_t((uint64_t(w + 1) << 6) +
+                        unsigned(__builtin_ctzll(~after)));
+    }
     // On to the first word after w that is not full, by the summaries (a
     // word past the bitmap counts as not full).
     size_t next = w + 1;

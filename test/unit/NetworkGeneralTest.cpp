@@ -439,6 +439,61 @@ TEST(NetworkGeneral, WalksStopWhereAPlainWalkStops) {
   EXPECT_GT(stopped, 5000u);
 }
 
+// rt::RouteWalk on meshes walks a move and the next key's move on the same
+// path together (LinkCalendar::takeTwoAfter), giving the second's hops
+// back when the walk stops after the first: against the plain walk,
+// resumed at stops 1-4 cycles apart (many right after the first of a
+// pair), on 1,000 random lists of flows of 1-3 consecutive moves on meshes
+// of 1-3 dims up to 12 a side (more pairs than listed pairs take), a
+// quarter all to one of a few nodes, every order; every fourth list's
+// walk to its end against timeCycleByCycle.
+TEST(NetworkGeneral, PairedWalksStopWhereAPlainWalkStops) {
+  std::mt19937 rng(202611283);
+  const test::NetworkDraw draw = {3, 3, 8, 12};
+  unsigned runs = 0, stopped = 0, afterFirst = 0;
+  while (runs < 1000) {
+    const rt::NetworkShape net = test::randomNetwork(rng, draw);
+    const uint32_t nodes = net.nodeCount();
+    if (net.cube || nodes < 2)
+      continue;
+    const size_t most = std::min<size_t>(size_t(nodes) * nodes, 800);
+    const uint32_t targets =
+        runs % 4 == 0 ? std::min(nodes, 1 + uint32_t(rng() % 3)) : nodes;
+    std::vector<rt::RouteMove> moves;
+    for (const rt::RouteMove &m :
+         randomMoves(rng, nodes, rng() % (most / 2 + 1), targets))
+      for (unsigned copies = 1 + rng() % 3;
+           copies > 0 && moves.size() + 1 < most; --copies)
+        moves.push_back(m);
+    for (unsigned order = 0; order < 8; ++order) {
+      const std::vector<int64_t> after = plainWalk(net, moves, order);
+      uint64_t hops = 0, load = 0;
+      if (runs % 4 == 0) {
+        ASSERT_EQ(after.empty() ? 0 : after.back(),
+                  rt::timeCycleByCycle(net, transfersOf(net, moves, order),
+                                       hops, load))
+            << "run " << runs << " order " << order;
+      }
+      ASSERT_TRUE(stopsAsPlainWalk(net, moves, order, after, rng, 4, stopped))
+          << "run " << runs << " order " << order;
+      // Stops right after the first of a pair (index keys only here).
+      if (!(order & rt::kRouteFarthestFirst)) {
+        rt::RouteWalk walk(net, moves, order);
+        for (int64_t stop = 1; !walk.finished(); ++stop) {
+          walk.advance(stop);
+          const size_t k = walk.walked();
+          afterFirst += k > 0 && k < moves.size() &&
+                        moves[k].from == moves[k - 1].from &&
+                        moves[k].to == moves[k - 1].to;
+        }
+      }
+    }
+    ++runs;
+  }
+  EXPECT_GT(stopped, 5000u);
+  EXPECT_GT(afterFirst, 1000u);
+}
+
 // rt::RouteWalk on cubes (takes by LinkCalendar::takeNear: the arrival's
 // word first) against the plain walk, resumed at random stops: 600
 // random move lists on cubes of 2-10 dims, up to 2,000 moves on more nodes

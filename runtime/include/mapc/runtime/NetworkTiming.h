@@ -78,6 +78,53 @@ public:
   }
   /// Frees every cycle taken since the last clear (keeps the memory).
   void clear();
+  /// takeAfter<false> of two elements at one link, the second's key next
+  /// after the first's: returns the first's cycle (after `ready`) and sets
+  /// `second` (its arrival) to its cycle, taken after the first's. When
+  /// the second's cycle falls in the first's word, the word is read once.
+  /// 0 past the cap, as takeAfter.
+  [[gnu::always_inline]] uint32_t takeTwoAfter(size_t link, uint32_t ready,
+                                               uint32_t &second) {
+    assert(!listTaken && "a calendar without its list of links");
+    uint32_t &below = takenBelow[link];
+    const uint32_t from = std::max(ready + 1, below);
+    const size_t w = from >> 6;
+    if (w < words) {
+      uint64_t &word = bits[w * links + link];
+      const uint64_t open = ~word & (~uint64_t(0) << (from & 63));
+      if (open) {
+        const uint64_t now = word | (open & (~open + 1));
+        const uint32_t c = uint32_t((w << 6) + unsigned(__builtin_ctzll(open)));
+        if (from == below)
+          below = c + 1;
+        const uint32_t next = std::max(second + 1, below);
+        const uint64_t after =
+            (next >> 6) == w ? ~now & (~uint64_t(0) << (next & 63)) : 0;
+        word = now | (after & (~after + 1));
+        if (word == ~uint64_t(0))
+          full[(w >> 6) * links + link] |= uint64_t(1) << (w & 63);
+        if (after) {
+          second = uint32_t((w << 6) + unsigned(__builtin_ctzll(after)));
+          if (next == below)
+            below = second + 1;
+        } else {
+          second = takeAfter<false>(link, second);
+        }
+        return c;
+      }
+    }
+    const uint32_t c = takeByScan(link, below, from);
+    second = c ? takeAfter<false>(link, second) : 0;
+    return c;
+  }
+  /// Frees cycle c of `link`, taken by takeAfter<false>: a walk that took
+  /// a move's hops ahead gives them back (RouteWalk's same-path pairs).
+  void untake(size_t link, uint32_t c) {
+    assert(!listTaken && "a calendar without its list of links");
+    bits[(c >> 6) * links + link] &= ~(uint64_t(1) << (c & 63));
+    full[(c >> 12) * links + link] &= ~(uint64_t(1) << ((c >> 6) & 63));
+    takenBelow[link] = std::min(takenBelow[link], c);
+  }
 
 private:
   /// Takes into `c` the first free cycle at or after `from` within from's
