@@ -46,13 +46,15 @@ NetworkRounds mapc::priceNetworkRounds(
     return out;
   // Each mode's bounds from its flows; a mode's two keys share them, and
   // its rounds are written out only when a candidate of it is timed.
+  // The elements are walked once for every mode's trees (their pairs).
+  const rt::ReplicaPairs pairs =
+      rt::replicaPairs(req.shape, req.src, req.dst, sources, &cells);
   std::vector<std::vector<int64_t>> bounds;
   std::vector<size_t> modeOf; // per candidate
   for (unsigned mode :
        {rt::kRouteDoubling, rt::kRouteDoubling | rt::kRouteScatter}) {
     bounds.push_back(rt::doublingRoundBounds(
-        req.shape, rt::doublingRoundFlows(req.shape, req.src, req.dst, sources,
-                                          mode, &cells)));
+        req.shape, rt::doublingRoundFlows(req.shape, pairs, mode)));
     for (unsigned key : {0u, rt::kRouteFarthestFirst}) {
       NetworkRounds::Candidate c;
       c.routeOrder = mode | key;
@@ -70,9 +72,9 @@ NetworkRounds mapc::priceNetworkRounds(
   NetworkRounds::Candidate chains;
   chains.routeOrder = rt::kRouteDoubling | rt::kRouteChain;
   bool chainsExact = false;
-  bounds.push_back(rt::pipelinedChainRounds(
-      req.shape, req.src, req.dst, sources, req.elemBytes, chains.routeOrder,
-      &cells, chainsExact));
+  bounds.push_back(rt::pipelinedChainRounds(req.shape, req.src, req.dst, pairs,
+                                            req.elemBytes, chains.routeOrder,
+                                            chainsExact));
   const size_t chainMode = bounds.size() - 1;
   if (!bounds.back().empty() && bounds.back()[0] < 0) {
     bounds.back().assign(1, 0); // round 0 cannot run: nor can the chains

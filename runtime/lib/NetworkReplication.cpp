@@ -90,6 +90,36 @@ public:
   /// Every tree built, each with the elements that took it.
   const std::deque<Tree> &built() const { return trees; }
 
+  /// Every pair met, with how many elements took it.
+  std::vector<ReplicaPairs::Pair> pairList() const {
+    std::vector<ReplicaPairs::Pair> out;
+    for (const auto &[k, p] : pairs) {
+      const auto mid = std::find(k.begin(), k.end(), ~uint32_t(0));
+      out.push_back({{k.begin(), mid}, {mid + 1, k.end()}, p.uses});
+    }
+    return out;
+  }
+
+  /// The trees `elements` elements of one pair take in `mode`, built at
+  /// once as tree() builds them an element at a time: one tree, or with
+  /// kRouteScatter one per carrier in use, the elements taking turns.
+  void addPair(const ReplicaPairs::Pair &p, unsigned mode) {
+    const size_t n = p.nodes.size();
+    const bool scatter = mode & kRouteScatter;
+    const size_t carriers = scatter ? std::min<size_t>(p.elements, n) : 1;
+    for (size_t c = 0; c < carriers; ++c) {
+      Tree &t = trees.emplace_back();
+      if (scatter)
+        buildScatter(p.sourceNodes, p.nodes, uint32_t(c), t);
+      else if (mode & kRouteChain)
+        buildChain(p.sourceNodes, p.nodes, t);
+      else
+        build(p.sourceNodes, p.nodes, t);
+      t.elements = scatter ? uint32_t(p.elements / n + (c < p.elements % n))
+                           : p.elements;
+    }
+  }
+
 private:
   /// A (source nodes, destination nodes) pair's trees, by carrier (one
   /// without scatter), and the elements that took one so far.
@@ -399,6 +429,7 @@ struct ElementPass {
   std::vector<std::vector<DoublingSend>> rounds{1};
   std::vector<DoublingSend> local;
   size_t roundCount = 1;
+  bool anyLocal = false; ///< a node holds an element in two cells
 };
 
 /// doublingRounds' walk over the elements, each taking its pair's tree
@@ -468,7 +499,26 @@ ElementPass passElements(const NetworkShape &shape, const TileMap &from,
     first = last;
   }
   out.roundCount = size_t(lastRound) + 1 + anyLocal;
+  out.anyLocal = anyLocal;
   return out;
+}
+
+/// The rounds of `trees` (pipelined chains' when `chain`), local copies
+/// included: what passElements counts element by element.
+size_t roundCountOf(const std::deque<Tree> &trees, bool chain, bool anyLocal) {
+  uint32_t last = 0;
+  for (const Tree &t : trees)
+    for (const Tree::Send &s : t.sends)
+      last = std::max(last, s.round == 0 || !chain ? s.round
+                                                   : s.round + t.elements - 1);
+  return size_t(last) + 1 + anyLocal;
+}
+
+/// The trees of every pair in `mode`.
+void buildTrees(const ReplicaPairs &pairs, unsigned mode,
+                TreeBuilder &builder) {
+  for (const ReplicaPairs::Pair &p : pairs.pairs)
+    builder.addPair(p, mode);
 }
 
 /// replicaCells(to, sources) unless given.
@@ -504,16 +554,41 @@ std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
   return rounds;
 }
 
+ReplicaPairs
+mapc::rt::replicaPairs(const NetworkShape &shape, const TileMap &from,
+                       const TileMap &to, const std::vector<uint32_t> &sources,
+                       const std::vector<std::pair<int64_t, int64_t>> *given) {
+  std::vector<std::pair<int64_t, int64_t>> owned;
+  TreeBuilder builder(shape);
+  // The doubling's round 0 is the chains' (both seed alike).
+  ElementPass pass =
+      passElements(shape, from, to, sources, cellsOf(to, sources, given, owned),
+                   kRouteDoubling, builder, 1);
+  pass.rounds.resize(1);
+  sortByCell(pass.rounds, sources.size());
+  ReplicaPairs out;
+  out.pairs = builder.pairList();
+  out.seeds = std::move(pass.rounds[0]);
+  out.anyLocal = pass.anyLocal;
+  return out;
+}
+
+std::vector<std::vector<RouteFlow>>
+mapc::rt::doublingRoundFlows(const NetworkShape &shape,
+                             const ReplicaPairs &pairs, unsigned routeOrder) {
+  TreeBuilder builder(shape);
+  buildTrees(pairs, routeOrder, builder);
+  const bool chain = routeOrder & kRouteChain;
+  return treeFlows(builder.built(),
+                   roundCountOf(builder.built(), chain, pairs.anyLocal), chain);
+}
+
 std::vector<std::vector<RouteFlow>> mapc::rt::doublingRoundFlows(
     const NetworkShape &shape, const TileMap &from, const TileMap &to,
     const std::vector<uint32_t> &sources, unsigned routeOrder,
     const std::vector<std::pair<int64_t, int64_t>> *given) {
-  std::vector<std::pair<int64_t, int64_t>> owned;
-  TreeBuilder builder(shape);
-  const ElementPass pass =
-      passElements(shape, from, to, sources, cellsOf(to, sources, given, owned),
-                   routeOrder, builder, 0);
-  return treeFlows(builder.built(), pass.roundCount, routeOrder & kRouteChain);
+  return doublingRoundFlows(
+      shape, replicaPairs(shape, from, to, sources, given), routeOrder);
 }
 
 namespace {
@@ -590,30 +665,34 @@ bool sweepChains(const NodeCoords &table, const std::deque<Tree> &trees,
 
 } // namespace
 
-std::vector<int64_t> mapc::rt::pipelinedChainRounds(
-    const NetworkShape &shape, const TileMap &from, const TileMap &to,
-    const std::vector<uint32_t> &sources, unsigned elemBytes,
-    unsigned routeOrder, const std::vector<std::pair<int64_t, int64_t>> *given,
-    bool &exact, std::string *why) {
-  std::vector<std::pair<int64_t, int64_t>> owned;
-  const std::vector<std::pair<int64_t, int64_t>> &cells =
-      cellsOf(to, sources, given, owned);
+std::vector<int64_t>
+mapc::rt::pipelinedChainRounds(const NetworkShape &shape, const TileMap &from,
+                               const TileMap &to, const ReplicaPairs &pairs,
+                               unsigned elemBytes, unsigned routeOrder,
+                               bool &exact, std::string *why) {
   TreeBuilder builder(shape);
-  ElementPass pass = passElements(shape, from, to, sources, cells,
-                                  routeOrder | kRouteChain, builder, 1);
+  buildTrees(pairs, routeOrder | kRouteChain, builder);
   std::vector<int64_t> later;
   exact = sweepChains(NodeCoords(shape), builder.built(), later);
   // Round 0 as timeDoublingRounds times it, its sends in cell order.
-  pass.rounds.resize(1);
-  sortByCell(pass.rounds, sources.size());
-  std::vector<int64_t> out = timeDoublingRounds(shape, pass.rounds, from, to,
+  std::vector<int64_t> out = timeDoublingRounds(shape, {pairs.seeds}, from, to,
                                                 elemBytes, routeOrder, why);
   if (out[0] < 0)
     return out;
   out.insert(out.end(), later.begin(), later.end());
   // The local copies' round, if any, takes no cycle.
-  out.resize(pass.roundCount, 0);
+  out.resize(roundCountOf(builder.built(), true, pairs.anyLocal), 0);
   return out;
+}
+
+std::vector<int64_t> mapc::rt::pipelinedChainRounds(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned elemBytes,
+    unsigned routeOrder, const std::vector<std::pair<int64_t, int64_t>> *given,
+    bool &exact, std::string *why) {
+  return pipelinedChainRounds(shape, from, to,
+                              replicaPairs(shape, from, to, sources, given),
+                              elemBytes, routeOrder, exact, why);
 }
 
 std::vector<int64_t> mapc::rt::timePipelinedChains(
