@@ -395,6 +395,13 @@ std::vector<std::vector<RouteFlow>> treeFlows(const std::deque<Tree> &trees,
 /// round, below `cells`): the sends into each cell are chained, every
 /// round's, and the cells read once for all rounds.
 void sortByCell(std::vector<std::vector<DoublingSend>> &rounds, size_t cells) {
+  // A single round in order already (a broadcast's seeds: none) is left.
+  if (rounds.size() == 1 &&
+      std::is_sorted(rounds[0].begin(), rounds[0].end(),
+                     [](const DoublingSend &a, const DoublingSend &b) {
+                       return a.toCell < b.toCell;
+                     }))
+    return;
   constexpr uint32_t kEmpty = ~uint32_t(0);
   std::vector<uint32_t> head(cells, kEmpty), start(rounds.size() + 1, 0);
   for (size_t k = 0; k < rounds.size(); ++k)
