@@ -30,8 +30,8 @@ struct Tree {
   struct Send {
     uint32_t round, from, to, fromAt, toAt;
   };
-  std::vector<Send> sends;
-  uint32_t elements = 0; ///< how many elements take it
+  std::vector<Send> sends; ///< round 0's first
+  uint32_t elements = 0;   ///< how many elements take it
 };
 
 /// Builds the trees: nodes' coordinates from a NodeCoords (no division per
@@ -431,11 +431,10 @@ namespace {
 
 /// What one pass over the elements gives: the sends of the rounds below
 /// the pass's `writeUpTo` (not yet in cell order), the local copies when
-/// written, the number of rounds (local ones included), and the trees.
+/// written, and whether there are any.
 struct ElementPass {
   std::vector<std::vector<DoublingSend>> rounds{1};
   std::vector<DoublingSend> local;
-  size_t roundCount = 1;
   bool anyLocal = false; ///< a node holds an element in two cells
 };
 
@@ -452,7 +451,6 @@ ElementPass passElements(const NetworkShape &shape, const TileMap &from,
   const int64_t fromSlots = slotsOf(from), toSlots = slotsOf(to);
   ElementPass out;
   bool anyLocal = false;
-  uint32_t lastRound = 0;
   std::vector<uint32_t> nodes, sourceNodes;
   std::vector<int64_t> arrival, copies, sourceCells;
   std::vector<std::pair<uint32_t, int64_t>> byNode;
@@ -491,10 +489,12 @@ ElementPass passElements(const NetworkShape &shape, const TileMap &from,
         sourceCells.push_back(a);
       }
     uint32_t shift = 0;
-    for (const Tree::Send &s :
-         builder.tree(sourceNodes, nodes, routeOrder, shift).sends) {
+    const Tree &tree = builder.tree(sourceNodes, nodes, routeOrder, shift);
+    for (const Tree::Send &s : tree.sends) {
+      // Round 0's sends come first: a pass writing no later round is done.
+      if (s.round > 0 && writeUpTo <= 1)
+        break;
       const uint32_t round = s.round == 0 ? 0 : s.round + shift;
-      lastRound = std::max(lastRound, round);
       if (round >= writeUpTo)
         continue;
       if (out.rounds.size() <= round)
@@ -505,7 +505,6 @@ ElementPass passElements(const NetworkShape &shape, const TileMap &from,
     }
     first = last;
   }
-  out.roundCount = size_t(lastRound) + 1 + anyLocal;
   out.anyLocal = anyLocal;
   return out;
 }
