@@ -46,13 +46,15 @@ NetworkRounds mapc::priceNetworkRounds(
     return out;
   // Each mode's bounds from its flows; a mode's two keys share them, and
   // its rounds are written out only when a candidate of it is timed.
+  // The elements are walked once for every mode's trees (their pairs).
+  const rt::ReplicaPairs pairs =
+      rt::replicaPairs(req.shape, req.src, req.dst, sources, &cells);
   std::vector<std::vector<int64_t>> bounds;
   std::vector<size_t> modeOf; // per candidate
   for (unsigned mode :
        {rt::kRouteDoubling, rt::kRouteDoubling | rt::kRouteScatter}) {
     bounds.push_back(rt::doublingRoundBounds(
-        req.shape, rt::doublingRoundFlows(req.shape, req.src, req.dst, sources,
-                                          mode, &cells)));
+        req.shape, rt::doublingRoundFlows(req.shape, pairs, mode)));
     for (unsigned key : {0u, rt::kRouteFarthestFirst}) {
       NetworkRounds::Candidate c;
       c.routeOrder = mode | key;
@@ -70,9 +72,9 @@ NetworkRounds mapc::priceNetworkRounds(
   NetworkRounds::Candidate chains;
   chains.routeOrder = rt::kRouteDoubling | rt::kRouteChain;
   bool chainsExact = false;
-  bounds.push_back(rt::pipelinedChainRounds(
-      req.shape, req.src, req.dst, sources, req.elemBytes, chains.routeOrder,
-      &cells, chainsExact));
+  bounds.push_back(rt::pipelinedChainRounds(req.shape, req.src, req.dst, pairs,
+                                            req.elemBytes, chains.routeOrder,
+                                            chainsExact));
   const size_t chainMode = bounds.size() - 1;
   if (!bounds.back().empty() && bounds.back()[0] < 0) {
     bounds.back().assign(1, 0); // round 0 cannot run: nor can the chains
@@ -84,13 +86,21 @@ NetworkRounds mapc::priceNetworkRounds(
   modeOf.push_back(chainMode);
   std::vector<std::optional<std::vector<std::vector<rt::DoublingSend>>>> rounds(
       bounds.size());
-  // Cheapest bound first (the listing's order among equals), so the likely
-  // winner is timed first and the others stop where they reach it; one
-  // listed before the best may tie it and win, so it must reach best + 1.
+  // Cheapest bound first, of equal bounds farthest first (the same sends:
+  // it wins most often, as in the route's race; on the 10-cube broadcast
+  // the scatter in cell order then stops at 441 of its 513), then the
+  // listing's order, so the likely winner is timed first and the others
+  // stop where they reach it; one listed before the best may tie it and
+  // win, so it must reach best + 1.
   std::vector<size_t> byBound(out.candidates.size());
   std::iota(byBound.begin(), byBound.end(), size_t(0));
   std::stable_sort(byBound.begin(), byBound.end(), [&](size_t a, size_t b) {
-    return out.candidates[a].bound < out.candidates[b].bound;
+    const auto rank = [&](size_t i) {
+      return std::make_pair(
+          out.candidates[i].bound,
+          !(out.candidates[i].routeOrder & rt::kRouteFarthestFirst));
+    };
+    return rank(a) < rank(b);
   });
   for (size_t i : byBound) {
     NetworkRounds::Candidate &c = out.candidates[i];

@@ -844,6 +844,25 @@ int64_t orderBoundBy(const NetworkShape &shape,
   return int64_t(bound);
 }
 
+/// The hops of `flows`' paths, each counted once.
+template <class Table>
+uint64_t hopsOf(const Table &table, const std::vector<RouteFlow> &flows) {
+  uint64_t hops = 0;
+  for (const RouteFlow &f : flows)
+    hops += table.distance(f.from, f.to);
+  return hops;
+}
+
+/// What orderBoundByLegs' tables cost on a mesh, in hops of orderBoundBy's
+/// walk: two tables of links by levels, pushed down level by level.
+uint64_t legsCost(const NetworkShape &shape) {
+  unsigned levels = 1;
+  for (unsigned side : shape.dims)
+    while ((2u << (levels - 1)) <= side)
+      ++levels;
+  return uint64_t(shape.nodeCount()) * linksPerNode(shape) * levels;
+}
+
 /// The longest mesh side orderBoundByLegs takes (on at most 65536 nodes,
 /// and 4096 more than four per flow): its tables take a level per power of
 /// two of the side.
@@ -965,17 +984,19 @@ int64_t mapc::rt::routeOrderBound(const NetworkShape &shape,
   // first at the earliest after `before` hops, and the last still has at
   // least `after` to go.
   // The legs' tables cost links x levels whatever the flows: on a large
-  // mesh with few flows the link walk is the quicker.
+  // mesh with few flows, or flows of few hops in all (a doubling round's),
+  // the link walk is the quicker.
   if (!shape.cube && !shape.dims.empty() &&
       shape.nodeCount() <= std::min<uint64_t>(65536, 4096 + 4 * flows.size()) &&
       *std::max_element(shape.dims.begin(), shape.dims.end()) <= kLegsMaxSide) {
     const RouteLinks walk(shape);
-    return walk.dispatch(routeOrder, [&](auto kind) -> int64_t {
-      if constexpr (decltype(kind)::cube)
-        return -1; // not reached: a mesh
-      else
-        return orderBoundByLegs<decltype(kind)>(shape, walk, flows);
-    });
+    if (legsCost(shape) < hopsOf(walk.table(), flows))
+      return walk.dispatch(routeOrder, [&](auto kind) -> int64_t {
+        if constexpr (decltype(kind)::cube)
+          return -1; // not reached: a mesh
+        else
+          return orderBoundByLegs<decltype(kind)>(shape, walk, flows);
+      });
   }
   if (shape.diameter() < std::numeric_limits<uint16_t>::max())
     return orderBoundBy<uint16_t>(shape, flows, routeOrder);

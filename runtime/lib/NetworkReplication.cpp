@@ -30,8 +30,8 @@ struct Tree {
   struct Send {
     uint32_t round, from, to, fromAt, toAt;
   };
-  std::vector<Send> sends;
-  uint32_t elements = 0; ///< how many elements take it
+  std::vector<Send> sends; ///< round 0's first
+  uint32_t elements = 0;   ///< how many elements take it
 };
 
 /// Builds the trees: nodes' coordinates from a NodeCoords (no division per
@@ -89,6 +89,36 @@ public:
 
   /// Every tree built, each with the elements that took it.
   const std::deque<Tree> &built() const { return trees; }
+
+  /// Every pair met, with how many elements took it.
+  std::vector<ReplicaPairs::Pair> pairList() const {
+    std::vector<ReplicaPairs::Pair> out;
+    for (const auto &[k, p] : pairs) {
+      const auto mid = std::find(k.begin(), k.end(), ~uint32_t(0));
+      out.push_back({{k.begin(), mid}, {mid + 1, k.end()}, p.uses});
+    }
+    return out;
+  }
+
+  /// The trees `elements` elements of one pair take in `mode`, built at
+  /// once as tree() builds them an element at a time: one tree, or with
+  /// kRouteScatter one per carrier in use, the elements taking turns.
+  void addPair(const ReplicaPairs::Pair &p, unsigned mode) {
+    const size_t n = p.nodes.size();
+    const bool scatter = mode & kRouteScatter;
+    const size_t carriers = scatter ? std::min<size_t>(p.elements, n) : 1;
+    for (size_t c = 0; c < carriers; ++c) {
+      Tree &t = trees.emplace_back();
+      if (scatter)
+        buildScatter(p.sourceNodes, p.nodes, uint32_t(c), t);
+      else if (mode & kRouteChain)
+        buildChain(p.sourceNodes, p.nodes, t);
+      else
+        build(p.sourceNodes, p.nodes, t);
+      t.elements = scatter ? uint32_t(p.elements / n + (c < p.elements % n))
+                           : p.elements;
+    }
+  }
 
 private:
   /// A (source nodes, destination nodes) pair's trees, by carrier (one
@@ -365,6 +395,13 @@ std::vector<std::vector<RouteFlow>> treeFlows(const std::deque<Tree> &trees,
 /// round, below `cells`): the sends into each cell are chained, every
 /// round's, and the cells read once for all rounds.
 void sortByCell(std::vector<std::vector<DoublingSend>> &rounds, size_t cells) {
+  // A single round in order already (a broadcast's seeds: none) is left.
+  if (rounds.size() == 1 &&
+      std::is_sorted(rounds[0].begin(), rounds[0].end(),
+                     [](const DoublingSend &a, const DoublingSend &b) {
+                       return a.toCell < b.toCell;
+                     }))
+    return;
   constexpr uint32_t kEmpty = ~uint32_t(0);
   std::vector<uint32_t> head(cells, kEmpty), start(rounds.size() + 1, 0);
   for (size_t k = 0; k < rounds.size(); ++k)
@@ -394,11 +431,11 @@ namespace {
 
 /// What one pass over the elements gives: the sends of the rounds below
 /// the pass's `writeUpTo` (not yet in cell order), the local copies when
-/// written, the number of rounds (local ones included), and the trees.
+/// written, and whether there are any.
 struct ElementPass {
   std::vector<std::vector<DoublingSend>> rounds{1};
   std::vector<DoublingSend> local;
-  size_t roundCount = 1;
+  bool anyLocal = false; ///< a node holds an element in two cells
 };
 
 /// doublingRounds' walk over the elements, each taking its pair's tree
@@ -414,7 +451,6 @@ ElementPass passElements(const NetworkShape &shape, const TileMap &from,
   const int64_t fromSlots = slotsOf(from), toSlots = slotsOf(to);
   ElementPass out;
   bool anyLocal = false;
-  uint32_t lastRound = 0;
   std::vector<uint32_t> nodes, sourceNodes;
   std::vector<int64_t> arrival, copies, sourceCells;
   std::vector<std::pair<uint32_t, int64_t>> byNode;
@@ -453,10 +489,12 @@ ElementPass passElements(const NetworkShape &shape, const TileMap &from,
         sourceCells.push_back(a);
       }
     uint32_t shift = 0;
-    for (const Tree::Send &s :
-         builder.tree(sourceNodes, nodes, routeOrder, shift).sends) {
+    const Tree &tree = builder.tree(sourceNodes, nodes, routeOrder, shift);
+    for (const Tree::Send &s : tree.sends) {
+      // Round 0's sends come first: a pass writing no later round is done.
+      if (s.round > 0 && writeUpTo <= 1)
+        break;
       const uint32_t round = s.round == 0 ? 0 : s.round + shift;
-      lastRound = std::max(lastRound, round);
       if (round >= writeUpTo)
         continue;
       if (out.rounds.size() <= round)
@@ -467,8 +505,26 @@ ElementPass passElements(const NetworkShape &shape, const TileMap &from,
     }
     first = last;
   }
-  out.roundCount = size_t(lastRound) + 1 + anyLocal;
+  out.anyLocal = anyLocal;
   return out;
+}
+
+/// The rounds of `trees` (pipelined chains' when `chain`), local copies
+/// included: what passElements counts element by element.
+size_t roundCountOf(const std::deque<Tree> &trees, bool chain, bool anyLocal) {
+  uint32_t last = 0;
+  for (const Tree &t : trees)
+    for (const Tree::Send &s : t.sends)
+      last = std::max(last, s.round == 0 || !chain ? s.round
+                                                   : s.round + t.elements - 1);
+  return size_t(last) + 1 + anyLocal;
+}
+
+/// The trees of every pair in `mode`.
+void buildTrees(const ReplicaPairs &pairs, unsigned mode,
+                TreeBuilder &builder) {
+  for (const ReplicaPairs::Pair &p : pairs.pairs)
+    builder.addPair(p, mode);
 }
 
 /// replicaCells(to, sources) unless given.
@@ -504,16 +560,41 @@ std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
   return rounds;
 }
 
+ReplicaPairs
+mapc::rt::replicaPairs(const NetworkShape &shape, const TileMap &from,
+                       const TileMap &to, const std::vector<uint32_t> &sources,
+                       const std::vector<std::pair<int64_t, int64_t>> *given) {
+  std::vector<std::pair<int64_t, int64_t>> owned;
+  TreeBuilder builder(shape);
+  // The doubling's round 0 is the chains' (both seed alike).
+  ElementPass pass =
+      passElements(shape, from, to, sources, cellsOf(to, sources, given, owned),
+                   kRouteDoubling, builder, 1);
+  pass.rounds.resize(1);
+  sortByCell(pass.rounds, sources.size());
+  ReplicaPairs out;
+  out.pairs = builder.pairList();
+  out.seeds = std::move(pass.rounds[0]);
+  out.anyLocal = pass.anyLocal;
+  return out;
+}
+
+std::vector<std::vector<RouteFlow>>
+mapc::rt::doublingRoundFlows(const NetworkShape &shape,
+                             const ReplicaPairs &pairs, unsigned routeOrder) {
+  TreeBuilder builder(shape);
+  buildTrees(pairs, routeOrder, builder);
+  const bool chain = routeOrder & kRouteChain;
+  return treeFlows(builder.built(),
+                   roundCountOf(builder.built(), chain, pairs.anyLocal), chain);
+}
+
 std::vector<std::vector<RouteFlow>> mapc::rt::doublingRoundFlows(
     const NetworkShape &shape, const TileMap &from, const TileMap &to,
     const std::vector<uint32_t> &sources, unsigned routeOrder,
     const std::vector<std::pair<int64_t, int64_t>> *given) {
-  std::vector<std::pair<int64_t, int64_t>> owned;
-  TreeBuilder builder(shape);
-  const ElementPass pass =
-      passElements(shape, from, to, sources, cellsOf(to, sources, given, owned),
-                   routeOrder, builder, 0);
-  return treeFlows(builder.built(), pass.roundCount, routeOrder & kRouteChain);
+  return doublingRoundFlows(
+      shape, replicaPairs(shape, from, to, sources, given), routeOrder);
 }
 
 namespace {
@@ -590,30 +671,34 @@ bool sweepChains(const NodeCoords &table, const std::deque<Tree> &trees,
 
 } // namespace
 
-std::vector<int64_t> mapc::rt::pipelinedChainRounds(
-    const NetworkShape &shape, const TileMap &from, const TileMap &to,
-    const std::vector<uint32_t> &sources, unsigned elemBytes,
-    unsigned routeOrder, const std::vector<std::pair<int64_t, int64_t>> *given,
-    bool &exact, std::string *why) {
-  std::vector<std::pair<int64_t, int64_t>> owned;
-  const std::vector<std::pair<int64_t, int64_t>> &cells =
-      cellsOf(to, sources, given, owned);
+std::vector<int64_t>
+mapc::rt::pipelinedChainRounds(const NetworkShape &shape, const TileMap &from,
+                               const TileMap &to, const ReplicaPairs &pairs,
+                               unsigned elemBytes, unsigned routeOrder,
+                               bool &exact, std::string *why) {
   TreeBuilder builder(shape);
-  ElementPass pass = passElements(shape, from, to, sources, cells,
-                                  routeOrder | kRouteChain, builder, 1);
+  buildTrees(pairs, routeOrder | kRouteChain, builder);
   std::vector<int64_t> later;
   exact = sweepChains(NodeCoords(shape), builder.built(), later);
   // Round 0 as timeDoublingRounds times it, its sends in cell order.
-  pass.rounds.resize(1);
-  sortByCell(pass.rounds, sources.size());
-  std::vector<int64_t> out = timeDoublingRounds(shape, pass.rounds, from, to,
+  std::vector<int64_t> out = timeDoublingRounds(shape, {pairs.seeds}, from, to,
                                                 elemBytes, routeOrder, why);
   if (out[0] < 0)
     return out;
   out.insert(out.end(), later.begin(), later.end());
   // The local copies' round, if any, takes no cycle.
-  out.resize(pass.roundCount, 0);
+  out.resize(roundCountOf(builder.built(), true, pairs.anyLocal), 0);
   return out;
+}
+
+std::vector<int64_t> mapc::rt::pipelinedChainRounds(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned elemBytes,
+    unsigned routeOrder, const std::vector<std::pair<int64_t, int64_t>> *given,
+    bool &exact, std::string *why) {
+  return pipelinedChainRounds(shape, from, to,
+                              replicaPairs(shape, from, to, sources, given),
+                              elemBytes, routeOrder, exact, why);
 }
 
 std::vector<int64_t> mapc::rt::timePipelinedChains(

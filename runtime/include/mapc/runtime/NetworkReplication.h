@@ -80,8 +80,34 @@ doublingRounds(const NetworkShape &shape, const TileMap &from,
                const std::vector<std::pair<int64_t, int64_t>> *cells = nullptr,
                std::vector<std::vector<RouteFlow>> *flows = nullptr);
 
+/// One pass over a replicated destination's elements, shared by the
+/// modes' pricing: each (source nodes, destination nodes) pair with the
+/// elements that take it (the trees of every mode follow from these), a
+/// node holding an element in two cells, and round 0 of the doubling and
+/// the chains (which seed alike), in cell order.
+struct ReplicaPairs {
+  struct Pair {
+    std::vector<uint32_t> sourceNodes, nodes; ///< distinct, ascending
+    uint32_t elements;
+  };
+  std::vector<Pair> pairs;
+  std::vector<DoublingSend> seeds;
+  bool anyLocal = false;
+};
+
+/// The pairs of `to`'s elements (`sources` is sourcesOf(from, to),
+/// `cells`, when given, replicaCells(to, sources)).
+ReplicaPairs
+replicaPairs(const NetworkShape &shape, const TileMap &from, const TileMap &to,
+             const std::vector<uint32_t> &sources,
+             const std::vector<std::pair<int64_t, int64_t>> *cells = nullptr);
+
 /// doublingRounds' `flows` alone: each round's flows counted per tree,
 /// with no send written out.
+std::vector<std::vector<RouteFlow>>
+doublingRoundFlows(const NetworkShape &shape, const ReplicaPairs &pairs,
+                   unsigned routeOrder);
+/// The same from the elements.
 std::vector<std::vector<RouteFlow>> doublingRoundFlows(
     const NetworkShape &shape, const TileMap &from, const TileMap &to,
     const std::vector<uint32_t> &sources, unsigned routeOrder,
@@ -92,6 +118,12 @@ std::vector<std::vector<RouteFlow>> doublingRoundFlows(
 /// each round the most, over the pairs of nodes an edge joins, of its
 /// elements in the round plus its distance less one: the round's time when
 /// every edge joins neighbours (`exact`), else a bound on it.
+std::vector<int64_t>
+pipelinedChainRounds(const NetworkShape &shape, const TileMap &from,
+                     const TileMap &to, const ReplicaPairs &pairs,
+                     unsigned elemBytes, unsigned routeOrder, bool &exact,
+                     std::string *why = nullptr);
+/// The same from the elements.
 std::vector<int64_t>
 pipelinedChainRounds(const NetworkShape &shape, const TileMap &from,
                      const TileMap &to, const std::vector<uint32_t> &sources,
