@@ -41,11 +41,19 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   const std::vector<std::pair<int64_t, int64_t>> cells =
       req.dst.replicates() ? rt::replicaCells(req.dst, sources)
                            : std::vector<std::pair<int64_t, int64_t>>{};
-  plan.lowerBound = req.src.replicates() || req.dst.replicates()
-                        ? rt::networkGeneralLowerBound(
-                              req.shape, req.src, req.dst, &sources,
-                              req.dst.replicates() ? &cells : nullptr)
-                        : rt::networkGeneralLowerBound(req.shape, flows);
+  // On a cube the four orders' bounds come from one pass over the flows
+  // (NetworkGeneral.CubeOrderBoundsAreEachOrdersBound), which counts the
+  // flows' bound as well (NetworkGeneral.CubeOrderBoundsCountTheFlowBound).
+  const bool replicates = req.src.replicates() || req.dst.replicates();
+  std::optional<std::array<int64_t, 8>> onCube;
+  if (req.shape.cube && req.shape.dims.size() >= 2)
+    onCube = rt::routeOrderBoundsOnCube(
+        req.shape, flows, replicates ? nullptr : &plan.lowerBound);
+  plan.lowerBound = replicates ? rt::networkGeneralLowerBound(
+                                     req.shape, req.src, req.dst, &sources,
+                                     req.dst.replicates() ? &cells : nullptr)
+                    : onCube ? plan.lowerBound
+                             : rt::networkGeneralLowerBound(req.shape, flows);
   // No element changes node exactly when there are no moves: a cell whose
   // node holds a copy of its element takes that copy, in sourcesOf and in
   // the moves alike (NetworkGeneral.MovesAreTheTransfersThatChangeNode).
@@ -99,11 +107,6 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   };
   std::vector<unsigned> orders;
   int64_t bounds[8] = {};
-  // On a cube the four orders' bounds come from one pass over the flows
-  // (NetworkGeneral.CubeOrderBoundsAreEachOrdersBound).
-  std::optional<std::array<int64_t, 8>> onCube;
-  if (req.shape.cube && req.shape.dims.size() >= 2)
-    onCube = rt::routeOrderBoundsOnCube(req.shape, flows);
   for (unsigned order = 0; order < 8; ++order) {
     if ((order & (rt::kRouteDimsDown | rt::kRouteRotated)) &&
         req.shape.dims.size() < 2)

@@ -1012,10 +1012,12 @@ namespace {
 /// crossing it after h hops has length - 1 - h to go, so both bits are one
 /// OR of (1 << h) | (top >> h), top = 1 << (kAfter + length - 1): no
 /// compare a record, where two mins took about half the pass. The fewest
-/// before and after are the lowest bits of each half.
+/// before and after are the lowest bits of each half. With `counts`, the
+/// flows' lower bound's counts too (routeOrderBoundsOnCube).
 template <class Mask>
 std::array<int64_t, 8> cubeOrderBounds(const NetworkShape &shape,
-                                       const std::vector<RouteFlow> &flows) {
+                                       const std::vector<RouteFlow> &flows,
+                                       BoundCounts *counts) {
   constexpr unsigned kAfter = sizeof(Mask) * 4;
   const unsigned dims = unsigned(shape.dims.size());
   assert(dims <= kAfter && "a hop count per bit of half the mask");
@@ -1039,9 +1041,14 @@ std::array<int64_t, 8> cubeOrderBounds(const NetworkShape &shape,
   const Divider32 byDims(dims);
   for (const RouteFlow &f : flows) {
     const uint32_t diff = f.from ^ f.to;
+    const unsigned length = popcount(diff);
+    if (counts) {
+      counts->farthest = std::max(counts->farthest, length);
+      counts->in[f.to] += f.count;
+      counts->out[f.from] += f.count;
+    }
     if (diff == 0)
       continue;
-    const unsigned length = popcount(diff);
     const Mask *const bits = seenBits[length].data();
     // Rotated orders start at dim r (RouteLinks::forEachIn): up takes the
     // bits >= r, then those below; down the bits <= r, then those above,
@@ -1092,6 +1099,20 @@ std::array<int64_t, 8> cubeOrderBounds(const NetworkShape &shape,
     bounds[orderOf[t]] = bounds[orderOf[t] | kRouteFarthestFirst] =
         int64_t(bound);
   }
+  // Dims up, a dim i link leaves `from` with the bits below i flipped: its
+  // node has from's bit i, so the loads on the links of nodes without bit
+  // i are the elements crossing dim i's cut upwards, the others downwards.
+  if (counts)
+    for (unsigned i = 0; i < dims; ++i) {
+      int64_t cut[2] = {0, 0};
+      const Crossing *const dim = up + (size_t(i) << dims);
+      for (uint32_t node = 0; node < uint32_t(1) << dims; ++node)
+        cut[(node >> i) & 1] += dim[node].load;
+      counts->up[i][0] += cut[0];
+      counts->up[i][1] -= cut[0];
+      counts->down[i][0] += cut[1];
+      counts->down[i][1] -= cut[1];
+    }
   return bounds;
 }
 
@@ -1099,12 +1120,20 @@ std::array<int64_t, 8> cubeOrderBounds(const NetworkShape &shape,
 
 std::array<int64_t, 8>
 mapc::rt::routeOrderBoundsOnCube(const NetworkShape &shape,
-                                 const std::vector<RouteFlow> &flows) {
+                                 const std::vector<RouteFlow> &flows,
+                                 int64_t *lowerBound) {
   assert(shape.cube && shape.dims.size() >= 2 && "a cube of two dims or more");
+  std::optional<BoundCounts> counts;
+  if (lowerBound)
+    counts.emplace(shape);
+  BoundCounts *const c = counts ? &*counts : nullptr;
   // A cube's diameter is its dims: on the bench's 10-cube a 32-bit mask.
-  if (shape.dims.size() <= 16)
-    return cubeOrderBounds<uint32_t>(shape, flows);
-  return cubeOrderBounds<uint64_t>(shape, flows);
+  const std::array<int64_t, 8> bounds =
+      shape.dims.size() <= 16 ? cubeOrderBounds<uint32_t>(shape, flows, c)
+                              : cubeOrderBounds<uint64_t>(shape, flows, c);
+  if (lowerBound)
+    *lowerBound = counts->bound(shape);
+  return bounds;
 }
 
 int64_t mapc::rt::predictNetworkGeneralStep(

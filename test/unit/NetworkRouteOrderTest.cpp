@@ -411,6 +411,37 @@ TEST(NetworkGeneral, CubeOrderBoundsAreEachOrdersBound) {
   }
 }
 
+// routeOrderBoundsOnCube's lower bound, counted in its pass (the cuts from
+// dims up's link loads), against networkGeneralLowerBound over the flows
+// on 3,000 random flow lists on cubes of 2 to 12 dims: flows between a
+// node and itself among them, a quarter from four sources only or to four
+// destinations only (a port or a cut binding), and on three of 17 dims.
+TEST(NetworkGeneral, CubeOrderBoundsCountTheFlowBound) {
+  std::mt19937 rng(20261128 + 2);
+  for (unsigned run = 0; run < 3003; ++run) {
+    const rt::NetworkShape net = rt::NetworkShape::booleanCube(
+        run >= 3000 ? 17 : 2 + unsigned(rng() % 11));
+    const uint32_t nodes = net.nodeCount();
+    uint32_t few[4];
+    for (uint32_t &s : few)
+      s = uint32_t(rng() % nodes);
+    std::vector<rt::RouteFlow> flows(rng() % (run % 3 ? 60 : 600));
+    for (rt::RouteFlow &f : flows) {
+      f = {run % 4 == 0 ? few[rng() % 4] : uint32_t(rng() % nodes),
+           run % 4 == 1 ? few[rng() % 4] : uint32_t(rng() % nodes),
+           1 + uint32_t(rng() % (run % 2 ? 5 : 70000))};
+      if (run % 7 == 0 && rng() % 3 == 0)
+        f.to = f.from;
+    }
+    int64_t lowerBound = -1;
+    const std::array<int64_t, 8> bounds =
+        rt::routeOrderBoundsOnCube(net, flows, &lowerBound);
+    ASSERT_EQ(lowerBound, rt::networkGeneralLowerBound(net, flows))
+        << "run " << run << " on " << net.dims.size() << " dims";
+    ASSERT_EQ(bounds, rt::routeOrderBoundsOnCube(net, flows)) << "run " << run;
+  }
+}
+
 // routeFlows against a map of (source, destination) pairs, flows in the
 // map's order, on 3,000 random move lists of 1-300 nodes: half sorted by
 // destination (generalRouteMoves' order, counted destination by

@@ -151,10 +151,13 @@ int64_t routeOrderBound(const NetworkShape &shape,
 /// routeOrderBound of every order on a cube of two dims or more, indexed
 /// by the order (farthest first shares its order's bound), in one pass
 /// over the flows: each flow's differing bits are taken once, and every
-/// order's link and hops before it follow from a bit's rank.
+/// order's link and hops before it follow from a bit's rank. With
+/// `lowerBound`, networkGeneralLowerBound(shape, flows) into it from the
+/// same pass: the cuts are dims up's link loads.
 std::array<int64_t, 8>
 routeOrderBoundsOnCube(const NetworkShape &shape,
-                       const std::vector<RouteFlow> &flows);
+                       const std::vector<RouteFlow> &flows,
+                       int64_t *lowerBound = nullptr);
 
 /// The cycles step i of `plan` takes on `shape` (it must be a Route step),
 /// or -1 with `why` when it cannot run there.

@@ -69,10 +69,17 @@ public:
   /// compare and a store less when that word has room.
   [[gnu::always_inline]] uint32_t takeNear(size_t link, uint32_t ready) {
     assert(!listTaken && "a calendar without its list of links");
+    assert(ready + 1 != 0 && "a cycle below the cap");
     const uint32_t from = ready + 1;
     uint32_t c;
-    if (takeInWord(link, from, c))
+    if (takeInWord(link, from, c)) {
+      // A cycle at or after from >= 1 (ready is below the cap's 2^30
+      // cycles): the walks' test for 0, past the cap, folds away here (2
+      // of a cube hop's 42 instructions).
+      if (c == 0)
+        __builtin_unreachable();
       return c;
+    }
     uint32_t &below = takenBelow[link];
     return takeByScan(link, below, std::max(from, below));
   }
