@@ -28,6 +28,8 @@ public:
   explicit TileWalk(const TileMap &t);
   int64_t index() const { return index_; }
   int64_t address() const {
+    if (linear_)
+      return addr_;
     int64_t addr = 0;
     for (size_t i = 0; i < sum.size(); ++i) {
       const Device &d = device[i];
@@ -38,6 +40,9 @@ public:
     }
     return addr;
   }
+  /// Whether no device dim's position can wrap around (003 3.2.4): the
+  /// address is then a sum of one term per digit, kept as digits change.
+  bool linear() const { return linear_; }
   /// On to the next data index.
   void next() {
     ++index_;
@@ -78,6 +83,8 @@ private:
   std::vector<int64_t> sum; ///< per device dim: its digits' terms
   std::vector<Device> device;
   int64_t index_ = 0;
+  bool linear_ = false;
+  int64_t addr_ = 0; ///< address() when linear_
 
   static int64_t term(const Digit &d, int64_t w) {
     int64_t x = d.otk;
@@ -94,6 +101,7 @@ private:
   void set(Digit &d, int64_t w) {
     const int64_t t = term(d, w);
     sum[d.device] += t - d.term;
+    addr_ += (t - d.term) * device[d.device].place;
     d.term = t;
     d.w = w;
   }
