@@ -426,6 +426,61 @@ TEST(Resignify, FloorsKeepThePlan) {
   EXPECT_GT(skipped, 100u);
 }
 
+// findResignification's check of a candidate, walked with a table of steps
+// per digit pair, against destOf cell by cell: the move of one shape, or of
+// another, with or without two cells swapped, on 4,000 random shapes.
+TEST(Resignify, EveryCellCheckIsDestOfs) {
+  std::mt19937 rng(6331);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  auto shapeOf = [&]() {
+    rt::ResignifyShape s;
+    s.peBase = pick(2, 6);
+    s.slotBase = pick(2, 6);
+    s.peWeight = pick(1, 3);
+    s.slotWeight = pick(1, 4);
+    s.pes = s.peBase * s.peWeight * pick(1, 3);
+    s.slots = s.slotBase * s.slotWeight * pick(1, 3);
+    s.inverse = rng() % 2;
+    return s;
+  };
+  auto reference = [](const rt::ResignifyShape &s,
+                      const std::vector<uint32_t> &sources) {
+    for (int64_t c = 0; c < s.pes * s.slots; ++c)
+      if (sources[size_t(s.destOf(c / s.slots, c % s.slots))] != uint32_t(c))
+        return false;
+    return true;
+  };
+  unsigned yes = 0;
+  for (int run = 0; run < 4000; ++run) {
+    const rt::ResignifyShape made = shapeOf();
+    std::vector<uint32_t> sources(size_t(made.pes * made.slots));
+    for (int64_t c = 0; c < made.pes * made.slots; ++c)
+      sources[size_t(made.destOf(c / made.slots, c % made.slots))] =
+          uint32_t(c);
+    if (rng() % 3 == 0)
+      std::swap(sources[rng() % sources.size()],
+                sources[rng() % sources.size()]);
+    rt::ResignifyShape asked = made;
+    if (rng() % 3 == 0) { // another shape of the same cells, if one fits
+      const rt::ResignifyShape other = shapeOf();
+      if (other.pes % (other.peBase * other.peWeight) == 0 &&
+          made.pes % (other.peBase * other.peWeight) == 0 &&
+          made.slots % (other.slotBase * other.slotWeight) == 0) {
+        asked = other;
+        asked.pes = made.pes;
+        asked.slots = made.slots;
+      }
+    }
+    const bool want = reference(asked, sources);
+    yes += want;
+    ASSERT_EQ(rt::resignifiesEveryCell(asked, sources), want) << "run " << run;
+  }
+  EXPECT_GT(yes, 1000u);
+  EXPECT_LT(yes, 3500u);
+}
+
 // The planner prices each resig_mp move once (the frontier reaches one from
 // both forms of the step before it): every resig_mp step of every candidate
 // has the price, or the floor, that a fresh machine gives its own move.
