@@ -42,6 +42,15 @@ TileWalk::TileWalk(const TileMap &t) : t(t) {
                    i,
                    kd.sense == Sense::Minus,
                    kd.enc == Encoding::Gray};
+      Digit &d = digits[l];
+      // term() is (otk + (w + ok) mod k) radix, reversed if minus: a step
+      // of w moves it by one radix until w + ok reaches k.
+      d.step = d.minus ? -radix : radix;
+      d.fastBelow = d.gray                ? int64_t(0)
+                    : d.ok == kReplicated ? d.k
+                                          : d.k - d.ok;
+      if (d.ok == kReplicated)
+        d.step = 0;
       radix *= kd.tk;
     }
   }

@@ -55,7 +55,16 @@ public:
       Digit &d = digits[dim.first];
       if (d.w + 1 < d.k) {
         ++dim.i;
-        set(d, d.w + 1);
+        if (d.w + 1 >= d.fastBelow) {
+          set(d, d.w + 1);
+          return;
+        }
+        // Its position moves by one (up, or down if reversed): no term to
+        // compose.
+        ++d.w;
+        d.term += d.step;
+        sum[d.device] += d.step;
+        addr_ += d.step * device[d.device].place;
         return;
       }
     }
@@ -67,7 +76,10 @@ private:
     int64_t k, tk, otk, ok, radix; ///< radix: place inside its device dim
     unsigned device;
     bool minus, gray;
-    int64_t w = 0;    ///< the digit's value
+    int64_t w = 0; ///< the digit's value
+    /// term(w + 1) - term(w) while w + 1 < fastBelow (before its offset
+    /// wraps around; never for a Gray digit).
+    int64_t step = 0, fastBelow = 0;
     int64_t term = 0; ///< its share of its device dim's position
   };
   struct Device {
