@@ -79,3 +79,24 @@ TEST(TileWalk, SourcesAgreeCellByCell) {
       return;
   }
 }
+
+// --emit=plan's moved and held cells of a move from a layout to itself
+// (identityMoveFigures, no table) are analyseMove's of its table.
+TEST(TileWalk, IdentityMoveFiguresAreAnalyseMoves) {
+  std::mt19937 rng(3228);
+  unsigned shortcut = 0;
+  for (int run = 0; run < 4000; ++run) {
+    std::vector<int64_t> shape = randomShape(rng);
+    KTile a = test::randomTileFor(rng, shape, {});
+    KTile b = run % 4 == 0 ? test::randomTileFor(rng, shape, {}) : a;
+    const rt::MoveShape m = rt::analyseMove(a, b, rt::sourcesOf(a, b));
+    if (auto f = rt::identityMoveFigures(a, b)) {
+      ++shortcut;
+      ASSERT_EQ(f->first, m.moved) << "run " << run;
+      ASSERT_EQ(f->second, m.held) << "run " << run;
+    } else {
+      EXPECT_TRUE(!(a == b) || !rt::TileWalk::walkable(a)) << "run " << run;
+    }
+  }
+  EXPECT_GT(shortcut, 1500u);
+}
