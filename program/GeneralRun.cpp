@@ -47,8 +47,10 @@ public:
       const rt::MoveShape m = rt::analyseMove(*counts, rt::pesOf(from));
       return {m.moved, m.held};
     }
-    if (auto same = rt::identityMoveFigures(from, to))
-      return *same;
+    // Walked is the reference: every figure off the table.
+    if (how == StepFigures::Counted)
+      if (auto same = rt::identityMoveFigures(from, to))
+        return *same;
     const rt::MoveShape m = rt::analyseMove(from, to, sources());
     return {m.moved, m.held};
   }
