@@ -208,6 +208,16 @@ private:
     std::optional<rt::GeneralStep> step; ///< its why without the role
   };
   std::vector<Priced> priced;
+  /// resig_mp steps already priced: the frontier reaches one from each form
+  /// of the step before it (in place and not), both from the same layout.
+  struct PricedResig {
+    rt::TileMap from, to;
+    bool copy;
+    std::vector<rt::GeneralStep> forms; ///< their why left to the caller
+  };
+  std::vector<PricedResig> pricedResig;
+  std::vector<rt::GeneralStep> priceResignify(const rt::TileMap &from,
+                                              const rt::TileMap &to, bool copy);
   /// The table of sources of the move being priced, its memory reused.
   std::vector<uint32_t> table;
   int64_t copyBackTicks = -1;
@@ -380,8 +390,25 @@ std::vector<rt::GeneralStep> Planner::resignify(const rt::TileMap &from,
                                                 const rt::TileMap &to,
                                                 bool first,
                                                 const std::string &why) {
-  const std::vector<uint32_t> sources = rt::sourcesOf(from, to);
   const bool copy = req.copy && first;
+  const PricedResig *hit = nullptr;
+  for (const PricedResig &p : pricedResig)
+    if (p.copy == copy && p.from == from && p.to == to)
+      hit = &p;
+  if (!hit) {
+    pricedResig.push_back({from, to, copy, priceResignify(from, to, copy)});
+    hit = &pricedResig.back();
+  }
+  std::vector<rt::GeneralStep> forms = hit->forms;
+  for (rt::GeneralStep &s : forms)
+    s.why = why;
+  return forms;
+}
+
+std::vector<rt::GeneralStep> Planner::priceResignify(const rt::TileMap &from,
+                                                     const rt::TileMap &to,
+                                                     bool copy) {
+  const std::vector<uint32_t> sources = rt::sourcesOf(from, to);
   std::vector<rt::GeneralStep> forms;
   for (bool inPlace : {true, false}) {
     if (inPlace && copy)
@@ -390,7 +417,6 @@ std::vector<rt::GeneralStep> Planner::resignify(const rt::TileMap &from,
     s.kind = GeneralStepKind::Resignify;
     s.to = to;
     s.inPlace = inPlace;
-    s.why = why;
     // In place its rounds are the dear part of planning: a floor, priced
     // when it may win (the floor fails exactly when the step cannot run).
     s.predictedTicks =

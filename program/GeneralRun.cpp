@@ -42,9 +42,17 @@ public:
     return *table;
   }
   /// The moved and held cells of the step's first line.
-  rt::MoveShape shape() {
-    return counts ? rt::analyseMove(*counts, rt::pesOf(from))
-                  : rt::analyseMove(from, to, sources());
+  std::pair<int64_t, int64_t> movedAndHeld() {
+    if (counts) {
+      const rt::MoveShape m = rt::analyseMove(*counts, rt::pesOf(from));
+      return {m.moved, m.held};
+    }
+    // Walked is the reference: every figure off the table.
+    if (how == StepFigures::Counted)
+      if (auto same = rt::identityMoveFigures(from, to))
+        return *same;
+    const rt::MoveShape m = rt::analyseMove(from, to, sources());
+    return {m.moved, m.held};
   }
   /// Whether any figure so far came from the table.
   bool walked() const { return table.has_value(); }
@@ -242,9 +250,9 @@ size_t mapc::printGeneralSteps(const rt::GeneralPlan &p, StepFigures how,
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const rt::GeneralStep &s = p.steps[i];
     StepMove move(p.layoutAfter(int(i) - 1), s.to, how, minPerFamily);
-    const rt::MoveShape m = move.shape();
+    const auto [moved, held] = move.movedAndHeld();
     os << "  step " << (i + 1) << ": " << rt::generalStepKindName(s.kind)
-       << (s.inPlace ? " in place" : "") << ", " << m.moved << " of " << m.held
+       << (s.inPlace ? " in place" : "") << ", " << moved << " of " << held
        << " held cells take an element from another cell, " << s.predictedTicks
        << " ticks\n";
     os << "    why: " << s.why << "\n";

@@ -222,6 +222,13 @@ std::vector<uint32_t> mapc::rt::sourcesOfRow(const SourceRow &row,
   return table;
 }
 
+std::optional<std::pair<int64_t, int64_t>>
+mapc::rt::identityMoveFigures(const TileMap &from, const TileMap &to) {
+  if (!(from == to) || !TileWalk::walkable(to))
+    return std::nullopt;
+  return std::make_pair(int64_t(0), to.dataSize());
+}
+
 MoveShape mapc::rt::analyseMove(const TileMap &from, const TileMap &to,
                                 const std::vector<uint32_t> &sources) {
   MoveShape s;

@@ -36,6 +36,38 @@ std::vector<int64_t> divisors(int64_t n) {
 
 } // namespace
 
+bool mapc::rt::resignifiesEveryCell(const ResignifyShape &s,
+                                    const std::vector<uint32_t> &sources) {
+  // destOf(pe, slot) is the cell plus a step that depends only on the two
+  // digits' values (x, y): one table of steps, the cells walked in order.
+  const int64_t b1 = s.peBase, b0 = s.slotBase;
+  std::vector<int64_t> step(size_t(b1 * b0));
+  for (int64_t x = 0; x < b1; ++x)
+    for (int64_t y = 0; y < b0; ++y)
+      step[size_t(x * b0 + y)] = s.destOf(x * s.peWeight, y * s.slotWeight) -
+                                 (x * s.peWeight * s.slots + y * s.slotWeight);
+  const int64_t cells = s.pes * s.slots, span = s.slotWeight * b0;
+  if (int64_t(sources.size()) != cells)
+    return false;
+  if (s.slots % span || s.pes % (s.peWeight * b1)) { // digits that do not nest
+    for (int64_t c = 0; c < cells; ++c) {
+      const int64_t d = s.destOf(c / s.slots, c % s.slots);
+      if (d < 0 || d >= cells || sources[size_t(d)] != uint32_t(c))
+        return false;
+    }
+    return true;
+  }
+  for (int64_t pe = 0, c = 0; pe < s.pes; ++pe) {
+    const int64_t *row = &step[size_t(pe / s.peWeight % b1 * b0)];
+    for (int64_t high = 0; high < s.slots; high += span)
+      for (int64_t y = 0; y < b0; ++y)
+        for (int64_t lo = 0; lo < s.slotWeight; ++lo, ++c)
+          if (sources[size_t(c + row[y])] != uint32_t(c))
+            return false;
+  }
+  return true;
+}
+
 bool mapc::rt::findResignification(const TileMap &from, const TileMap &to,
                                    const std::vector<uint32_t> &sources,
                                    ResignifyShape &shape, std::string *why) {
@@ -87,9 +119,7 @@ bool mapc::rt::findResignification(const TileMap &from, const TileMap &to,
           for (int64_t c : sample)
             if (!(ok = matches(s, c)))
               break;
-          for (int64_t c = 0; ok && c < cells; ++c)
-            ok = matches(s, c);
-          if (ok) {
+          if (ok && resignifiesEveryCell(s, sources)) {
             shape = s;
             return true;
           }

@@ -1,6 +1,7 @@
 //===- TileWalk.cpp - a layout's addresses in data order (see header) -----===//
 #include "mapc/runtime/TileWalk.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -41,6 +42,15 @@ TileWalk::TileWalk(const TileMap &t) : t(t) {
                    i,
                    kd.sense == Sense::Minus,
                    kd.enc == Encoding::Gray};
+      Digit &d = digits[l];
+      // term() is (otk + (w + ok) mod k) radix, reversed if minus: a step
+      // of w moves it by one radix until w + ok reaches k.
+      d.step = d.minus ? -radix : radix;
+      d.fastBelow = d.gray                ? int64_t(0)
+                    : d.ok == kReplicated ? d.k
+                                          : d.k - d.ok;
+      if (d.ok == kReplicated)
+        d.step = 0;
       radix *= kd.tk;
     }
   }
@@ -56,6 +66,20 @@ TileWalk::TileWalk(const TileMap &t) : t(t) {
     d.term = term(d, 0);
     sum[d.device] += d.term;
   }
+  // No wrap-around when every position stays below its dim's length: the
+  // largest term of each digit summed (a Gray digit's is not bounded so
+  // simply: such walks wrap as before).
+  std::vector<int64_t> most(device.size(), 0);
+  linear_ = true;
+  for (const Digit &d : digits) {
+    const int64_t top = d.minus               ? d.tk - 1 - d.otk
+                        : d.ok == kReplicated ? d.otk
+                                              : d.otk + d.k - 1;
+    linear_ &= !d.gray;
+    most[d.device] += std::max<int64_t>(top, 0) * d.radix;
+  }
+  for (size_t i = 0; i < device.size(); ++i)
+    linear_ &= device[i].off + most[i] < device[i].len;
   unsigned l = 0;
   for (unsigned j = 0; j < t.data.size(); ++j) {
     const SpaceDim &s = t.data[j];
@@ -65,6 +89,9 @@ TileWalk::TileWalk(const TileMap &t) : t(t) {
     if (s.len > 0)
       setDim(dims.back(), dims.back().off + s.toff);
   }
+  addr_ = 0;
+  for (size_t i = 0; i < device.size(); ++i)
+    addr_ += (device[i].toff + sum[i] + device[i].off) * device[i].place;
 }
 
 void TileWalk::setDim(const Dim &dim, int64_t u) {

@@ -426,6 +426,124 @@ TEST(Resignify, FloorsKeepThePlan) {
   EXPECT_GT(skipped, 100u);
 }
 
+// findResignification's check of a candidate, walked with a table of steps
+// per digit pair, against destOf cell by cell: the move of one shape, or of
+// another, with or without two cells swapped, on 4,000 random shapes.
+TEST(Resignify, EveryCellCheckIsDestOfs) {
+  std::mt19937 rng(6331);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  auto shapeOf = [&]() {
+    rt::ResignifyShape s;
+    s.peBase = pick(2, 6);
+    s.slotBase = pick(2, 6);
+    s.peWeight = pick(1, 3);
+    s.slotWeight = pick(1, 4);
+    s.pes = s.peBase * s.peWeight * pick(1, 3);
+    s.slots = s.slotBase * s.slotWeight * pick(1, 3);
+    s.inverse = rng() % 2;
+    return s;
+  };
+  auto reference = [](const rt::ResignifyShape &s,
+                      const std::vector<uint32_t> &sources) {
+    for (int64_t c = 0; c < s.pes * s.slots; ++c)
+      if (sources[size_t(s.destOf(c / s.slots, c % s.slots))] != uint32_t(c))
+        return false;
+    return true;
+  };
+  unsigned yes = 0;
+  for (int run = 0; run < 4000; ++run) {
+    const rt::ResignifyShape made = shapeOf();
+    std::vector<uint32_t> sources(size_t(made.pes * made.slots));
+    for (int64_t c = 0; c < made.pes * made.slots; ++c)
+      sources[size_t(made.destOf(c / made.slots, c % made.slots))] =
+          uint32_t(c);
+    if (rng() % 3 == 0)
+      std::swap(sources[rng() % sources.size()],
+                sources[rng() % sources.size()]);
+    rt::ResignifyShape asked = made;
+    if (rng() % 3 == 0) { // another shape of the same cells, if one fits
+      const rt::ResignifyShape other = shapeOf();
+      if (other.pes % (other.peBase * other.peWeight) == 0 &&
+          made.pes % (other.peBase * other.peWeight) == 0 &&
+          made.slots % (other.slotBase * other.slotWeight) == 0) {
+        asked = other;
+        asked.pes = made.pes;
+        asked.slots = made.slots;
+      }
+    }
+    const bool want = reference(asked, sources);
+    yes += want;
+    ASSERT_EQ(rt::resignifiesEveryCell(asked, sources), want) << "run " << run;
+  }
+  EXPECT_GT(yes, 1000u);
+  EXPECT_LT(yes, 3500u);
+}
+
+// The planner prices each resig_mp move once (the frontier reaches one from
+// both forms of the step before it): every resig_mp step of every candidate
+// has the price, or the floor, that a fresh machine gives its own move.
+TEST(Resignify, SharedResigMovesPriceAlike) {
+  std::mt19937 rng(6341);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  unsigned runs = 0, checked = 0;
+  while (runs < 2000) {
+    const int64_t b1 = pick(2, 7), b0 = pick(2, 9), c1 = pick(2, 5),
+                  c0 = pick(2, 5), low = pick(1, 3), rest = pick(1, 3);
+    KTile a, b;
+    if (rng() % 2) {
+      a = digitTile({low, b0, b1, rest}, {0, 1}, {2, 3});
+      b = digitTile({low, b1, b0, rest}, {0, 2}, {1, 3});
+    } else { // fig. 6.4's shape: [p: a3:c1 a1:b1 | m: a2:c0 a0:b0]
+      a = digitTile({b0, b1, c0, c1}, {0, 2}, {1, 3});
+      b = digitTile({b1, b0, c1, c0}, {1, 3}, {0, 2});
+    }
+    if (rng() % 2)
+      std::swap(a, b);
+    const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
+    if (pes > 128 || rt::slotsOf(a) > 128 || rt::slotsOf(b) > 128)
+      continue;
+    const rt::MachineShape grid = gridFor(pes, 1u << pick(0, 3));
+    const GeneralPlanRequest req =
+        test::planRequest(a, b, 1u << pick(0, 3), rng() % 4 == 0, grid);
+    const bool floors = rng() % 2;
+    const std::string what = "run " + std::to_string(runs);
+    for (const PricedPlan &p : digitPermutationPlans(req, floors)) {
+      rt::TileMap from = req.src;
+      for (size_t i = 0; i < p.steps.size(); ++i) {
+        const rt::GeneralStep &s = p.steps[i];
+        if (s.kind == rt::GeneralStepKind::Resignify) {
+          const std::vector<uint32_t> sources = rt::sourcesOf(from, s.to);
+          int64_t fresh;
+          if (floors && s.inPlace) {
+            fresh = rt::resignifyInPlaceFloor(
+                from, s.to, sources, req.elemBytes, req.shape, req.cost);
+          } else {
+            rt::GeneralPlan one;
+            one.source = from;
+            one.dest = s.to;
+            one.elemBytes = req.elemBytes;
+            one.copy = req.copy && i == 0;
+            one.steps = {s};
+            fresh =
+                rt::predictGeneralStep(one, 0, req.shape, req.cost, &sources);
+          }
+          EXPECT_EQ(s.predictedTicks, fresh) << what << ", " << p.name;
+          ++checked;
+        }
+        from = s.to;
+      }
+    }
+    if (HasFailure())
+      return;
+    ++runs;
+  }
+  EXPECT_GT(checked, 10000u);
+}
+
 // 003 6.3.9: random re-significations in place with stacks of 3 to 50
 // items: every element checked, no stack over its limit; the high-water
 // marks of unbounded stacks (cf. fig. 6.9) printed for docs/mixed-radix.md.

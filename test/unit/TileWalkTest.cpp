@@ -2,7 +2,8 @@
 //
 // rt::TileWalk against TileMap::firstAddressOf on random k-Tile formats
 // (data, k-Tile and device templates and offsets, senses, Gray dims, empty
-// dims), every index; and rt::sourcesOf, which walks both layouts when
+// dims), every index, walks that keep the address as a sum (no wrap-around)
+// and walks that compose it; and rt::sourcesOf, which walks both layouts when
 // neither replicates, against the cell-by-cell definition.
 //
 //===----------------------------------------------------------------------===//
@@ -12,6 +13,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cstdio>
 #include <random>
 
 using namespace mapc;
@@ -29,7 +31,7 @@ std::vector<int64_t> randomShape(std::mt19937 &rng) {
 
 TEST(TileWalk, EveryAddressOfRandomTiles) {
   std::mt19937 rng(3226);
-  unsigned walked = 0;
+  unsigned walked = 0, linear = 0;
   for (int run = 0; run < 5000; ++run) {
     KTile t = test::randomTileFor(rng, randomShape(rng), {});
     ASSERT_TRUE(t.verify().empty());
@@ -37,6 +39,7 @@ TEST(TileWalk, EveryAddressOfRandomTiles) {
       continue;
     ++walked;
     rt::TileWalk w(t);
+    linear += w.linear();
     for (int64_t d = 0; d < t.dataSize(); ++d, w.next()) {
       ASSERT_EQ(w.index(), d);
       ASSERT_EQ(w.address(), t.firstAddressOf(d))
@@ -44,6 +47,11 @@ TEST(TileWalk, EveryAddressOfRandomTiles) {
     }
   }
   EXPECT_GT(walked, 2000u);
+  // Both ways of reading the address: kept as a sum of digit terms (no
+  // device dim can wrap) and composed per index.
+  std::printf("%u of %u walks linear\n", linear, walked);
+  EXPECT_GT(linear, 500u);
+  EXPECT_GT(walked - linear, 500u);
 }
 
 TEST(TileWalk, SourcesAgreeCellByCell) {
@@ -70,4 +78,25 @@ TEST(TileWalk, SourcesAgreeCellByCell) {
     if (HasFailure())
       return;
   }
+}
+
+// --emit=plan's moved and held cells of a move from a layout to itself
+// (identityMoveFigures, no table) are analyseMove's of its table.
+TEST(TileWalk, IdentityMoveFiguresAreAnalyseMoves) {
+  std::mt19937 rng(3228);
+  unsigned shortcut = 0;
+  for (int run = 0; run < 4000; ++run) {
+    std::vector<int64_t> shape = randomShape(rng);
+    KTile a = test::randomTileFor(rng, shape, {});
+    KTile b = run % 4 == 0 ? test::randomTileFor(rng, shape, {}) : a;
+    const rt::MoveShape m = rt::analyseMove(a, b, rt::sourcesOf(a, b));
+    if (auto f = rt::identityMoveFigures(a, b)) {
+      ++shortcut;
+      ASSERT_EQ(f->first, m.moved) << "run " << run;
+      ASSERT_EQ(f->second, m.held) << "run " << run;
+    } else {
+      EXPECT_TRUE(!(a == b) || !rt::TileWalk::walkable(a)) << "run " << run;
+    }
+  }
+  EXPECT_GT(shortcut, 1500u);
 }

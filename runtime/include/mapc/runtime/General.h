@@ -67,7 +67,9 @@
 #include "mapc/runtime/TileMap.h"
 
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mapc::rt {
@@ -158,6 +160,11 @@ MoveShape analyseMove(const TileMap &from, const TileMap &to,
 /// The same from a move's counts (MoveCounts.h), `fromPes` the source's
 /// PEs: without a table of sources.
 MoveShape analyseMove(const MoveCounts &counts, int64_t fromPes);
+/// analyseMove's moved and held cells of a move from `t` to itself when `t`
+/// replicates nothing (an in-place plan's copy back): none moved, one cell
+/// per element, with no table of sources. Nullopt for other moves.
+std::optional<std::pair<int64_t, int64_t>>
+identityMoveFigures(const TileMap &from, const TileMap &to);
 
 /// A proper edge colouring of a bipartite multigraph (edge = {left vertex,
 /// right vertex}, both below `vertices`) with as many colours as its largest

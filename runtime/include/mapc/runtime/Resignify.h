@@ -36,6 +36,12 @@ struct ResignifyShape {
   int64_t destOf(int64_t pe, int64_t slot) const;
 };
 
+/// Whether every cell's element goes where `shape` sends it: `sources` (a
+/// table of pes x slots cells) reads cell c at destOf(c) for every c.
+/// findResignification's check of a candidate, without a division a cell.
+bool resignifiesEveryCell(const ResignifyShape &shape,
+                          const std::vector<uint32_t> &sources);
+
 /// Whether the move `sources` (sourcesOf(from, to)) is one re-signification
 /// of a PE digit and a slot digit, every cell of both layouts held; fills
 /// `shape` if so. Candidates come from the divisors of the slots and PEs,

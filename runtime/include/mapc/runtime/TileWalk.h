@@ -28,6 +28,8 @@ public:
   explicit TileWalk(const TileMap &t);
   int64_t index() const { return index_; }
   int64_t address() const {
+    if (linear_)
+      return addr_;
     int64_t addr = 0;
     for (size_t i = 0; i < sum.size(); ++i) {
       const Device &d = device[i];
@@ -38,6 +40,9 @@ public:
     }
     return addr;
   }
+  /// Whether no device dim's position can wrap around (003 3.2.4): the
+  /// address is then a sum of one term per digit, kept as digits change.
+  bool linear() const { return linear_; }
   /// On to the next data index.
   void next() {
     ++index_;
@@ -50,7 +55,16 @@ public:
       Digit &d = digits[dim.first];
       if (d.w + 1 < d.k) {
         ++dim.i;
-        set(d, d.w + 1);
+        if (d.w + 1 >= d.fastBelow) {
+          set(d, d.w + 1);
+          return;
+        }
+        // Its position moves by one (up, or down if reversed): no term to
+        // compose.
+        ++d.w;
+        d.term += d.step;
+        sum[d.device] += d.step;
+        addr_ += d.step * device[d.device].place;
         return;
       }
     }
@@ -62,7 +76,10 @@ private:
     int64_t k, tk, otk, ok, radix; ///< radix: place inside its device dim
     unsigned device;
     bool minus, gray;
-    int64_t w = 0;    ///< the digit's value
+    int64_t w = 0; ///< the digit's value
+    /// term(w + 1) - term(w) while w + 1 < fastBelow (before its offset
+    /// wraps around; never for a Gray digit).
+    int64_t step = 0, fastBelow = 0;
     int64_t term = 0; ///< its share of its device dim's position
   };
   struct Device {
@@ -78,6 +95,8 @@ private:
   std::vector<int64_t> sum; ///< per device dim: its digits' terms
   std::vector<Device> device;
   int64_t index_ = 0;
+  bool linear_ = false;
+  int64_t addr_ = 0; ///< address() when linear_
 
   static int64_t term(const Digit &d, int64_t w) {
     int64_t x = d.otk;
@@ -94,6 +113,7 @@ private:
   void set(Digit &d, int64_t w) {
     const int64_t t = term(d, w);
     sum[d.device] += t - d.term;
+    addr_ += (t - d.term) * device[d.device].place;
     d.term = t;
     d.w = w;
   }
