@@ -68,6 +68,25 @@ rt::MachineShape gridFor(int64_t pes, unsigned cluster) {
   return {width, unsigned((pes + width - 1) / width), cluster};
 }
 
+/// A pair of maps that 003 6.3.2 re-signifies, either way round: [p: rest
+/// b1 | m: b0 low] and its twin with b0 and b1 traded, or fig. 6.4's shape
+/// [p: a3:c1 a1:b1 | m: a2:c0 a0:b0] and its cut'n'stack twin.
+std::pair<KTile, KTile> resignifiedPair(std::mt19937 &rng, int64_t b1,
+                                        int64_t b0, int64_t c1, int64_t c0,
+                                        int64_t low, int64_t rest) {
+  KTile a, b;
+  if (rng() % 2) {
+    a = digitTile({low, b0, b1, rest}, {0, 1}, {2, 3});
+    b = digitTile({low, b1, b0, rest}, {0, 2}, {1, 3});
+  } else {
+    a = digitTile({b0, b1, c0, c1}, {0, 2}, {1, 3});
+    b = digitTile({b1, b0, c1, c0}, {1, 3}, {0, 2});
+  }
+  if (rng() % 2)
+    std::swap(a, b);
+  return {a, b};
+}
+
 /// Runs every candidate of digitPermutationPlans that re-signifies; returns
 /// how many there were.
 unsigned runResignifiedCandidates(const GeneralPlanRequest &req,
@@ -349,16 +368,7 @@ TEST(Resignify, FloorsKeepThePlan) {
     // pairs with more digits re-signified (two steps).
     const int64_t b1 = pick(2, 9), b0 = pick(2, 16), low = pick(1, 4),
                   rest = pick(1, 4), c1 = pick(2, 6), c0 = pick(2, 6);
-    KTile a, b;
-    if (rng() % 2) {
-      a = digitTile({low, b0, b1, rest}, {0, 1}, {2, 3});
-      b = digitTile({low, b1, b0, rest}, {0, 2}, {1, 3});
-    } else { // fig. 6.4's shape: [p: a3:c1 a1:b1 | m: a2:c0 a0:b0]
-      a = digitTile({b0, b1, c0, c1}, {0, 2}, {1, 3});
-      b = digitTile({b1, b0, c1, c0}, {1, 3}, {0, 2});
-    }
-    if (rng() % 2)
-      std::swap(a, b);
+    const auto [a, b] = resignifiedPair(rng, b1, b0, c1, c0, low, rest);
     const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
     if (pes > 256 || rt::slotsOf(a) > 256 || rt::slotsOf(b) > 256)
       continue;
@@ -493,16 +503,7 @@ TEST(Resignify, SharedResigMovesPriceAlike) {
   while (runs < 2000) {
     const int64_t b1 = pick(2, 7), b0 = pick(2, 9), c1 = pick(2, 5),
                   c0 = pick(2, 5), low = pick(1, 3), rest = pick(1, 3);
-    KTile a, b;
-    if (rng() % 2) {
-      a = digitTile({low, b0, b1, rest}, {0, 1}, {2, 3});
-      b = digitTile({low, b1, b0, rest}, {0, 2}, {1, 3});
-    } else { // fig. 6.4's shape: [p: a3:c1 a1:b1 | m: a2:c0 a0:b0]
-      a = digitTile({b0, b1, c0, c1}, {0, 2}, {1, 3});
-      b = digitTile({b1, b0, c1, c0}, {1, 3}, {0, 2});
-    }
-    if (rng() % 2)
-      std::swap(a, b);
+    const auto [a, b] = resignifiedPair(rng, b1, b0, c1, c0, low, rest);
     const int64_t pes = std::max(rt::pesOf(a), rt::pesOf(b));
     if (pes > 128 || rt::slotsOf(a) > 128 || rt::slotsOf(b) > 128)
       continue;
