@@ -49,11 +49,12 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   if (req.shape.cube && req.shape.dims.size() >= 2)
     onCube = rt::routeOrderBoundsOnCube(
         req.shape, flows, replicates ? nullptr : &plan.lowerBound);
-  plan.lowerBound = replicates ? rt::networkGeneralLowerBound(
-                                     req.shape, req.src, req.dst, &sources,
-                                     req.dst.replicates() ? &cells : nullptr)
-                    : onCube ? plan.lowerBound
-                             : rt::networkGeneralLowerBound(req.shape, flows);
+  if (replicates)
+    plan.lowerBound =
+        rt::networkGeneralLowerBound(req.shape, req.src, req.dst, &sources,
+                                     req.dst.replicates() ? &cells : nullptr);
+  else if (!onCube)
+    plan.lowerBound = rt::networkGeneralLowerBound(req.shape, flows);
   // No element changes node exactly when there are no moves: a cell whose
   // node holds a copy of its element takes that copy, in sourcesOf and in
   // the moves alike (NetworkGeneral.MovesAreTheTransfersThatChangeNode).
