@@ -853,14 +853,20 @@ uint64_t hopsOf(const Table &table, const std::vector<RouteFlow> &flows) {
   return hops;
 }
 
-/// What orderBoundByLegs' tables cost on a mesh, in hops of orderBoundBy's
-/// walk: two tables of links by levels, pushed down level by level.
-uint64_t legsCost(const NetworkShape &shape) {
+/// The levels of orderBoundByLegs' tables: one per power of two up to the
+/// longest side.
+unsigned legsLevels(const NetworkShape &shape) {
   unsigned levels = 1;
   for (unsigned side : shape.dims)
     while ((2u << (levels - 1)) <= side)
       ++levels;
-  return uint64_t(shape.nodeCount()) * linksPerNode(shape) * levels;
+  return levels;
+}
+
+/// What orderBoundByLegs' tables cost on a mesh, in hops of orderBoundBy's
+/// walk: two tables of links by levels, pushed down level by level.
+uint64_t legsCost(const NetworkShape &shape) {
+  return uint64_t(shape.nodeCount()) * linksPerNode(shape) * legsLevels(shape);
 }
 
 /// The longest mesh side orderBoundByLegs takes (on at most 65536 nodes,
@@ -885,10 +891,7 @@ int64_t orderBoundByLegs(const NetworkShape &shape, const RouteLinks &walk,
   const unsigned perNode = linksPerNode(shape);
   const size_t links = size_t(nodes) * perNode;
   const std::vector<int32_t> strides = nodeStrides(shape);
-  unsigned levels = 1;
-  for (unsigned side : shape.dims)
-    while ((2u << (levels - 1)) <= side)
-      ++levels;
+  const unsigned levels = legsLevels(shape);
   constexpr int32_t kNone = std::numeric_limits<int32_t>::max();
   std::vector<int64_t> load(links, 0);
   // c1 and c2 of a link and level side by side: a leg's two takes at a
