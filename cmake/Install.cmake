@@ -21,7 +21,8 @@ target_compile_features(MapcRuntime PUBLIC cxx_std_17)
 add_library(mapc::runtime ALIAS MapcRuntime)
 add_library(mapc::native ALIAS MapcNative)
 add_library(mapc::compiler ALIAS MapcApi)
-# The installed tool finds libLLVM where it was linked.
+# The installed tool finds its shared libraries (ANTLR, MPI, libLLVM with
+# MAPC_LLVM_DYLIB) where it was linked.
 set_target_properties(mapc PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
 
 install(TARGETS mapc MapcRuntime MapcNative MapcApi MapcFrontend MapcGrammar

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache python3
   llvm-19-dev llvm-19-tools   # Support/ADT, FileCheck, lit
+  libzstd-dev  # LLVMSupport.a links zstd (the static link, CMakeLists.txt)
   antlr4 libantlr4-runtime-dev default-jre-headless
   libgtest-dev
   libopenmpi-dev openmpi-bin  # --target=mpi, its tests and bench (docs/mpi.md)
