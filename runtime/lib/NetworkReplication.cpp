@@ -557,7 +557,9 @@ std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
   if (flows)
     *flows =
         treeFlows(builder.built(), rounds.size(), routeOrder & kRouteChain);
-  return rounds;
+  // Moved out: `rounds` names the pass's, and a copy of every send was a
+  // quarter of the 10-cube broadcast's first touches.
+  return std::move(pass.rounds);
 }
 
 ReplicaPairs
