@@ -734,8 +734,9 @@ mapc::rt::replicaCells(const TileMap &to,
     if (a != kNoSource)
       top = std::max(top, a + 1);
   std::vector<std::pair<int64_t, int64_t>> cells;
-  if (top > 4 * sources.size() + 1024) {
-    // Too many source cells to count by: a data index per held cell.
+  if (top > 4 * sources.size() + 1024 || sources.size() > UINT32_MAX) {
+    // Too many source cells to count by (or cells past 32 bits): a data
+    // index per held cell.
     for (size_t b = 0; b < sources.size(); ++b)
       if (sources[b] != kNoSource)
         cells.push_back({to.dataAt(int64_t(b)), int64_t(b)});
@@ -748,10 +749,11 @@ mapc::rt::replicaCells(const TileMap &to,
     if (a != kNoSource)
       bySource.count(a);
   bySource.sum();
-  std::vector<int64_t> byCell(bySource.total());
+  // Cells in 32 bits: half the table to touch.
+  std::vector<uint32_t> byCell(bySource.total());
   for (size_t b = 0; b < sources.size(); ++b)
     if (sources[b] != kNoSource)
-      byCell[bySource.place(sources[b])] = int64_t(b);
+      byCell[bySource.place(sources[b])] = uint32_t(b);
   std::vector<std::pair<int64_t, uint32_t>> groups; // element, source cell
   for (uint32_t a = 0; a < top; ++a)
     if (start[a] < start[a + 1])
