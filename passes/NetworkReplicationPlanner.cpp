@@ -84,7 +84,9 @@ NetworkRounds mapc::priceNetworkRounds(
       std::accumulate(bounds.back().begin(), bounds.back().end(), int64_t(0));
   out.candidates.push_back(chains);
   modeOf.push_back(chainMode);
-  std::vector<std::optional<std::vector<std::vector<rt::DoublingSend>>>> rounds(
+  // A mode's rounds as their moves alone (no send's cells written out or
+  // sorted by cell), shared by its two keys.
+  std::vector<std::optional<std::vector<std::vector<rt::RouteMove>>>> rounds(
       bounds.size());
   // Cheapest bound first, of equal bounds farthest first (the same sends:
   // it wins most often, as in the route's race; on the 10-cube broadcast
@@ -125,12 +127,12 @@ NetworkRounds mapc::priceNetworkRounds(
       c.rounds = bounds[mode]; // their times
     } else {
       if (!rounds[mode])
-        rounds[mode] =
-            rt::doublingRounds(req.shape, req.src, req.dst, sources,
-                               c.routeOrder & ~rt::kRouteFarthestFirst, &cells);
-      c.rounds = rt::timeDoublingRounds(req.shape, *rounds[mode], req.src,
-                                        req.dst, req.elemBytes, c.routeOrder,
-                                        nullptr, toBeat, &bounds[mode]);
+        rounds[mode] = rt::doublingRoundMoves(
+            req.shape, req.src, req.dst, sources,
+            c.routeOrder & ~rt::kRouteFarthestFirst, &cells);
+      c.rounds = rt::timeDoublingRoundMoves(
+          req.shape, *rounds[mode], req.src, req.dst, sources, &cells,
+          req.elemBytes, c.routeOrder, nullptr, toBeat, &bounds[mode]);
     }
     if (!c.rounds.empty() && c.rounds[0] < 0) {
       c.priced = NetworkRounds::Candidate::CannotRun;

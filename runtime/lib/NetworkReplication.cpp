@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <memory>
+#include <optional>
 
 using namespace mapc::rt;
 
@@ -391,6 +393,15 @@ std::vector<std::vector<RouteFlow>> treeFlows(const std::deque<Tree> &trees,
   return out;
 }
 
+/// The moves of round `k` that change node.
+void roundMoves(const std::vector<DoublingSend> &round,
+                std::vector<RouteMove> &moves) {
+  moves.clear();
+  for (const DoublingSend &s : round)
+    if (s.fromNode != s.toNode)
+      moves.push_back({s.fromNode, s.toNode});
+}
+
 /// Sorts each round's sends by destination cell (distinct within a
 /// round, below `cells`): the sends into each cell are chained, every
 /// round's, and the cells read once for all rounds.
@@ -436,20 +447,27 @@ struct ElementPass {
   std::vector<std::vector<DoublingSend>> rounds{1};
   std::vector<DoublingSend> local;
   bool anyLocal = false; ///< a node holds an element in two cells
+
+  void send(uint32_t round, const DoublingSend &s) {
+    if (rounds.size() <= round)
+      rounds.resize(round + 1);
+    rounds[round].push_back(s);
+  }
+  void copy(const DoublingSend &s) { local.push_back(s); }
 };
 
 /// doublingRounds' walk over the elements, each taking its pair's tree
-/// from `builder`; only the sends of rounds below `writeUpTo` are written
-/// out (the local copies when it is past every round), so that a caller
-/// after the flows or round 0 alone does no work per send.
-ElementPass passElements(const NetworkShape &shape, const TileMap &from,
-                         const TileMap &to,
-                         const std::vector<uint32_t> &sources,
-                         const std::vector<std::pair<int64_t, int64_t>> &cells,
-                         unsigned routeOrder, TreeBuilder &builder,
-                         uint32_t writeUpTo) {
+/// from `builder`; only the sends of rounds below `writeUpTo` go to `out`
+/// (its send(round, s), and its copy(s) for the local copies when it is
+/// past every round), so that a caller after the flows or round 0 alone
+/// does no work per send. Returns whether a node holds an element twice.
+template <class Out>
+bool passElements(const NetworkShape &shape, const TileMap &from,
+                  const TileMap &to, const std::vector<uint32_t> &sources,
+                  const std::vector<std::pair<int64_t, int64_t>> &cells,
+                  unsigned routeOrder, TreeBuilder &builder, uint32_t writeUpTo,
+                  Out &out) {
   const int64_t fromSlots = slotsOf(from), toSlots = slotsOf(to);
-  ElementPass out;
   bool anyLocal = false;
   std::vector<uint32_t> nodes, sourceNodes;
   std::vector<int64_t> arrival, copies, sourceCells;
@@ -468,7 +486,7 @@ ElementPass passElements(const NetworkShape &shape, const TileMap &from,
       } else {
         anyLocal = true;
         if (writeUpTo == ~0u)
-          out.local.push_back({arrival.back(), b, n, n});
+          out.copy({arrival.back(), b, n, n});
       }
     }
     // The source copies, the first cell of each node.
@@ -497,17 +515,55 @@ ElementPass passElements(const NetworkShape &shape, const TileMap &from,
       const uint32_t round = s.round == 0 ? 0 : s.round + shift;
       if (round >= writeUpTo)
         continue;
-      if (out.rounds.size() <= round)
-        out.rounds.resize(round + 1);
       const int64_t read =
           round == 0 ? sourceCells[s.fromAt] : arrival[s.fromAt];
-      out.rounds[round].push_back({read, arrival[s.toAt], s.from, s.to});
+      out.send(round, {read, arrival[s.toAt], s.from, s.to});
     }
     first = last;
   }
-  out.anyLocal = anyLocal;
+  return anyLocal;
+}
+
+/// passElements into an ElementPass.
+ElementPass passElements(const NetworkShape &shape, const TileMap &from,
+                         const TileMap &to,
+                         const std::vector<uint32_t> &sources,
+                         const std::vector<std::pair<int64_t, int64_t>> &cells,
+                         unsigned routeOrder, TreeBuilder &builder,
+                         uint32_t writeUpTo) {
+  ElementPass out;
+  out.anyLocal = passElements(shape, from, to, sources, cells, routeOrder,
+                              builder, writeUpTo, out);
   return out;
 }
+
+/// passElements' sends kept by destination cell, for their moves alone:
+/// every send but a local copy enters its element's first cell on its
+/// node, and each such cell takes at most one send over all rounds (a
+/// tree feeds each of its nodes once), so a table of cells gives every
+/// round's moves in cell order (sortByCell's) by one scan, with no send
+/// written out or sorted. `fits` is false when a cell is sent twice or a
+/// round is past the table's 16 bits: the caller then writes the sends.
+struct CellSends {
+  std::vector<uint16_t> roundOf;      ///< the send's round + 1, 0: none
+  std::unique_ptr<uint32_t[]> fromOf; ///< the sender, where roundOf is set
+  uint32_t rounds = 1;                ///< as ElementPass's rounds.size()
+  bool fits = true;
+
+  explicit CellSends(size_t cells)
+      : roundOf(cells, 0), fromOf(new uint32_t[cells]) {}
+  void send(uint32_t round, const DoublingSend &s) {
+    uint16_t &r = roundOf[size_t(s.toCell)];
+    if (r || round >= 0xffff) {
+      fits = false;
+      return;
+    }
+    r = uint16_t(round + 1);
+    fromOf[size_t(s.toCell)] = s.fromNode;
+    rounds = std::max(rounds, round + 1);
+  }
+  void copy(const DoublingSend &) {} // within a node: no move
+};
 
 /// The rounds of `trees` (pipelined chains' when `chain`), local copies
 /// included: what passElements counts element by element.
@@ -560,6 +616,46 @@ std::vector<std::vector<DoublingSend>> mapc::rt::doublingRounds(
   // Moved out: `rounds` names the pass's, and a copy of every send was a
   // quarter of the 10-cube broadcast's first touches.
   return std::move(pass.rounds);
+}
+
+std::vector<std::vector<RouteMove>> mapc::rt::doublingRoundMoves(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned routeOrder,
+    const std::vector<std::pair<int64_t, int64_t>> *given) {
+  std::vector<std::pair<int64_t, int64_t>> owned;
+  const std::vector<std::pair<int64_t, int64_t>> &cells =
+      cellsOf(to, sources, given, owned);
+  TreeBuilder builder(shape);
+  CellSends sends(sources.size());
+  const bool anyLocal = passElements(shape, from, to, sources, cells,
+                                     routeOrder, builder, ~0u, sends);
+  std::vector<std::vector<RouteMove>> out;
+  if (!sends.fits) {
+    for (const std::vector<DoublingSend> &round :
+         doublingRounds(shape, from, to, sources, routeOrder, &cells))
+      roundMoves(round, out.emplace_back());
+    return out;
+  }
+  // The local copies' round, if any, moves nothing.
+  out.resize(sends.rounds + anyLocal);
+  // Counted, then written, cell by cell (a node's cells in a run).
+  const int64_t toSlots = slotsOf(to), total = int64_t(sources.size());
+  std::vector<uint32_t> count(sends.rounds, 0);
+  auto scan = [&](auto &&take) {
+    uint32_t node = 0;
+    for (int64_t first = 0; first < total; first += toSlots, ++node)
+      for (int64_t b = first; b < std::min(total, first + toSlots); ++b)
+        if (const uint16_t r = sends.roundOf[size_t(b)];
+            r && sends.fromOf[size_t(b)] != node)
+          take(r - 1u, sends.fromOf[size_t(b)], node);
+  };
+  scan([&](uint32_t r, uint32_t, uint32_t) { ++count[r]; });
+  for (uint32_t r = 0; r < sends.rounds; ++r)
+    out[r].reserve(count[r]);
+  scan([&](uint32_t r, uint32_t fromNode, uint32_t toNode) {
+    out[r].push_back({fromNode, toNode});
+  });
+  return out;
 }
 
 ReplicaPairs
@@ -834,32 +930,25 @@ int64_t mapc::rt::oneHopRouteCycles(const NetworkShape &shape,
   return oneHopCycles(NodeCoords(shape), moves, links);
 }
 
-/// The moves of round `k` that change node.
-static void roundMoves(const std::vector<DoublingSend> &round,
-                       std::vector<RouteMove> &moves) {
-  moves.clear();
-  for (const DoublingSend &s : round)
-    if (s.fromNode != s.toNode)
-      moves.push_back({s.fromNode, s.toNode});
-}
-
-std::vector<int64_t> mapc::rt::timeDoublingRounds(
-    const NetworkShape &shape,
-    const std::vector<std::vector<DoublingSend>> &rounds, const TileMap &from,
-    const TileMap &to, unsigned elemBytes, unsigned routeOrder,
-    std::string *why, int64_t stopAt, const std::vector<int64_t> *bounds) {
+/// timeDoublingRounds over `count` rounds whose moves `movesOf(k)` gives,
+/// with `simulate(k)` (the machine's cycles, or -1) for a round past the
+/// reservation walk's memory.
+template <class MovesOf, class Simulate>
+static std::vector<int64_t> timeRounds(const NetworkShape &shape, size_t count,
+                                       MovesOf &&movesOf, Simulate &&simulate,
+                                       unsigned routeOrder, int64_t stopAt,
+                                       const std::vector<int64_t> *bounds) {
   // What the rounds after k take at least, and the total so far.
-  std::vector<int64_t> after(rounds.size() + 1, 0);
+  std::vector<int64_t> after(count + 1, 0);
   if (bounds)
-    for (size_t k = rounds.size(); k-- > 0;)
+    for (size_t k = count; k-- > 0;)
       after[k] = after[k + 1] + (*bounds)[k];
   int64_t sum = 0;
   std::vector<int64_t> out;
-  std::vector<RouteMove> moves;
   std::vector<uint64_t> links;
   const NodeCoords table(shape);
-  for (size_t k = 0; k < rounds.size(); ++k) {
-    roundMoves(rounds[k], moves);
+  for (size_t k = 0; k < count; ++k) {
+    const std::vector<RouteMove> &moves = movesOf(k);
     // Round k stops where it, the rounds before and the bounds of those
     // after reach stopAt.
     const int64_t stop =
@@ -871,11 +960,7 @@ std::vector<int64_t> mapc::rt::timeDoublingRounds(
                     std::max<int64_t>(stop, 1));
     if (t < 0) {
       // Past the reservation walk's memory: simulate the cycles.
-      NetworkMachine probe(
-          shape, uint64_t(std::max(slotsOf(from), slotsOf(to))) * elemBytes);
-      t = probe.run(doublingTransfers(shape, rounds, k, from, to, elemBytes, 0,
-                                      0, routeOrder),
-                    elemBytes, why);
+      t = simulate(k);
       if (t < 0)
         return {-1};
     }
@@ -885,6 +970,52 @@ std::vector<int64_t> mapc::rt::timeDoublingRounds(
       break;
   }
   return out;
+}
+
+std::vector<int64_t> mapc::rt::timeDoublingRounds(
+    const NetworkShape &shape,
+    const std::vector<std::vector<DoublingSend>> &rounds, const TileMap &from,
+    const TileMap &to, unsigned elemBytes, unsigned routeOrder,
+    std::string *why, int64_t stopAt, const std::vector<int64_t> *bounds) {
+  std::vector<RouteMove> moves;
+  return timeRounds(
+      shape, rounds.size(),
+      [&](size_t k) -> const std::vector<RouteMove> & {
+        roundMoves(rounds[k], moves);
+        return moves;
+      },
+      [&](size_t k) {
+        NetworkMachine probe(
+            shape, uint64_t(std::max(slotsOf(from), slotsOf(to))) * elemBytes);
+        return probe.run(doublingTransfers(shape, rounds, k, from, to,
+                                           elemBytes, 0, 0, routeOrder),
+                         elemBytes, why);
+      },
+      routeOrder, stopAt, bounds);
+}
+
+std::vector<int64_t> mapc::rt::timeDoublingRoundMoves(
+    const NetworkShape &shape, const std::vector<std::vector<RouteMove>> &moves,
+    const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources,
+    const std::vector<std::pair<int64_t, int64_t>> *cells, unsigned elemBytes,
+    unsigned routeOrder, std::string *why, int64_t stopAt,
+    const std::vector<int64_t> *bounds) {
+  // The sends written out only for a round the walk cannot time.
+  std::optional<std::vector<std::vector<DoublingSend>>> rounds;
+  return timeRounds(
+      shape, moves.size(),
+      [&](size_t k) -> const std::vector<RouteMove> & { return moves[k]; },
+      [&](size_t k) {
+        if (!rounds)
+          rounds = doublingRounds(shape, from, to, sources, routeOrder, cells);
+        NetworkMachine probe(
+            shape, uint64_t(std::max(slotsOf(from), slotsOf(to))) * elemBytes);
+        return probe.run(doublingTransfers(shape, *rounds, k, from, to,
+                                           elemBytes, 0, 0, routeOrder),
+                         elemBytes, why);
+      },
+      routeOrder, stopAt, bounds);
 }
 
 std::vector<int64_t> mapc::rt::doublingRoundBounds(

@@ -269,6 +269,69 @@ TEST(NetworkReplication, TreeFlowsAndCellsEqualThePlainCounts) {
   EXPECT_GT(merged, 60u);
 }
 
+// The planner times the rounds from their moves alone
+// (doublingRoundMoves: each destination cell's one send kept in a table of
+// cells, read out in cell order), not from the sends written out and
+// sorted by cell: on 6,000 random replicated destinations and broadcasts
+// on random meshes and cubes, in every mode, the moves of every round are
+// those of doublingRounds' sends in their order, and timing them
+// (timeDoublingRoundMoves, stopped or not) gives timeDoublingRounds' times.
+TEST(NetworkReplication, RoundMovesAreTheSendsMoves) {
+  std::mt19937 rng(20261201);
+  unsigned runs = 0, later = 0, stopped = 0;
+  while (runs < 6000) {
+    const rt::NetworkShape net = test::randomNetwork(rng, kReplicationNetworks);
+    rt::TileMap a, b;
+    if (!drawReplicatedOrBroadcast(rng, net, a, b))
+      continue;
+    const std::string what = "run " + std::to_string(runs);
+    const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
+    const auto cells = rt::replicaCells(b, sources);
+    const unsigned modes[] = {0, rt::kRouteScatter, rt::kRouteChain};
+    const unsigned order = rt::kRouteDoubling | modes[rng() % 3] |
+                           (rng() % 2 ? rt::kRouteFarthestFirst : 0);
+    const auto rounds = rt::doublingRounds(net, a, b, sources, order, &cells);
+    const auto moves =
+        rng() % 2 ? rt::doublingRoundMoves(net, a, b, sources, order)
+                  : rt::doublingRoundMoves(net, a, b, sources, order, &cells);
+    ASSERT_EQ(moves.size(), rounds.size()) << what;
+    for (size_t k = 0; k < rounds.size(); ++k) {
+      std::vector<rt::RouteMove> expected;
+      for (const rt::DoublingSend &send : rounds[k])
+        if (send.fromNode != send.toNode)
+          expected.push_back({send.fromNode, send.toNode});
+      ASSERT_EQ(moves[k].size(), expected.size()) << what << " round " << k;
+      for (size_t m = 0; m < expected.size(); ++m)
+        ASSERT_TRUE(moves[k][m].from == expected[m].from &&
+                    moves[k][m].to == expected[m].to)
+            << what << " round " << k << " move " << m;
+      later += k > 0 && !expected.empty();
+    }
+    // Timed in full, and stopped somewhere up to their total.
+    const unsigned elemBytes = 1u << (rng() % 3);
+    const auto full =
+        rt::timeDoublingRounds(net, rounds, a, b, elemBytes, order);
+    ASSERT_EQ(rt::timeDoublingRoundMoves(net, moves, a, b, sources, &cells,
+                                         elemBytes, order),
+              full)
+        << what;
+    const auto bounds = rt::doublingRoundBounds(net, rounds);
+    const int64_t total = std::accumulate(full.begin(), full.end(), int64_t(0));
+    const int64_t stopAt = 1 + int64_t(rng() % uint64_t(total + 1));
+    const auto part = rt::timeDoublingRounds(net, rounds, a, b, elemBytes,
+                                             order, nullptr, stopAt, &bounds);
+    ASSERT_EQ(rt::timeDoublingRoundMoves(net, moves, a, b, sources, &cells,
+                                         elemBytes, order, nullptr, stopAt,
+                                         &bounds),
+              part)
+        << what;
+    stopped += part.size() < full.size();
+    ++runs;
+  }
+  EXPECT_GT(later, 6000u); // sends between nodes after round 0 are common
+  EXPECT_GT(stopped, 500u);
+}
+
 // A broadcast along every line of a mesh or cube: doubling takes
 // ceil(log2(lines)) rounds plus the seed round, and the planner picks it or
 // the scatter and gather over the one route, which sends every copy out of

@@ -80,6 +80,14 @@ doublingRounds(const NetworkShape &shape, const TileMap &from,
                const std::vector<std::pair<int64_t, int64_t>> *cells = nullptr,
                std::vector<std::vector<RouteFlow>> *flows = nullptr);
 
+/// The moves that change node of each of doublingRounds' rounds (the
+/// same arguments), in their order (destination cell), without the sends
+/// written out or sorted: what timing the rounds reads.
+std::vector<std::vector<RouteMove>> doublingRoundMoves(
+    const NetworkShape &shape, const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources, unsigned routeOrder = kRouteDoubling,
+    const std::vector<std::pair<int64_t, int64_t>> *cells = nullptr);
+
 /// One pass over a replicated destination's elements, shared by the
 /// modes' pricing: each (source nodes, destination nodes) pair with the
 /// elements that take it (the trees of every mode follow from these), a
@@ -161,6 +169,17 @@ timeDoublingRounds(const NetworkShape &shape,
                    unsigned routeOrder, std::string *why = nullptr,
                    int64_t stopAt = INT64_MAX,
                    const std::vector<int64_t> *bounds = nullptr);
+
+/// timeDoublingRounds from doublingRoundMoves' moves: the rounds'
+/// sends (doublingRounds of `sources` and `cells` in `routeOrder`) are
+/// written only for a round past the reservation walk's memory.
+std::vector<int64_t> timeDoublingRoundMoves(
+    const NetworkShape &shape, const std::vector<std::vector<RouteMove>> &moves,
+    const TileMap &from, const TileMap &to,
+    const std::vector<uint32_t> &sources,
+    const std::vector<std::pair<int64_t, int64_t>> *cells, unsigned elemBytes,
+    unsigned routeOrder, std::string *why = nullptr, int64_t stopAt = INT64_MAX,
+    const std::vector<int64_t> *bounds = nullptr);
 
 /// A lower bound on each round's cycles in either key order: the
 /// routeOrderBound of its dims-up paths (NetworkExecute.h).
