@@ -30,10 +30,15 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
       rt::generalRouteMovesByRuns(req.src, req.dst);
   if (!byRuns)
     sources = rt::sourcesOf(req.src, req.dst);
-  const std::vector<rt::RouteMove> moves =
-      byRuns ? std::move(*byRuns)
-             : rt::generalRouteMoves(req.shape, req.src, req.dst, sources);
-  const std::vector<rt::RouteFlow> flows = rt::routeFlows(req.shape, moves);
+  // From the table of sources the flows are counted as the moves come,
+  // and the moves (as many as the held cells) are listed only for a walk:
+  // on a broadcast no order is walked.
+  std::vector<rt::RouteMove> moves =
+      byRuns ? std::move(*byRuns) : std::vector<rt::RouteMove>{};
+  const std::vector<rt::RouteFlow> flows =
+      byRuns ? rt::routeFlows(req.shape, moves)
+             : rt::generalRouteFlows(req.shape, req.src, req.dst, sources);
+  bool listed = bool(byRuns);
   // Without replication the bound counts flows, not elements (the same
   // bound: NetworkGeneral.FlowBoundEqualsTheElementBound).
   // A replicated destination's held cells by element, for the bound and
@@ -60,7 +65,7 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   // the moves alike (NetworkGeneral.MovesAreTheTransfersThatChangeNode).
   // Then every element keeps its cell when each held cell is its own
   // source (with equal slots; otherwise as analyseMove finds).
-  const bool local = moves.empty();
+  const bool local = flows.empty();
   if (local && sources.empty())
     sources = rt::sourcesOf(req.src, req.dst);
   bool identity = local;
@@ -176,8 +181,12 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
     for (unsigned other : racing)
       if (other != order)
         next = std::min(next, known(other));
-    if (!walks[order])
+    if (!walks[order]) {
+      if (!listed) // before any walk, which keeps a reference to them
+        moves = rt::generalRouteMoves(req.shape, req.src, req.dst, sources);
+      listed = true;
       walks[order].emplace(req.shape, moves, order);
+    }
     int64_t t = walks[order]->advance(
         next == INT64_MAX ? toBeat(order) : std::min(toBeat(order), next + 1));
     if (t < 0) { // past the reservation walk's memory: simulate the cycles

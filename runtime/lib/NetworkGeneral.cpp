@@ -364,17 +364,17 @@ std::vector<Transfer> mapc::rt::generalRouteTransfers(
   return out;
 }
 
-std::vector<RouteMove>
-mapc::rt::generalRouteMoves(const NetworkShape &shape, const TileMap &from,
-                            const TileMap &to,
-                            const std::vector<uint32_t> &sources) {
+/// generalRouteMoves' moves, each given to `take(from, to)` in its order.
+template <class Take>
+static void forEachGeneralRouteMove(const NetworkShape &shape,
+                                    const TileMap &from, const TileMap &to,
+                                    const std::vector<uint32_t> &sources,
+                                    Take &&take) {
   const int64_t fromSlots = slotsOf(from), toSlots = slotsOf(to);
   const bool replicated = from.replicates() && !(from == to);
   // Sources index the cells of `from` in 32 bits: its slots fit too.
   const Divider32 nodeOf{uint64_t(fromSlots)};
   std::vector<int64_t> scratch;
-  std::vector<RouteMove> out;
-  out.reserve(sources.size());
   // Destination cells node by node, so that a cell's node costs no
   // division, and a source cell's by a multiply.
   const int64_t cells = int64_t(sources.size());
@@ -390,9 +390,21 @@ mapc::rt::generalRouteMoves(const NetworkShape &shape, const TileMap &from,
                                            fromSlots)
                                 : nodeOf.quotient(sources[size_t(b)]);
       if (node != dest)
-        out.push_back({node, dest});
+        take(node, dest);
     }
   }
+}
+
+std::vector<RouteMove>
+mapc::rt::generalRouteMoves(const NetworkShape &shape, const TileMap &from,
+                            const TileMap &to,
+                            const std::vector<uint32_t> &sources) {
+  std::vector<RouteMove> out;
+  out.reserve(sources.size());
+  forEachGeneralRouteMove(shape, from, to, sources,
+                          [&](uint32_t node, uint32_t dest) {
+                            out.push_back({node, dest});
+                          });
   return out;
 }
 
@@ -724,30 +736,47 @@ std::vector<size_t> mapc::rt::routeLinks(const NetworkShape &shape,
 namespace {
 
 /// routeFlows of moves that come by destination node (generalRouteMoves'
-/// order): each destination's flows counted with a stamp per source node,
-/// then the flows, not the moves, bucketed by source (a stable counting
-/// sort), which leaves each source's by destination.
-std::vector<RouteFlow>
-flowsOfMovesByDestination(uint32_t nodes, const std::vector<RouteMove> &moves) {
-  constexpr uint32_t kNone = ~uint32_t(0);
-  std::vector<uint32_t> stamp(nodes, kNone), at(nodes, 0);
+/// order), given one by one: each destination's flows counted with a
+/// stamp per source node, then the flows, not the moves, bucketed by
+/// source (a stable counting sort), which leaves each source's by
+/// destination.
+class FlowsByDestination {
+public:
+  explicit FlowsByDestination(uint32_t nodes)
+      : stamp(nodes, kNone), at(nodes, 0), bySource(start, nodes) {}
+
+  void add(uint32_t from, uint32_t to) {
+    if (stamp[from] != to) {
+      stamp[from] = to;
+      at[from] = uint32_t(byTo.size());
+      byTo.push_back({from, to, 0});
+      bySource.count(from);
+    }
+    ++byTo[at[from]].count;
+  }
+
+  std::vector<RouteFlow> flows() {
+    bySource.sum();
+    std::vector<RouteFlow> out(byTo.size());
+    for (const RouteFlow &f : byTo)
+      out[bySource.place(f.from)] = f;
+    return out;
+  }
+
+private:
+  static constexpr uint32_t kNone = ~uint32_t(0);
+  std::vector<uint32_t> stamp, at;
   std::vector<RouteFlow> byTo;
   std::vector<uint32_t> start;
-  CountingSort<uint32_t> bySource(start, nodes);
-  for (const RouteMove &m : moves) {
-    if (stamp[m.from] != m.to) {
-      stamp[m.from] = m.to;
-      at[m.from] = uint32_t(byTo.size());
-      byTo.push_back({m.from, m.to, 0});
-      bySource.count(m.from);
-    }
-    ++byTo[at[m.from]].count;
-  }
-  bySource.sum();
-  std::vector<RouteFlow> flows(byTo.size());
-  for (const RouteFlow &f : byTo)
-    flows[bySource.place(f.from)] = f;
-  return flows;
+  CountingSort<uint32_t> bySource;
+};
+
+std::vector<RouteFlow>
+flowsOfMovesByDestination(uint32_t nodes, const std::vector<RouteMove> &moves) {
+  FlowsByDestination flows(nodes);
+  for (const RouteMove &m : moves)
+    flows.add(m.from, m.to);
+  return flows.flows();
 }
 
 } // namespace
@@ -802,6 +831,18 @@ mapc::rt::routeFlows(const NetworkShape &shape,
         [](const RouteFlow &a, const RouteFlow &b) { return a.to < b.to; });
   }
   return flows;
+}
+
+std::vector<RouteFlow>
+mapc::rt::generalRouteFlows(const NetworkShape &shape, const TileMap &from,
+                            const TileMap &to,
+                            const std::vector<uint32_t> &sources) {
+  // The moves come by destination: counted as they come, none kept.
+  FlowsByDestination flows(shape.nodeCount());
+  forEachGeneralRouteMove(
+      shape, from, to, sources,
+      [&](uint32_t node, uint32_t dest) { flows.add(node, dest); });
+  return flows.flows();
 }
 
 namespace {

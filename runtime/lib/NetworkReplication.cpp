@@ -78,6 +78,7 @@ public:
     Tree *&t = pair->byCarrier[carrier];
     if (!t) {
       t = &trees.emplace_back();
+      t->sends.reserve(nodes.size()); // a send into each node at most
       if (scatter)
         buildScatter(sourceNodes, nodes, carrier, *t);
       else if (chain)
@@ -111,6 +112,7 @@ public:
     const size_t carriers = scatter ? std::min<size_t>(p.elements, n) : 1;
     for (size_t c = 0; c < carriers; ++c) {
       Tree &t = trees.emplace_back();
+      t.sends.reserve(n); // a send into each node at most: no regrowth
       if (scatter)
         buildScatter(p.sourceNodes, p.nodes, uint32_t(c), t);
       else if (mode & kRouteChain)

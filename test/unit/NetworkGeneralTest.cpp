@@ -593,7 +593,8 @@ TEST(NetworkGeneral, RouteLinksAreTheTransfersPaths) {
 // cell's node by a multiply: on 1,000 random k-Tile pairs (replicated ones
 // among them), its moves are generalRouteTransfers' transfers that change
 // node, in order, and there are none exactly when analyseMove finds the
-// move local.
+// move local; generalRouteFlows, which keeps no move, counts their
+// routeFlows.
 TEST(NetworkGeneral, MovesAreTheTransfersThatChangeNode) {
   std::mt19937 rng(20261126 + 13);
   unsigned runs = 0, replicated = 0, identities = 0, locals = 0;
@@ -620,6 +621,16 @@ TEST(NetworkGeneral, MovesAreTheTransfersThatChangeNode) {
       ASSERT_TRUE(moves[k].from == expected[k].from &&
                   moves[k].to == expected[k].to)
           << "run " << runs << " move " << k;
+    // The planner's flows, counted as the moves come without them kept.
+    const std::vector<rt::RouteFlow> flows = rt::routeFlows(net, moves),
+                                     counted = rt::generalRouteFlows(net, x, y,
+                                                                     sources);
+    ASSERT_EQ(counted.size(), flows.size()) << "run " << runs;
+    for (size_t f = 0; f < flows.size(); ++f)
+      ASSERT_TRUE(counted[f].from == flows[f].from &&
+                  counted[f].to == flows[f].to &&
+                  counted[f].count == flows[f].count)
+          << "run " << runs << " flow " << f;
     // The planner reads "no element changes node" off the moves, and
     // plans no step exactly when analyseMove finds the identity.
     const rt::MoveShape moveShape = rt::analyseMove(x, y, sources);

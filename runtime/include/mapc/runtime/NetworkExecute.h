@@ -140,6 +140,12 @@ struct RouteFlow {
 std::vector<RouteFlow> routeFlows(const NetworkShape &shape,
                                   const std::vector<RouteMove> &moves);
 
+/// routeFlows(shape, generalRouteMoves(shape, from, to, sources)) without
+/// the moves kept: counted as they come, by destination.
+std::vector<RouteFlow> generalRouteFlows(const NetworkShape &shape,
+                                         const TileMap &from, const TileMap &to,
+                                         const std::vector<uint32_t> &sources);
+
 /// A lower bound on timeRoute for `routeOrder`, from its paths alone: for
 /// every directed link, the fewest hops an element crossing it makes
 /// before it, the elements crossing it (one a cycle), and the fewest hops
