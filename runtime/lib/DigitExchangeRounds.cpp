@@ -202,15 +202,17 @@ void Search::weigh() {
 /// most left between the two go first, ties by value.
 void Search::build(int64_t most, int64_t group, Candidate &c) {
   order.clear();
+  // A pair's openings at the group, as reweigh last counted them (every
+  // pair that sent since is weighed again before a build).
+  const int opensAt = int(std::min<int64_t>(group, 4)) - 2;
   for (uint32_t k = 0; k < pairs.size(); ++k) {
     const Pair &p = pairs[k];
     if (p.edges.empty())
       continue;
     // Highest first: the sort is ascending, so the key is the complement.
     // Weights are below 2^41 and a pair's openings below 2^20 (its values).
-    const uint64_t key =
-        100 * (wOut[p.from] + wIn[p.to]) +
-        (uint64_t(openings(p, std::min<int64_t>(group, 4))) << kWeightBits);
+    const uint64_t key = 100 * (wOut[p.from] + wIn[p.to]) +
+                         (uint64_t(p.opens[opensAt]) << kWeightBits);
     order.push_back({~key, k});
   }
   std::sort(order.begin(), order.end());
