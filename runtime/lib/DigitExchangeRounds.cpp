@@ -95,7 +95,9 @@ public:
 private:
   struct Pair {
     unsigned from, to;
-    std::vector<uint32_t> edges; ///< values p * base + y still to send
+    /// Values p * base + y still to send, in the order build tries them
+    /// once weighed (reweigh).
+    std::vector<uint32_t> edges;
     int64_t mostFrom = 0, mostTo = 0;
     /// Its openings at groups of 2, 3 and 4, as counted in out and in.
     int64_t opens[3] = {0, 0, 0};
@@ -123,7 +125,7 @@ private:
   std::vector<int64_t> fromCount, toCount, outs, ins, sent, got, taken;
   std::vector<int64_t> floorOut, floorIn;
   std::vector<uint8_t> sends, gets;
-  std::vector<uint32_t> openedPairs;
+  std::vector<uint32_t> openedPairs, ready;
   std::vector<std::pair<uint64_t, uint32_t>> order;
   std::vector<uint64_t> es;
 
@@ -165,6 +167,15 @@ void Search::reweigh(Pair &p) {
   }
   for (uint32_t e : p.edges)
     fromCount[senderOf[e]] = toCount[size_t(destOf(e))] = 0;
+  // The values in the order build tries them, the most left between their
+  // sender and receiver first, ties by value: fixed until the pair sends,
+  // so sorted here once and not at each of its tries.
+  es.clear();
+  for (uint32_t e : p.edges)
+    es.push_back((uint64_t(1000000) - uint64_t(score[e])) << 32 | e);
+  std::sort(es.begin(), es.end());
+  for (size_t i = 0; i < es.size(); ++i)
+    p.edges[i] = uint32_t(es[i]); // the value, below its order
   for (int g = 0; g < 3; ++g) {
     p.opens[g] = openings(p, g + 2);
     out[g][p.from] += p.opens[g];
@@ -224,21 +235,20 @@ void Search::build(int64_t most, int64_t group, Candidate &c) {
       const Pair &p = pairs[k];
       if (taken[k] || outs[p.from] >= most || ins[p.to] >= most)
         continue;
-      es.clear();
+      // The values free at the pair's start, in its edges' order (reweigh).
+      ready.clear();
       for (uint32_t e : p.edges) {
         const int64_t from = senderOf[e], to = destOf(e);
         // A receiver's values in hand stay within its registers.
         if (sends[from] || gets[to] ||
             held[to] + 1 - (to < s.pes && sends[to]) > live)
           continue;
-        es.push_back((uint64_t(1000000) - uint64_t(score[e])) << 32 | e);
+        ready.push_back(e);
       }
-      if (es.empty())
+      if (ready.empty())
         continue;
-      std::sort(es.begin(), es.end());
       const size_t first = chosen.size();
-      for (uint64_t v : es) {
-        const uint32_t e = uint32_t(v); // the value, below its order
+      for (uint32_t e : ready) {
         const int64_t from = senderOf[e], to = destOf(e);
         if (sends[from] || gets[to])
           continue;
