@@ -139,6 +139,7 @@ private:
   }
   void reweigh(Pair &p);
   void weigh();
+  void take(const Pair &p, int64_t group, std::vector<uint32_t> &chosen);
   void build(int64_t most, int64_t group, Candidate &c);
   void price(Candidate &c);
 };
@@ -207,6 +208,40 @@ void Search::weigh() {
   }
 }
 
+/// Appends to `chosen` up to `group` of pair `p`'s values, in its edges'
+/// order (reweigh), that were free at the pair's start (sender idle,
+/// receiver idle and within its registers) and are still free of its own
+/// picks. Between two clusters a pick frees no receiver's registers (its
+/// receivers never send in the pair), so one pass stops at the group; in
+/// one cluster the values free at the start are listed first.
+void Search::take(const Pair &p, int64_t group, std::vector<uint32_t> &chosen) {
+  auto free = [&](uint32_t e) {
+    const int64_t from = senderOf[e], to = destOf(e);
+    // A receiver's values in hand stay within its registers.
+    return !sends[from] && !gets[to] &&
+           held[to] + 1 - (to < s.pes && sends[to]) <= live;
+  };
+  const size_t first = chosen.size();
+  auto pick = [&](uint32_t e) {
+    sends[senderOf[e]] = gets[destOf(e)] = 1;
+    chosen.push_back(e);
+    return int64_t(chosen.size() - first) == group;
+  };
+  if (p.from != p.to) {
+    for (uint32_t e : p.edges)
+      if (free(e) && pick(e))
+        return;
+    return;
+  }
+  ready.clear();
+  for (uint32_t e : p.edges)
+    if (free(e))
+      ready.push_back(e);
+  for (uint32_t e : ready)
+    if (!sends[senderOf[e]] && !gets[destOf(e)] && pick(e))
+      return;
+}
+
 /// One candidate round: pairs in order of their clusters' weights plus a
 /// hundredth of the connections they still need, full groups first, then
 /// what is left; in a pair, the values whose sender and receiver have the
@@ -235,28 +270,10 @@ void Search::build(int64_t most, int64_t group, Candidate &c) {
       const Pair &p = pairs[k];
       if (taken[k] || outs[p.from] >= most || ins[p.to] >= most)
         continue;
-      // The values free at the pair's start, in its edges' order (reweigh).
-      ready.clear();
-      for (uint32_t e : p.edges) {
-        const int64_t from = senderOf[e], to = destOf(e);
-        // A receiver's values in hand stay within its registers.
-        if (sends[from] || gets[to] ||
-            held[to] + 1 - (to < s.pes && sends[to]) > live)
-          continue;
-        ready.push_back(e);
-      }
-      if (ready.empty())
-        continue;
       const size_t first = chosen.size();
-      for (uint32_t e : ready) {
-        const int64_t from = senderOf[e], to = destOf(e);
-        if (sends[from] || gets[to])
-          continue;
-        sends[from] = gets[to] = 1;
-        chosen.push_back(e);
-        if (int64_t(chosen.size() - first) == group)
-          break;
-      }
+      take(p, group, chosen);
+      if (chosen.size() == first)
+        continue;
       const int64_t n = int64_t(chosen.size() - first);
       if (full && n < std::min<int64_t>(group, p.edges.size())) {
         for (size_t i = first; i < chosen.size(); ++i)
