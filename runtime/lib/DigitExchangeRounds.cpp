@@ -215,7 +215,7 @@ void Search::weigh() {
 /// receivers never send in the pair), so one pass stops at the group; in
 /// one cluster the values free at the start are listed first.
 void Search::take(const Pair &p, int64_t group, std::vector<uint32_t> &chosen) {
-  auto free = [&](uint32_t e) {
+  auto idle = [&](uint32_t e) {
     const int64_t from = senderOf[e], to = destOf(e);
     // A receiver's values in hand stay within its registers.
     return !sends[from] && !gets[to] &&
@@ -229,13 +229,13 @@ void Search::take(const Pair &p, int64_t group, std::vector<uint32_t> &chosen) {
   };
   if (p.from != p.to) {
     for (uint32_t e : p.edges)
-      if (free(e) && pick(e))
+      if (idle(e) && pick(e))
         return;
     return;
   }
   ready.clear();
   for (uint32_t e : p.edges)
-    if (free(e))
+    if (idle(e))
       ready.push_back(e);
   for (uint32_t e : ready)
     if (!sends[senderOf[e]] && !gets[destOf(e)] && pick(e))
