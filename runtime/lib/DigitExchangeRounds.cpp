@@ -95,7 +95,9 @@ public:
 private:
   struct Pair {
     unsigned from, to;
-    std::vector<uint32_t> edges; ///< values p * base + y still to send
+    /// Values p * base + y still to send, in the order build tries them
+    /// once weighed (reweigh).
+    std::vector<uint32_t> edges;
     int64_t mostFrom = 0, mostTo = 0;
     /// Its openings at groups of 2, 3 and 4, as counted in out and in.
     int64_t opens[3] = {0, 0, 0};
@@ -123,7 +125,7 @@ private:
   std::vector<int64_t> fromCount, toCount, outs, ins, sent, got, taken;
   std::vector<int64_t> floorOut, floorIn;
   std::vector<uint8_t> sends, gets;
-  std::vector<uint32_t> openedPairs;
+  std::vector<uint32_t> openedPairs, ready;
   std::vector<std::pair<uint64_t, uint32_t>> order;
   std::vector<uint64_t> es;
 
@@ -137,6 +139,7 @@ private:
   }
   void reweigh(Pair &p);
   void weigh();
+  void take(const Pair &p, int64_t group, std::vector<uint32_t> &chosen);
   void build(int64_t most, int64_t group, Candidate &c);
   void price(Candidate &c);
 };
@@ -165,6 +168,15 @@ void Search::reweigh(Pair &p) {
   }
   for (uint32_t e : p.edges)
     fromCount[senderOf[e]] = toCount[size_t(destOf(e))] = 0;
+  // The values in the order build tries them, the most left between their
+  // sender and receiver first, ties by value: fixed until the pair sends,
+  // so sorted here once and not at each of its tries.
+  es.clear();
+  for (uint32_t e : p.edges)
+    es.push_back((uint64_t(1000000) - uint64_t(score[e])) << 32 | e);
+  std::sort(es.begin(), es.end());
+  for (size_t i = 0; i < es.size(); ++i)
+    p.edges[i] = uint32_t(es[i]); // the value, below its order
   for (int g = 0; g < 3; ++g) {
     p.opens[g] = openings(p, g + 2);
     out[g][p.from] += p.opens[g];
@@ -196,21 +208,57 @@ void Search::weigh() {
   }
 }
 
+/// Appends to `chosen` up to `group` of pair `p`'s values, in its edges'
+/// order (reweigh), that were free at the pair's start (sender idle,
+/// receiver idle and within its registers) and are still free of its own
+/// picks. Between two clusters a pick frees no receiver's registers (its
+/// receivers never send in the pair), so one pass stops at the group; in
+/// one cluster the values free at the start are listed first.
+void Search::take(const Pair &p, int64_t group, std::vector<uint32_t> &chosen) {
+  auto idle = [&](uint32_t e) {
+    const int64_t from = senderOf[e], to = destOf(e);
+    // A receiver's values in hand stay within its registers.
+    return !sends[from] && !gets[to] &&
+           held[to] + 1 - (to < s.pes && sends[to]) <= live;
+  };
+  const size_t first = chosen.size();
+  auto pick = [&](uint32_t e) {
+    sends[senderOf[e]] = gets[destOf(e)] = 1;
+    chosen.push_back(e);
+    return int64_t(chosen.size() - first) == group;
+  };
+  if (p.from != p.to) {
+    for (uint32_t e : p.edges)
+      if (idle(e) && pick(e))
+        return;
+    return;
+  }
+  ready.clear();
+  for (uint32_t e : p.edges)
+    if (idle(e))
+      ready.push_back(e);
+  for (uint32_t e : ready)
+    if (!sends[senderOf[e]] && !gets[destOf(e)] && pick(e))
+      return;
+}
+
 /// One candidate round: pairs in order of their clusters' weights plus a
 /// hundredth of the connections they still need, full groups first, then
 /// what is left; in a pair, the values whose sender and receiver have the
 /// most left between the two go first, ties by value.
 void Search::build(int64_t most, int64_t group, Candidate &c) {
   order.clear();
+  // A pair's openings at the group, as reweigh last counted them (every
+  // pair that sent since is weighed again before a build).
+  const int opensAt = int(std::min<int64_t>(group, 4)) - 2;
   for (uint32_t k = 0; k < pairs.size(); ++k) {
     const Pair &p = pairs[k];
     if (p.edges.empty())
       continue;
     // Highest first: the sort is ascending, so the key is the complement.
     // Weights are below 2^41 and a pair's openings below 2^20 (its values).
-    const uint64_t key =
-        100 * (wOut[p.from] + wIn[p.to]) +
-        (uint64_t(openings(p, std::min<int64_t>(group, 4))) << kWeightBits);
+    const uint64_t key = 100 * (wOut[p.from] + wIn[p.to]) +
+                         (uint64_t(p.opens[opensAt]) << kWeightBits);
     order.push_back({~key, k});
   }
   std::sort(order.begin(), order.end());
@@ -222,29 +270,10 @@ void Search::build(int64_t most, int64_t group, Candidate &c) {
       const Pair &p = pairs[k];
       if (taken[k] || outs[p.from] >= most || ins[p.to] >= most)
         continue;
-      es.clear();
-      for (uint32_t e : p.edges) {
-        const int64_t from = senderOf[e], to = destOf(e);
-        // A receiver's values in hand stay within its registers.
-        if (sends[from] || gets[to] ||
-            held[to] + 1 - (to < s.pes && sends[to]) > live)
-          continue;
-        es.push_back((uint64_t(1000000) - uint64_t(score[e])) << 32 | e);
-      }
-      if (es.empty())
-        continue;
-      std::sort(es.begin(), es.end());
       const size_t first = chosen.size();
-      for (uint64_t v : es) {
-        const uint32_t e = uint32_t(v); // the value, below its order
-        const int64_t from = senderOf[e], to = destOf(e);
-        if (sends[from] || gets[to])
-          continue;
-        sends[from] = gets[to] = 1;
-        chosen.push_back(e);
-        if (int64_t(chosen.size() - first) == group)
-          break;
-      }
+      take(p, group, chosen);
+      if (chosen.size() == first)
+        continue;
       const int64_t n = int64_t(chosen.size() - first);
       if (full && n < std::min<int64_t>(group, p.edges.size())) {
         for (size_t i = first; i < chosen.size(); ++i)

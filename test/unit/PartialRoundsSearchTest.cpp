@@ -21,10 +21,11 @@ using mapc::test::digitTile;
 
 namespace {
 
-/// A random P/M digit exchange of base 2-20 over up to 256 PEs: a PE
+/// A random P/M digit exchange of base 2-20 over up to `maxPes` PEs: a PE
 /// digit trades places with a memory digit of its base, the other digits
 /// of each side shuffled half of the time (folded permutations).
-bool randomExchange(std::mt19937_64 &rng, rt::DigitExchangeShape &d) {
+bool randomExchange(std::mt19937_64 &rng, rt::DigitExchangeShape &d,
+                    int64_t maxPes = 256) {
   auto pick = [&](int lo, int hi) {
     return std::uniform_int_distribution<int>(lo, hi)(rng);
   };
@@ -39,7 +40,7 @@ bool randomExchange(std::mt19937_64 &rng, rt::DigitExchangeShape &d) {
   int64_t pes = b, slots = b;
   for (int i = pick(0, 4); i > 0; --i) {
     const int64_t base = pick(2, 6);
-    if (pes * base <= 256) {
+    if (pes * base <= maxPes) {
       pe.insert(pe.begin() + pick(0, int(pe.size())), digit(base));
       pes *= base;
     }
@@ -61,6 +62,22 @@ bool randomExchange(std::mt19937_64 &rng, rt::DigitExchangeShape &d) {
   const KTile from = digitTile(bases, mem, pe),
               to = digitTile(bases, mem2, pe2);
   return rt::findDigitExchange(from, to, rt::sourcesOf(from, to), d, nullptr);
+}
+
+/// Expects `got` to be `want`, send by send.
+void expectSameRounds(const rt::DigitExchangePartialRounds &got,
+                      const rt::DigitExchangePartialRounds &want, int trial) {
+  ASSERT_EQ(got.rounds.size(), want.rounds.size()) << "trial " << trial;
+  for (size_t k = 0; k < want.rounds.size(); ++k) {
+    ASSERT_EQ(got.rounds[k].size(), want.rounds[k].size())
+        << "trial " << trial << " round " << k;
+    for (size_t i = 0; i < want.rounds[k].size(); ++i) {
+      ASSERT_EQ(got.rounds[k][i].pe, want.rounds[k][i].pe)
+          << "trial " << trial << " round " << k;
+      ASSERT_EQ(got.rounds[k][i].slot, want.rounds[k][i].slot)
+          << "trial " << trial << " round " << k;
+    }
+  }
 }
 
 } // namespace
@@ -92,17 +109,9 @@ TEST(PartialRoundsSearch, SameRoundsAsTheReference) {
         rt::searchDigitExchangePartialRounds(m, d, bytes, live, &ticks);
     ++searched;
     found += !want.rounds.empty();
-    ASSERT_EQ(got.rounds.size(), want.rounds.size()) << "trial " << trial;
-    for (size_t k = 0; k < want.rounds.size(); ++k) {
-      ASSERT_EQ(got.rounds[k].size(), want.rounds[k].size())
-          << "trial " << trial << " round " << k;
-      for (size_t i = 0; i < want.rounds[k].size(); ++i) {
-        ASSERT_EQ(got.rounds[k][i].pe, want.rounds[k][i].pe)
-            << "trial " << trial << " round " << k;
-        ASSERT_EQ(got.rounds[k][i].slot, want.rounds[k][i].slot)
-            << "trial " << trial << " round " << k;
-      }
-    }
+    expectSameRounds(got, want, trial);
+    if (HasFatalFailure())
+      return;
     // Each round's ticks as the search counted them, the machine's price.
     ASSERT_EQ(ticks.size(), got.rounds.size()) << "trial " << trial;
     rt::Plural dest(m.peCount(), 0);
@@ -120,4 +129,37 @@ TEST(PartialRoundsSearch, SameRoundsAsTheReference) {
               searched, found);
   EXPECT_EQ(draws, 2000);
   EXPECT_GT(found, 1000);
+}
+
+// Random #5's scale (docs/cost-model.md, "Partial rounds cold: every
+// search is printed"): 40 exchanges of base 8-20 over 300-1024 PEs in
+// clusters of 16, hundreds of cluster pairs a build (the draws above, up to
+// 256 PEs, have at most 16 clusters). The search finds the reference's
+// rounds. Sabotaged (a build's pairs ordered by their openings at groups
+// of 3, not the build's own), it fails.
+TEST(PartialRoundsSearch, SameRoundsAsTheReferenceAtScale) {
+  std::mt19937_64 rng(20261201);
+  int draws = 0, found = 0;
+  for (int trial = 0; draws < 40 && trial < 20000; ++trial) {
+    rt::DigitExchangeShape d;
+    if (!randomExchange(rng, d, 1024) || d.pes < 300 || d.base < 8)
+      continue;
+    ++draws;
+    const unsigned width = 32;
+    const unsigned height = unsigned((d.pes + width - 1) / width);
+    const rt::MasPar m = rt::MasPar::pricing(width, height, 16);
+    const unsigned bytes = 1u << (rng() % 4);
+    const int64_t live = d.base + int64_t(rng() % 8);
+    const rt::DigitExchangePartialRounds want =
+        rt::reference::searchPartialRounds(m, d, bytes, live);
+    found += !want.rounds.empty();
+    expectSameRounds(rt::searchDigitExchangePartialRounds(m, d, bytes, live),
+                     want, trial);
+    if (HasFatalFailure())
+      return;
+  }
+  std::printf("partial-round search at scale: %d exchanges, %d with rounds\n",
+              draws, found);
+  EXPECT_EQ(draws, 40);
+  EXPECT_GT(found, 20);
 }
