@@ -147,6 +147,7 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   const NetworkRounds rounds =
       local ? NetworkRounds{} : priceNetworkRounds(req, sources, cells);
   const int64_t roundsTicks = rounds.bestTicks();
+  std::optional<std::vector<uint32_t>> farthestFirst; // outlives the walks
   std::optional<rt::RouteWalk> walks[8];
   int64_t exact[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
   int64_t best = -1;
@@ -176,8 +177,15 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
     for (unsigned other : racing)
       if (other != order)
         next = std::min(next, known(other));
-    if (!walks[order])
-      walks[order].emplace(req.shape, moves, order);
+    if (!walks[order]) {
+      // Farthest first's keys are the same in every order: listed once
+      // for all its walks.
+      if ((order & rt::kRouteFarthestFirst) && !farthestFirst)
+        farthestFirst = rt::routeFarthestFirstKeys(req.shape, moves);
+      walks[order].emplace(req.shape, moves, order,
+                           order & rt::kRouteFarthestFirst ? &*farthestFirst
+                                                           : nullptr);
+    }
     int64_t t = walks[order]->advance(
         next == INT64_MAX ? toBeat(order) : std::min(toBeat(order), next + 1));
     if (t < 0) { // past the reservation walk's memory: simulate the cycles
