@@ -152,6 +152,7 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
   const NetworkRounds rounds =
       local ? NetworkRounds{} : priceNetworkRounds(req, sources, cells);
   const int64_t roundsTicks = rounds.bestTicks();
+  std::optional<std::vector<uint32_t>> farthestFirst; // outlives the walks
   std::optional<rt::RouteWalk> walks[8];
   int64_t exact[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
   int64_t best = -1;
@@ -185,7 +186,13 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
       if (!listed) // before any walk, which keeps a reference to them
         moves = rt::generalRouteMoves(req.shape, req.src, req.dst, sources);
       listed = true;
-      walks[order].emplace(req.shape, moves, order);
+      // Farthest first's keys are the same in every order: listed once
+      // for all its walks.
+      if ((order & rt::kRouteFarthestFirst) && !farthestFirst)
+        farthestFirst = rt::routeFarthestFirstKeys(req.shape, moves);
+      walks[order].emplace(req.shape, moves, order,
+                           order & rt::kRouteFarthestFirst ? &*farthestFirst
+                                                           : nullptr);
     }
     int64_t t = walks[order]->advance(
         next == INT64_MAX ? toBeat(order) : std::min(toBeat(order), next + 1));

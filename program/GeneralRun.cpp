@@ -48,9 +48,15 @@ public:
       return {m.moved, m.held};
     }
     // Walked is the reference: every figure off the table.
-    if (how == StepFigures::Counted)
+    if (how == StepFigures::Counted) {
       if (auto same = rt::identityMoveFigures(from, to))
         return *same;
+      // Families too small for the counts (as the 31 x 33 routes'), read
+      // element by element off the runs, as the route's moves were: no
+      // table of sources.
+      if (auto byRuns = rt::moveFiguresByRuns(from, to))
+        return *byRuns;
+    }
     const rt::MoveShape m = rt::analyseMove(from, to, sources());
     return {m.moved, m.held};
   }

@@ -408,8 +408,21 @@ mapc::rt::generalRouteMoves(const NetworkShape &shape, const TileMap &from,
   return out;
 }
 
-std::optional<std::vector<RouteMove>>
-mapc::rt::generalRouteMovesByRuns(const TileMap &from, const TileMap &to) {
+namespace {
+
+/// A move read off its layouts' runs and periods (MoveCounts.h): its
+/// families per data dim, the dim taken family by family (`last`) and the
+/// others, taken element by element.
+struct FamilyCells {
+  MoveByDims mv;
+  size_t last = 0;
+  std::vector<size_t> outer;
+  int64_t total = 0;
+};
+
+/// The move's FamilyCells; nothing when a layout replicates or is not of
+/// that kind, or when its families are too many for the elements.
+std::optional<FamilyCells> familyCells(const TileMap &from, const TileMap &to) {
   if (from.replicates() || to.replicates())
     return std::nullopt;
   std::optional<MoveByDims> mv =
@@ -421,6 +434,7 @@ mapc::rt::generalRouteMovesByRuns(const TileMap &from, const TileMap &to) {
   // by element, the last family by family, so the last is the dim with the
   // most elements a family; past one family visit per element the table
   // of sources is the quicker way.
+  FamilyCells fc;
   const size_t dims = mv->dims.size();
   std::vector<int64_t> elements(dims, 0);
   size_t last = 0;
@@ -438,45 +452,75 @@ mapc::rt::generalRouteMovesByRuns(const TileMap &from, const TileMap &to) {
                             int64_t(mv->dims[last].size()) >
                         total)
     return std::nullopt;
-  std::vector<size_t> outer;
   for (size_t j = 0; j < dims; ++j)
     if (j != last)
-      outer.push_back(j);
-  // The source node of every destination cell (kNoSource: none).
+      fc.outer.push_back(j);
+  fc.mv = std::move(*mv);
+  fc.last = last;
+  fc.total = total;
+  return fc;
+}
+
+/// Calls visit(b, pe, slot, bSlot) for every element: its destination
+/// cell b, the PE and slot it comes from, and its slot in b's PE (sums
+/// over the dims, which the caller checks if it reads them). False, part
+/// way, when a cell or PE falls outside the layouts.
+template <class Visit>
+bool forEachFamilyCell(const FamilyCells &fc, const TileMap &from,
+                       const TileMap &to, Visit &&visit) {
   const int64_t cells = to.deviceSize(), toSlots = slotsOf(to);
   const int64_t fromPes = pesOf(from);
-  std::vector<uint32_t> node(size_t(cells), kNoSource);
+  const MoveByDims &mv = fc.mv;
   bool inRange = true;
-  auto fill = [&](auto &self, size_t k, int64_t peA, int64_t peB,
+  auto fill = [&](auto &self, size_t k, int64_t peA, int64_t slotA, int64_t peB,
                   int64_t slotB) -> void {
-    if (k == outer.size()) {
-      for (const MoveFamily &f : mv->dims[last]) {
-        const int64_t a = peA + f.peA, base = (peB + f.peB) * toSlots + slotB;
+    if (k == fc.outer.size()) {
+      for (const MoveFamily &f : mv.dims[fc.last]) {
+        const int64_t a = peA + f.peA, base = (peB + f.peB) * toSlots;
         if (a < 0 || a >= fromPes) {
           inRange = false;
           return;
         }
         for (int64_t m = 0; m < f.reps; ++m)
           for (int64_t t = 0; t < f.len; ++t) {
-            const int64_t b = base + f.b0 + f.sb * t + f.db * m;
+            const int64_t bs = slotB + f.b0 + f.sb * t + f.db * m,
+                          b = base + bs;
+            const int64_t as = slotA + f.a0 + f.sa * t + f.da * m;
             if (b < 0 || b >= cells) {
               inRange = false;
               return;
             }
-            node[size_t(b)] = uint32_t(a);
+            visit(b, a, as, bs);
           }
       }
       return;
     }
-    for (const MoveFamily &f : mv->dims[outer[k]])
+    for (const MoveFamily &f : mv.dims[fc.outer[k]])
       for (int64_t m = 0; m < f.reps && inRange; ++m)
         for (int64_t t = 0; t < f.len && inRange; ++t)
-          self(self, k + 1, peA + f.peA, peB + f.peB,
-               slotB + f.b0 + f.sb * t + f.db * m);
+          self(self, k + 1, peA + f.peA, slotA + f.a0 + f.sa * t + f.da * m,
+               peB + f.peB, slotB + f.b0 + f.sb * t + f.db * m);
   };
-  fill(fill, 0, 0, 0, 0);
-  if (!inRange)
+  fill(fill, 0, 0, 0, 0, 0);
+  return inRange;
+}
+
+} // namespace
+
+std::optional<std::vector<RouteMove>>
+mapc::rt::generalRouteMovesByRuns(const TileMap &from, const TileMap &to) {
+  std::optional<FamilyCells> fc = familyCells(from, to);
+  if (!fc)
     return std::nullopt;
+  // The source node of every destination cell (kNoSource: none).
+  const int64_t cells = to.deviceSize(), toSlots = slotsOf(to);
+  std::vector<uint32_t> node(size_t(cells), kNoSource);
+  if (!forEachFamilyCell(*fc, from, to,
+                         [&](int64_t b, int64_t pe, int64_t, int64_t) {
+                           node[size_t(b)] = uint32_t(pe);
+                         }))
+    return std::nullopt;
+  const int64_t total = fc->total;
   // In generalRouteMoves' order: destination cell by cell.
   std::vector<RouteMove> out;
   out.reserve(size_t(total));
@@ -490,14 +534,62 @@ mapc::rt::generalRouteMovesByRuns(const TileMap &from, const TileMap &to) {
   return out;
 }
 
+std::optional<std::pair<int64_t, int64_t>>
+mapc::rt::moveFiguresByRuns(const TileMap &from, const TileMap &to) {
+  std::optional<FamilyCells> fc = familyCells(from, to);
+  if (!fc)
+    return std::nullopt;
+  // Each element has one cell in each layout (no replication): every
+  // visit is a held cell, moved when its PE or slot differs.
+  const int64_t toSlots = slotsOf(to), fromSlots = slotsOf(from);
+  int64_t moved = 0, held = 0;
+  bool inRange = true;
+  if (!forEachFamilyCell(*fc, from, to,
+                         [&](int64_t b, int64_t pe, int64_t slot, int64_t bs) {
+                           inRange &= bs >= 0 && bs < toSlots && slot >= 0 &&
+                                      slot < fromSlots;
+                           ++held;
+                           moved += pe != (b - bs) / toSlots || slot != bs;
+                         }) ||
+      !inRange)
+    return std::nullopt;
+  return std::make_pair(moved, held);
+}
+
+namespace {
+
+/// The moves in farthest first's key order. Keys are (priority, index):
+/// farthest first ranks by path length, which dimension order makes the
+/// distance in every order, so one list serves all its walks; a
+/// counting sort keeps the index order within a rank.
+std::vector<uint32_t> farthestFirstKeys(const RoutePaths &paths,
+                                        unsigned diameter,
+                                        const std::vector<RouteMove> &moves) {
+  std::vector<uint32_t> start, order(moves.size());
+  std::vector<uint32_t> rank(moves.size());
+  CountingSort<uint32_t> byRank(start, diameter + 1);
+  for (size_t i = 0; i < moves.size(); ++i) {
+    rank[i] = diameter - paths.distance(moves[i].from, moves[i].to);
+    byRank.count(rank[i]);
+  }
+  byRank.sum();
+  for (size_t i = 0; i < moves.size(); ++i)
+    order[byRank.place(rank[i])] = uint32_t(i);
+  return order;
+}
+
+} // namespace
+
 /// A walk's state: the paths, the keys' order, the calendar and how far
 /// it has gone.
 struct mapc::rt::RouteWalk::State {
   const std::vector<RouteMove> &moves;
   unsigned routeOrder;
   RouteLinks links;
-  /// The moves in key order (empty: their own order).
-  std::vector<uint32_t> order;
+  /// The moves in key order (null: their own order): `ownKeys`, or the
+  /// caller's farthest-first keys, shared by the walks that rank by them.
+  const uint32_t *keys = nullptr;
+  std::vector<uint32_t> ownKeys;
   LinkCalendar calendar;
   /// On few nodes (a line, a small mesh) every node pair's links, listed
   /// once: pairLinks[pairStart[from x nodes + to], next start). A move then
@@ -510,7 +602,7 @@ struct mapc::rt::RouteWalk::State {
   bool failed = false;
 
   State(const NetworkShape &shape, const std::vector<RouteMove> &moves,
-        unsigned routeOrder)
+        unsigned routeOrder, const std::vector<uint32_t> *farthestFirst)
       : moves(moves), routeOrder(routeOrder), links(shape),
         // No clear(): the calendar need not list the links it dirties. Its
         // bitmaps start as deep as a link's load would be if every element
@@ -522,22 +614,14 @@ struct mapc::rt::RouteWalk::State {
                  size_t(1) << 24, /*listTaken=*/false) {
     listPairs(shape);
     secondCycles.resize(shape.diameter() + 1);
-    // Keys are (priority, index). Farthest first ranks by path length,
-    // which dimension order makes the distance; a counting sort keeps the
-    // index order within a rank.
     if (!(routeOrder & kRouteFarthestFirst))
       return;
-    const unsigned diameter = shape.diameter();
-    std::vector<uint32_t> start, rank(moves.size());
-    CountingSort<uint32_t> byRank(start, diameter + 1);
-    for (size_t i = 0; i < moves.size(); ++i) {
-      rank[i] = diameter - links.table().distance(moves[i].from, moves[i].to);
-      byRank.count(rank[i]);
+    if (!farthestFirst) {
+      ownKeys = farthestFirstKeys(links.table(), shape.diameter(), moves);
+      farthestFirst = &ownKeys;
     }
-    byRank.sum();
-    order.resize(moves.size());
-    for (size_t i = 0; i < moves.size(); ++i)
-      order[byRank.place(rank[i])] = uint32_t(i);
+    assert(farthestFirst->size() == moves.size() && "a key per move");
+    keys = farthestFirst->empty() ? nullptr : farthestFirst->data();
   }
 
   /// Walks move m and the next key's move on the same path together: at
@@ -605,7 +689,6 @@ struct mapc::rt::RouteWalk::State {
   /// RouteWalk::advance on listed pairs: a function of its own, so that
   /// the walks by links do not change how it is compiled.
   [[gnu::noinline]] int64_t advanceByPairs(int64_t stopAt) {
-    const uint32_t *keys = order.empty() ? nullptr : order.data();
     uint32_t time = end;
     size_t k = next;
     for (; k < moves.size();) {
@@ -630,8 +713,15 @@ struct mapc::rt::RouteWalk::State {
 
 mapc::rt::RouteWalk::RouteWalk(const NetworkShape &shape,
                                const std::vector<RouteMove> &moves,
-                               unsigned routeOrder)
-    : state(std::make_unique<State>(shape, moves, routeOrder)) {}
+                               unsigned routeOrder,
+                               const std::vector<uint32_t> *farthestFirst)
+    : state(std::make_unique<State>(shape, moves, routeOrder, farthestFirst)) {}
+
+std::vector<uint32_t>
+mapc::rt::routeFarthestFirstKeys(const NetworkShape &shape,
+                                 const std::vector<RouteMove> &moves) {
+  return farthestFirstKeys(RoutePaths(shape), shape.diameter(), moves);
+}
 mapc::rt::RouteWalk::RouteWalk(RouteWalk &&) noexcept = default;
 mapc::rt::RouteWalk &
 mapc::rt::RouteWalk::operator=(RouteWalk &&) noexcept = default;
@@ -657,7 +747,7 @@ int64_t mapc::rt::RouteWalk::advance(int64_t stopAt) {
   if (int64_t(s.end) >= stopAt)
     return int64_t(s.end);
   const std::vector<RouteMove> &moves = s.moves;
-  const uint32_t *order = s.order.empty() ? nullptr : s.order.data();
+  const uint32_t *order = s.keys;
   LinkCalendar &calendar = s.calendar;
   uint32_t end = s.end;
   size_t k = s.next;

@@ -9,9 +9,46 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdlib>
+#include <cstring>
+#include <new>
 #include <tuple>
 
 namespace mapc::rt {
+
+ZeroedWords::ZeroedWords(size_t count)
+    : words(count
+                ? static_cast<uint64_t *>(std::calloc(count, sizeof(uint64_t)))
+                : nullptr),
+      count(count) {
+  if (count && !words)
+    throw std::bad_alloc();
+}
+
+ZeroedWords &ZeroedWords::operator=(ZeroedWords &&other) noexcept {
+  if (this != &other) {
+    std::free(words);
+    words = other.words;
+    count = other.count;
+    other.words = nullptr;
+    other.count = 0;
+  }
+  return *this;
+}
+
+ZeroedWords::~ZeroedWords() { std::free(words); }
+
+void ZeroedWords::grow(size_t newCount) {
+  assert(newCount >= count && "the words only grow");
+  if (newCount == count)
+    return;
+  void *grown = std::realloc(words, newCount * sizeof(uint64_t));
+  if (!grown)
+    throw std::bad_alloc();
+  words = static_cast<uint64_t *>(grown);
+  std::memset(words + count, 0, (newCount - count) * sizeof(uint64_t));
+  count = newCount;
+}
 
 LinkCalendar::LinkCalendar(size_t links, uint64_t cycleHint, size_t maxWords,
                            bool listTaken)
@@ -19,8 +56,8 @@ LinkCalendar::LinkCalendar(size_t links, uint64_t cycleHint, size_t maxWords,
       words(
           std::max<size_t>(1, std::min(size_t((cycleHint + 64) / 64),
                                        maxWords / std::max<size_t>(1, links)))),
-      bits(links * words, 0), fullWords((words + 63) / 64),
-      full(links * fullWords, 0), takenBelow(links, 1),
+      bits(links * words), fullWords((words + 63) / 64),
+      full(links * fullWords), takenBelow(links, 1),
       dirty(listTaken ? links : 0, 0) {}
 
 bool LinkCalendar::grow(size_t minWords) {
@@ -28,10 +65,10 @@ bool LinkCalendar::grow(size_t minWords) {
   if (links * grown > maxWords)
     return false;
   // Word-major: the new words (and summaries) are appended, empty.
-  bits.resize(links * grown, 0);
+  bits.grow(links * grown);
   words = grown;
   fullWords = (words + 63) / 64;
-  full.resize(links * fullWords, 0);
+  full.grow(links * fullWords);
   return true;
 }
 

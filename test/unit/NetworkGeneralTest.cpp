@@ -189,10 +189,11 @@ testing::AssertionResult
 stopsAsPlainWalk(const rt::NetworkShape &net,
                  const std::vector<rt::RouteMove> &moves, unsigned order,
                  const std::vector<int64_t> &after, std::mt19937 &rng,
-                 unsigned spread, unsigned &stopped) {
+                 unsigned spread, unsigned &stopped,
+                 const std::vector<uint32_t> *farthestFirst = nullptr) {
   const size_t count = moves.size();
   const int64_t end = after.empty() ? 0 : after.back();
-  rt::RouteWalk walk(net, moves, order);
+  rt::RouteWalk walk(net, moves, order, farthestFirst);
   for (int64_t stop = 1 + int64_t(rng() % 8); !walk.finished();
        stop += 1 + int64_t(rng() % spread)) {
     const int64_t t = walk.advance(stop);
@@ -524,6 +525,50 @@ TEST(NetworkGeneral, CubeWalksStopWhereAPlainWalkStops) {
   EXPECT_GT(stopped, 10000u);
 }
 
+// The planner lists farthest first's keys once (rt::routeFarthestFirstKeys)
+// and its walks share them: the list is the plain walk's stable sort by
+// path length in every order, and walks given it stop where the plain walk
+// stops, resumed at random stops. 600 random move lists on meshes of
+// 1-3 dims up to 12 a side and cubes of 3-8 dims, a quarter all to a few
+// nodes, the four farthest-first orders on one list.
+TEST(NetworkGeneral, SharedFarthestFirstKeysStopWhereAPlainWalkStops) {
+  std::mt19937 rng(202612011);
+  const test::NetworkDraw draw = {3, 3, 8, 12};
+  unsigned runs = 0, stopped = 0;
+  while (runs < 600) {
+    const rt::NetworkShape net = test::randomNetwork(rng, draw);
+    const uint32_t nodes = net.nodeCount();
+    if (nodes < 2)
+      continue;
+    const size_t count = rng() % std::min<size_t>(size_t(nodes) * nodes, 800);
+    const uint32_t targets =
+        runs % 4 == 0 ? std::min(nodes, 1 + uint32_t(rng() % 3)) : nodes;
+    const std::vector<rt::RouteMove> moves =
+        randomMoves(rng, nodes, count, targets);
+    const std::vector<uint32_t> keys = rt::routeFarthestFirstKeys(net, moves);
+    for (unsigned order = rt::kRouteFarthestFirst; order < 8; ++order) {
+      if (!(order & rt::kRouteFarthestFirst))
+        continue;
+      std::vector<size_t> length(count);
+      for (size_t i = 0; i < count; ++i)
+        length[i] =
+            rt::routeLinks(net, moves[i].from, moves[i].to, order).size();
+      std::vector<uint32_t> sorted(count);
+      std::iota(sorted.begin(), sorted.end(), uint32_t(0));
+      std::stable_sort(
+          sorted.begin(), sorted.end(),
+          [&](uint32_t a, uint32_t b) { return length[a] > length[b]; });
+      ASSERT_EQ(keys, sorted) << "run " << runs << " order " << order;
+      const std::vector<int64_t> after = plainWalk(net, moves, order);
+      ASSERT_TRUE(stopsAsPlainWalk(net, moves, order, after, rng,
+                                   runs % 2 ? 8 : 80, stopped, &keys))
+          << "run " << runs << " order " << order;
+    }
+    ++runs;
+  }
+  EXPECT_GT(stopped, 1500u);
+}
+
 // The walks' links without paths (rt::routeLinks, what timeRoute and
 // routeOrderBound walk) are generalRouteTransfers' paths, link by link, for
 // every element of random k-Tile pairs in every route order, on meshes of
@@ -713,6 +758,53 @@ TEST(NetworkGeneral, MovesByRunsAreTheMovesFromSources) {
   EXPECT_GT(multiDim, 600u);
   EXPECT_GT(resized, 300u);
   EXPECT_GT(moved, 200000u);
+}
+
+// --emit=plan's moved and held cells of a step whose families are too
+// small for the counts (rt::moveFiguresByRuns, read off the runs as the
+// route's moves are) are analyseMove's off the table of sources: 3,000
+// random HPF redistributions of 1-3 dims (some long enough to be taken
+// period by period) and k-Tile pairs.
+TEST(NetworkGeneral, MoveFiguresByRunsAreTheFiguresFromSources) {
+  std::mt19937 rng(202612012);
+  unsigned answered = 0, multiDim = 0, slotsOnly = 0;
+  for (unsigned run = 0; run < 3000; ++run) {
+    rt::TileMap a, b;
+    if (run % 4) {
+      const size_t dims = 1 + rng() % 3;
+      std::vector<int64_t> shape, pa, pb;
+      const bool longer = run % 3 == 0 && dims < 3;
+      for (size_t d = 0; d < dims; ++d) {
+        pa.push_back(1 + int64_t(rng() % (dims == 1 ? 9 : 5)));
+        pb.push_back(rng() % 3 ? pa.back() : 1 + int64_t(rng() % 5));
+        shape.push_back(std::max(pa.back(), pb.back()) +
+                        int64_t(rng() % (longer      ? (dims == 1 ? 20000 : 300)
+                                         : dims == 3 ? 12
+                                                     : 40)));
+      }
+      a = test::randomBlockCyclic(rng, shape, pa);
+      b = test::randomBlockCyclic(rng, shape, pb);
+    } else {
+      std::vector<int64_t> shape = randomShape(rng);
+      test::RandomTileSpec spec;
+      a = test::randomTileFor(rng, shape, spec);
+      b = test::randomTileFor(rng, shape, spec);
+    }
+    const std::optional<std::pair<int64_t, int64_t>> byRuns =
+        rt::moveFiguresByRuns(a, b);
+    if (!byRuns)
+      continue;
+    const rt::MoveShape m = rt::analyseMove(a, b, rt::sourcesOf(a, b));
+    ASSERT_EQ(byRuns->first, m.moved) << "run " << run;
+    ASSERT_EQ(byRuns->second, m.held) << "run " << run;
+    ++answered;
+    multiDim += a.data.size() > 1;
+    // Moved cells that keep their PE: the slots count too.
+    slotsOnly += m.local && m.moved > 0;
+  }
+  EXPECT_GT(answered, 1300u);
+  EXPECT_GT(multiDim, 600u);
+  EXPECT_GT(slotsOnly, 15u);
 }
 
 // Without replication the planner's lower bound counts flows

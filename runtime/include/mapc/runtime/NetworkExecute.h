@@ -17,6 +17,7 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <utility>
 
 namespace mapc::rt {
 
@@ -88,6 +89,14 @@ std::vector<RouteMove> generalRouteMoves(const NetworkShape &shape,
 std::optional<std::vector<RouteMove>>
 generalRouteMovesByRuns(const TileMap &from, const TileMap &to);
 
+/// The cells of `to` that take their element from another cell (another
+/// PE or slot) and the held ones, analyseMove(from, to, sourcesOf(from,
+/// to))'s moved and held, read off the runs as generalRouteMovesByRuns
+/// reads the moves (any two layouts, on any machine): nothing where it
+/// gives nothing.
+std::optional<std::pair<int64_t, int64_t>>
+moveFiguresByRuns(const TileMap &from, const TileMap &to);
+
 /// The cycles NetworkMachine::run takes on generalRouteTransfers' transfers
 /// in `routeOrder`, by the reservation walk of NetworkTiming.h on paths
 /// built one at a time (no transfer list); -1 past the walk's memory cap.
@@ -102,8 +111,12 @@ int64_t timeRoute(const NetworkShape &shape,
 /// reach the best, so each walk goes on from where it stopped.
 class RouteWalk {
 public:
+  /// `farthestFirst`, when given for a farthest-first order, is
+  /// routeFarthestFirstKeys(shape, moves), kept alive by the caller: the
+  /// walks of every farthest-first order share it.
   RouteWalk(const NetworkShape &shape, const std::vector<RouteMove> &moves,
-            unsigned routeOrder);
+            unsigned routeOrder,
+            const std::vector<uint32_t> *farthestFirst = nullptr);
   RouteWalk(RouteWalk &&) noexcept;
   RouteWalk &operator=(RouteWalk &&) noexcept;
   ~RouteWalk();
@@ -124,6 +137,13 @@ private:
   struct State;
   std::unique_ptr<State> state;
 };
+
+/// The moves' indices in the key order of kRouteFarthestFirst (the
+/// longest paths first, index order within a length), which is the same
+/// in every dimension order: paths as long as the distance.
+std::vector<uint32_t>
+routeFarthestFirstKeys(const NetworkShape &shape,
+                       const std::vector<RouteMove> &moves);
 
 /// The directed links (node x linksPerNode + slot, NetworkTiming.h) that
 /// an element from node `from` to node `to` crosses in `routeOrder`, in

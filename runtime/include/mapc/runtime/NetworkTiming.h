@@ -34,6 +34,35 @@
 
 namespace mapc::rt {
 
+/// 64-bit words that start zero, from calloc: fresh pages are not touched
+/// until written, so a walk on a fresh thread (mapc's one call) faults in
+/// only the words its cycles reach, where a vector's fill touches all.
+/// Growing appends zero words (realloc, which may remap instead of copy).
+class ZeroedWords {
+public:
+  ZeroedWords() = default;
+  explicit ZeroedWords(size_t count);
+  ZeroedWords(ZeroedWords &&other) noexcept
+      : words(other.words), count(other.count) {
+    other.words = nullptr;
+    other.count = 0;
+  }
+  ZeroedWords &operator=(ZeroedWords &&other) noexcept;
+  ZeroedWords(const ZeroedWords &) = delete;
+  ZeroedWords &operator=(const ZeroedWords &) = delete;
+  ~ZeroedWords();
+
+  uint64_t &operator[](size_t i) { return words[i]; }
+  const uint64_t &operator[](size_t i) const { return words[i]; }
+  size_t size() const { return count; }
+  /// To `newCount` >= size() words, the new ones zero.
+  void grow(size_t newCount);
+
+private:
+  uint64_t *words = nullptr;
+  size_t count = 0;
+};
+
 /// The cycles each directed link is taken in, from cycle 1: a bitmap per
 /// link, grown as needed, a bit per full word of 64 cycles and per link a
 /// cycle below which all are taken, so that the first free cycle after an
@@ -179,9 +208,9 @@ private:
   size_t words; ///< of 64 cycles per link
   /// words x links, word-major: hops of a path in about the same cycles on
   /// neighbouring links often share a cache line, and growing appends.
-  std::vector<uint64_t> bits;
-  size_t fullWords;           ///< words / 64, rounded up
-  std::vector<uint64_t> full; ///< fullWords x links: a bit per full word
+  ZeroedWords bits;
+  size_t fullWords; ///< words / 64, rounded up
+  ZeroedWords full; ///< fullWords x links: a bit per full word
   /// Per link: every cycle below it is taken (where a take starts, so that
   /// a queue of elements waiting from early on costs no scan).
   std::vector<uint32_t> takenBelow;
