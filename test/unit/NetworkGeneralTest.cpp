@@ -215,6 +215,36 @@ stopsAsPlainWalk(const rt::NetworkShape &net,
   return testing::AssertionSuccess();
 }
 
+/// Draw `run` of the runs tests: three in four an HPF redistribution of
+/// 1-3 dims, each layout on a PE grid of its own (sizes that do and do not
+/// divide; every third draw long enough that a layout's runs pass the
+/// listing limit, countingListLimit, and are taken period by period), else
+/// a random k-Tile pair. `resized` says whether the grids differ.
+std::pair<rt::TileMap, rt::TileMap> runsPair(std::mt19937 &rng, unsigned run,
+                                             bool &resized) {
+  resized = false;
+  if (run % 4 == 0) {
+    std::vector<int64_t> shape = randomShape(rng);
+    test::RandomTileSpec spec;
+    rt::TileMap a = test::randomTileFor(rng, shape, spec);
+    return {std::move(a), test::randomTileFor(rng, shape, spec)};
+  }
+  const size_t dims = 1 + rng() % 3;
+  std::vector<int64_t> shape, pa, pb;
+  const bool longer = run % 3 == 0 && dims < 3;
+  for (size_t d = 0; d < dims; ++d) {
+    pa.push_back(1 + int64_t(rng() % (dims == 1 ? 9 : 5)));
+    pb.push_back(rng() % 3 ? pa.back() : 1 + int64_t(rng() % 5));
+    shape.push_back(std::max(pa.back(), pb.back()) +
+                    int64_t(rng() % (longer      ? (dims == 1 ? 20000 : 300)
+                                     : dims == 3 ? 12
+                                                 : 40)));
+  }
+  resized = pa != pb;
+  rt::TileMap a = test::randomBlockCyclic(rng, shape, pa);
+  return {std::move(a), test::randomBlockCyclic(rng, shape, pb)};
+}
+
 } // namespace
 
 // Mixed-radix coordinates: node = x0 + 3 * x1 on a 3 x 5 mesh, and the bit
@@ -713,30 +743,9 @@ TEST(NetworkGeneral, MovesByRunsAreTheMovesFromSources) {
   unsigned answered = 0, multiDim = 0, resized = 0;
   size_t moved = 0;
   for (unsigned run = 0; run < 3000; ++run) {
-    rt::TileMap a, b;
-    if (run % 4) {
-      const size_t dims = 1 + rng() % 3;
-      std::vector<int64_t> shape, pa, pb;
-      // Every third draw long enough that a layout's runs pass the
-      // listing limit (countingListLimit) and are taken period by period.
-      const bool longer = run % 3 == 0 && dims < 3;
-      for (size_t d = 0; d < dims; ++d) {
-        pa.push_back(1 + int64_t(rng() % (dims == 1 ? 9 : 5)));
-        pb.push_back(rng() % 3 ? pa.back() : 1 + int64_t(rng() % 5));
-        shape.push_back(std::max(pa.back(), pb.back()) +
-                        int64_t(rng() % (longer      ? (dims == 1 ? 20000 : 300)
-                                         : dims == 3 ? 12
-                                                     : 40)));
-      }
-      a = test::randomBlockCyclic(rng, shape, pa);
-      b = test::randomBlockCyclic(rng, shape, pb);
-      resized += pa != pb;
-    } else {
-      std::vector<int64_t> shape = randomShape(rng);
-      test::RandomTileSpec spec;
-      a = test::randomTileFor(rng, shape, spec);
-      b = test::randomTileFor(rng, shape, spec);
-    }
+    bool resizedDraw = false;
+    const auto [a, b] = runsPair(rng, run, resizedDraw);
+    resized += resizedDraw;
     const std::optional<std::vector<rt::RouteMove>> byRuns =
         rt::generalRouteMovesByRuns(a, b);
     if (!byRuns)
@@ -769,27 +778,8 @@ TEST(NetworkGeneral, MoveFiguresByRunsAreTheFiguresFromSources) {
   std::mt19937 rng(202612012);
   unsigned answered = 0, multiDim = 0, slotsOnly = 0;
   for (unsigned run = 0; run < 3000; ++run) {
-    rt::TileMap a, b;
-    if (run % 4) {
-      const size_t dims = 1 + rng() % 3;
-      std::vector<int64_t> shape, pa, pb;
-      const bool longer = run % 3 == 0 && dims < 3;
-      for (size_t d = 0; d < dims; ++d) {
-        pa.push_back(1 + int64_t(rng() % (dims == 1 ? 9 : 5)));
-        pb.push_back(rng() % 3 ? pa.back() : 1 + int64_t(rng() % 5));
-        shape.push_back(std::max(pa.back(), pb.back()) +
-                        int64_t(rng() % (longer      ? (dims == 1 ? 20000 : 300)
-                                         : dims == 3 ? 12
-                                                     : 40)));
-      }
-      a = test::randomBlockCyclic(rng, shape, pa);
-      b = test::randomBlockCyclic(rng, shape, pb);
-    } else {
-      std::vector<int64_t> shape = randomShape(rng);
-      test::RandomTileSpec spec;
-      a = test::randomTileFor(rng, shape, spec);
-      b = test::randomTileFor(rng, shape, spec);
-    }
+    bool resizedDraw = false;
+    const auto [a, b] = runsPair(rng, run, resizedDraw);
     const std::optional<std::pair<int64_t, int64_t>> byRuns =
         rt::moveFiguresByRuns(a, b);
     if (!byRuns)
