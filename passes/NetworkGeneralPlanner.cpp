@@ -30,15 +30,20 @@ mapc::planNetworkGeneralRemap(const NetworkGeneralPlanRequest &req) {
       rt::generalRouteMovesByRuns(req.src, req.dst);
   if (!byRuns)
     sources = rt::sourcesOf(req.src, req.dst);
-  // From the table of sources the flows are counted as the moves come,
-  // and the moves (as many as the held cells) are listed only for a walk:
-  // on a broadcast no order is walked.
+  // Without replication in the destination an order is walked whenever
+  // anything moves, so the moves are listed now and the flows counted from
+  // them. A replicated destination is priced in rounds first and often walks no
+  // order (a broadcast never does): then the flows are counted from the table
+  // of sources as the moves come, and the moves (as many as the held cells) are
+  // listed only for a walk.
+  bool listed = byRuns || !req.dst.replicates();
   std::vector<rt::RouteMove> moves =
-      byRuns ? std::move(*byRuns) : std::vector<rt::RouteMove>{};
+      byRuns   ? std::move(*byRuns)
+      : listed ? rt::generalRouteMoves(req.shape, req.src, req.dst, sources)
+               : std::vector<rt::RouteMove>{};
   const std::vector<rt::RouteFlow> flows =
-      byRuns ? rt::routeFlows(req.shape, moves)
+      listed ? rt::routeFlows(req.shape, moves)
              : rt::generalRouteFlows(req.shape, req.src, req.dst, sources);
-  bool listed = bool(byRuns);
   // Without replication the bound counts flows, not elements (the same
   // bound: NetworkGeneral.FlowBoundEqualsTheElementBound).
   // A replicated destination's held cells by element, for the bound and
