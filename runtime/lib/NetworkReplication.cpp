@@ -932,6 +932,20 @@ int64_t mapc::rt::oneHopRouteCycles(const NetworkShape &shape,
   return oneHopCycles(NodeCoords(shape), moves, links);
 }
 
+/// Round k of `rounds` simulated cycle by cycle on the machine (its
+/// cycles, or -1): for a round past the reservation walk's memory.
+static int64_t
+simulateRound(const NetworkShape &shape,
+              const std::vector<std::vector<DoublingSend>> &rounds, size_t k,
+              const TileMap &from, const TileMap &to, unsigned elemBytes,
+              unsigned routeOrder, std::string *why) {
+  NetworkMachine probe(shape, uint64_t(std::max(slotsOf(from), slotsOf(to))) *
+                                  elemBytes);
+  return probe.run(doublingTransfers(shape, rounds, k, from, to, elemBytes, 0,
+                                     0, routeOrder),
+                   elemBytes, why);
+}
+
 /// timeDoublingRounds over `count` rounds whose moves `movesOf(k)` gives,
 /// with `simulate(k)` (the machine's cycles, or -1) for a round past the
 /// reservation walk's memory.
@@ -987,11 +1001,8 @@ std::vector<int64_t> mapc::rt::timeDoublingRounds(
         return moves;
       },
       [&](size_t k) {
-        NetworkMachine probe(
-            shape, uint64_t(std::max(slotsOf(from), slotsOf(to))) * elemBytes);
-        return probe.run(doublingTransfers(shape, rounds, k, from, to,
-                                           elemBytes, 0, 0, routeOrder),
-                         elemBytes, why);
+        return simulateRound(shape, rounds, k, from, to, elemBytes, routeOrder,
+                             why);
       },
       routeOrder, stopAt, bounds);
 }
@@ -1011,11 +1022,8 @@ std::vector<int64_t> mapc::rt::timeDoublingRoundMoves(
       [&](size_t k) {
         if (!rounds)
           rounds = doublingRounds(shape, from, to, sources, routeOrder, cells);
-        NetworkMachine probe(
-            shape, uint64_t(std::max(slotsOf(from), slotsOf(to))) * elemBytes);
-        return probe.run(doublingTransfers(shape, *rounds, k, from, to,
-                                           elemBytes, 0, 0, routeOrder),
-                         elemBytes, why);
+        return simulateRound(shape, *rounds, k, from, to, elemBytes, routeOrder,
+                             why);
       },
       routeOrder, stopAt, bounds);
 }
