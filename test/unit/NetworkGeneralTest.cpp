@@ -215,6 +215,18 @@ stopsAsPlainWalk(const rt::NetworkShape &net,
   return testing::AssertionSuccess();
 }
 
+/// The walk tests' random move list on `net` (2 nodes or more): up to
+/// 800 moves, fewer than its node pairs, and for every fourth `run` all
+/// to a few nodes, never more than the nodes (2 on a line of 2).
+std::vector<rt::RouteMove>
+walkMoves(std::mt19937 &rng, const rt::NetworkShape &net, unsigned run) {
+  const uint32_t nodes = net.nodeCount();
+  const size_t count = rng() % std::min<size_t>(size_t(nodes) * nodes, 800);
+  const uint32_t targets =
+      run % 4 == 0 ? std::min(nodes, 1 + uint32_t(rng() % 3)) : nodes;
+  return randomMoves(rng, nodes, count, targets);
+}
+
 /// Draw `run` of the runs tests: three in four an HPF redistribution of
 /// 1-3 dims, each layout on a PE grid of its own (sizes that do and do not
 /// divide; every third draw long enough that a layout's runs pass the
@@ -442,15 +454,9 @@ TEST(NetworkGeneral, WalksStopWhereAPlainWalkStops) {
   unsigned runs = 0, stopped = 0;
   while (runs < 2000) {
     const rt::NetworkShape net = test::randomNetwork(rng, draw);
-    const uint32_t nodes = net.nodeCount();
-    if (nodes < 2)
+    if (net.nodeCount() < 2)
       continue;
-    const size_t count = rng() % std::min<size_t>(size_t(nodes) * nodes, 800);
-    // A few targets, never more than the nodes (2 on a line of 2).
-    const uint32_t targets =
-        runs % 4 == 0 ? std::min(nodes, 1 + uint32_t(rng() % 3)) : nodes;
-    const std::vector<rt::RouteMove> moves =
-        randomMoves(rng, nodes, count, targets);
+    const std::vector<rt::RouteMove> moves = walkMoves(rng, net, runs);
     for (unsigned order = 0; order < 8; ++order) {
       const std::vector<int64_t> after = plainWalk(net, moves, order);
       const int64_t end = after.empty() ? 0 : after.back();
@@ -567,14 +573,10 @@ TEST(NetworkGeneral, SharedFarthestFirstKeysStopWhereAPlainWalkStops) {
   unsigned runs = 0, stopped = 0;
   while (runs < 600) {
     const rt::NetworkShape net = test::randomNetwork(rng, draw);
-    const uint32_t nodes = net.nodeCount();
-    if (nodes < 2)
+    if (net.nodeCount() < 2)
       continue;
-    const size_t count = rng() % std::min<size_t>(size_t(nodes) * nodes, 800);
-    const uint32_t targets =
-        runs % 4 == 0 ? std::min(nodes, 1 + uint32_t(rng() % 3)) : nodes;
-    const std::vector<rt::RouteMove> moves =
-        randomMoves(rng, nodes, count, targets);
+    const std::vector<rt::RouteMove> moves = walkMoves(rng, net, runs);
+    const size_t count = moves.size();
     const std::vector<uint32_t> keys = rt::routeFarthestFirstKeys(net, moves);
     for (unsigned order = rt::kRouteFarthestFirst; order < 8; ++order) {
       if (!(order & rt::kRouteFarthestFirst))
