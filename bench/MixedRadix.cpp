@@ -28,6 +28,7 @@
 // its machine is in docs/cost-model.md.
 //
 //===----------------------------------------------------------------------===//
+#include "HugePageHeap.h"
 #include "ProgramRun.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
@@ -36,8 +37,11 @@
 
 #include "BenchSupport.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cctype>
@@ -45,7 +49,6 @@
 #include <ctime>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 using namespace mapc;
@@ -198,22 +201,15 @@ int64_t bruteTicks(const rt::GeneralPlan &chosen,
   return total;
 }
 
-/// CPU milliseconds this thread has run.
-double threadCpuMs() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
-}
-
 /// Wall-clock milliseconds of planGeneralRemap for `plan`'s statement: the
 /// least of a few calls (one when a call takes more than 0.2 s). `cpuMs`
 /// gets the process CPU time of the same call, which a loaded host
 /// inflates less. Those calls find the planner's per-thread caches (router
 /// prices, searched rounds, the last priced move) filled by the plan made
-/// before, so `coldMs`, when given, gets the CPU time of one call on a
-/// fresh thread, whose caches are empty: what a first plan costs.
+/// before, and memory the process has touched: what a first plan costs is
+/// firstPlans', in a fresh process.
 double planningMs(const rt::GeneralPlan &plan, const ProgramPlans &plans,
-                  double &cpuMs, bool byRuns = true, double *coldMs = nullptr) {
+                  double &cpuMs, bool byRuns = true) {
   GeneralPlanRequest req;
   req.src = plan.source;
   req.dst = plan.dest;
@@ -223,20 +219,6 @@ double planningMs(const rt::GeneralPlan &plan, const ProgramPlans &plans,
   req.countByRuns = byRuns;
   NetworkGeneralPlanRequest nreq{plan.source, plan.dest, plan.elemBytes,
                                  plan.copy, plans.network};
-  if (coldMs) {
-    bool same = false;
-    std::thread([&] {
-      const double c0 = threadCpuMs();
-      auto planned = plans.onNetwork ? planNetworkGeneralRemap(nreq)
-                                     : planGeneralRemap(req);
-      *coldMs = threadCpuMs() - c0;
-      same = planned.index() == 0 &&
-             std::get<rt::GeneralPlan>(planned).predictedTicks ==
-                 plan.predictedTicks;
-    }).join();
-    if (!same)
-      die("planning on a fresh thread gave another plan");
-  }
   double best = 1e30;
   cpuMs = 1e30;
   for (int rep = 0; rep < 5; ++rep) {
@@ -269,8 +251,8 @@ struct Row {
   std::string group, name, method;
   int64_t plan = 0, bound = 0, brute = 0, r2 = -1;
   double r2Ratio = 0, ms = 0, cpuMs = 0;
-  /// CPU ms of a first plan, on a fresh thread (planningMs).
-  double coldMs = 0;
+  /// CPU ms of a first plan, in a fresh process (firstPlans).
+  double firstMs = 0;
   /// --paired: CPU ms of planning element by element (countByRuns off).
   double walkCpuMs = -1;
   bool aligned = false; ///< an aligned digit permutation (003 6.2)
@@ -285,7 +267,7 @@ std::string ratio(double v) {
 void printHead() {
   std::printf("%-10s %-34s %11s %11s %6s %11s %6s %10s %6s %8s %8s %8s  %s\n",
               "group", "problem", "plan", "bound", "b/plan", "brute", "p/bru",
-              "r2", "p/r2", "plan ms", "cpu ms", "cold ms", "method");
+              "r2", "p/r2", "plan ms", "cpu ms", "first ms", "method");
 }
 
 void printRow(const Row &r) {
@@ -297,7 +279,7 @@ void printRow(const Row &r) {
       r.brute >= 0 ? std::to_string(r.brute).c_str() : "-",
       r.brute > 0 ? ratio(double(r.plan) / double(r.brute)).c_str() : "-",
       r.r2 >= 0 ? std::to_string(r.r2).c_str() : "-",
-      r.r2 >= 0 ? ratio(r.r2Ratio).c_str() : "-", r.ms, r.cpuMs, r.coldMs,
+      r.r2 >= 0 ? ratio(r.r2Ratio).c_str() : "-", r.ms, r.cpuMs, r.firstMs,
       r.method.c_str());
   std::fflush(stdout);
 }
@@ -314,6 +296,85 @@ std::string methodOf(const rt::GeneralPlan &p) {
   return s.empty() ? "(nothing moves)" : s;
 }
 
+/// A statement's plan in a fresh process: its ticks and the CPU ms of
+/// planning it (StatementPlan::planningCpuMs).
+struct FirstPlan {
+  int64_t ticks = 0;
+  double cpuMs = 0;
+};
+
+/// --first-plans=FILE [--as=WHAT]: this benchmark run afresh by
+/// firstPlansOf. Sets the heap up as mapc does, compiles FILE as `mapc
+/// FILE WHAT` plans it (the statements in order, each after those before
+/// it, as in mapc) and prints a line per statement: its ticks and the CPU
+/// ms of its plan, or "- 0" for a statement the general planner did not
+/// plan.
+int printFirstPlans(const std::string &file, const std::string &what) {
+  auto buf = llvm::MemoryBuffer::getFile(file);
+  if (!buf)
+    die("cannot read " + file);
+  Compiled c;
+  compile(file, (*buf)->getBuffer().str(), c, what.c_str());
+  for (const StatementPlan &sp : c.plans.statements)
+    if (sp.general)
+      std::printf("%lld %.3f\n", (long long)sp.general->predictedTicks,
+                  sp.planningCpuMs);
+    else
+      std::printf("- 0\n");
+  return 0;
+}
+
+/// Every statement's first plan (printFirstPlans), from this benchmark's
+/// executable run on `source` in a process of its own: a first plan there
+/// finds no memory touched and empty per-thread caches, as in mapc. The
+/// least CPU time of three such processes: one alone varied 1.4-2.7x here
+/// (7.6 to 21 ms on the 31 x 33 broadcast, with the same page faults).
+std::vector<FirstPlan> firstPlansOf(const std::string &source,
+                                    const std::string &what) {
+  llvm::SmallString<128> path;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("mapc-bench-first", "map", fd, path))
+    die("cannot create a temporary file");
+  {
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    out << source;
+  }
+  static const std::string self =
+      llvm::sys::fs::getMainExecutable(nullptr, (void *)&firstPlansOf);
+  const std::string command =
+      "'" + self + "' --first-plans='" + std::string(path) + "' --as=" + what;
+  std::vector<FirstPlan> least;
+  for (int run = 0; run < 3; ++run) {
+    std::FILE *pipe = popen(command.c_str(), "r");
+    if (!pipe)
+      die("cannot run " + command);
+    std::vector<FirstPlan> plans;
+    char line[128];
+    while (std::fgets(line, sizeof line, pipe)) {
+      FirstPlan p;
+      long long ticks = 0;
+      p.ticks =
+          std::sscanf(line, "%lld %lf", &ticks, &p.cpuMs) == 2 ? ticks : -1;
+      plans.push_back(p);
+    }
+    if (pclose(pipe) != 0)
+      die(command + " failed");
+    if (run == 0) {
+      least = plans;
+      continue;
+    }
+    if (plans.size() != least.size())
+      die(command + " planned another number of statements");
+    for (size_t i = 0; i < plans.size(); ++i) {
+      if (plans[i].ticks != least[i].ticks)
+        die(command + " planned other ticks");
+      least[i].cpuMs = std::min(least[i].cpuMs, plans[i].cpuMs);
+    }
+  }
+  llvm::sys::fs::remove(path);
+  return least;
+}
+
 /// --paired: also time planning element by element (GeneralPlanRequest's
 /// countByRuns off), alternating with the default, for a before/after
 /// table in one run.
@@ -323,7 +384,12 @@ std::vector<Row> runProblem(const Problem &pb) {
   Compiled c;
   // A row that is not simulated is planned as --emit=plan plans, without
   // the simulator's memory limit.
-  compile(pb.name, pb.source, c, pb.simulate ? "--run" : "--emit=plan");
+  const char *what = pb.simulate ? "--run" : "--emit=plan";
+  compile(pb.name, pb.source, c, what);
+  const std::vector<FirstPlan> first = firstPlansOf(pb.source, what);
+  if (first.size() != c.plans.statements.size())
+    die(pb.name + ": a fresh process planned " + std::to_string(first.size()) +
+        " statements, this one " + std::to_string(c.plans.statements.size()));
   std::vector<int64_t> ticks;
   if (pb.simulate)
     ticks = runAll(pb.name, c);
@@ -361,7 +427,12 @@ std::vector<Row> runProblem(const Problem &pb) {
     r.brute = c.plans.onNetwork || !pb.simulate ? -1
               : g.steps.empty()                 ? 0
                                                 : bruteTicks(g, c.plans.shape);
-    r.ms = planningMs(g, c.plans, r.cpuMs, true, &r.coldMs);
+    r.ms = planningMs(g, c.plans, r.cpuMs);
+    if (first[i].ticks != g.predictedTicks)
+      die(pb.name + ": " + sp.label + ": a fresh process planned " +
+          std::to_string(first[i].ticks) + " ticks, this one " +
+          std::to_string(g.predictedTicks));
+    r.firstMs = first[i].cpuMs;
     if (pairedTimes && pb.simulate) {
       // Alternating, so that both see the same load: by runs, element by
       // element, by runs again (the least of each kept).
@@ -698,7 +769,11 @@ double median(std::vector<double> v) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // The heap as mapc sets it up (HugePageHeap.h), before any thread: the
+  // first plans (firstPlansOf) and the warm ones see mapc's memory.
+  useHugePageHeap();
   bool quick = false;
+  std::string firstPlansFile, as = "--run";
   std::string only;     // --only=GROUP: one group of problems (for profiling)
   std::string writeDir; // --write=DIR: each problem's program, not run
   for (int i = 1; i < argc; ++i) {
@@ -711,6 +786,10 @@ int main(int argc, char **argv) {
       only = a.substr(7);
     else if (a.rfind("--write=", 0) == 0)
       writeDir = a.substr(8);
+    else if (a.rfind("--first-plans=", 0) == 0)
+      firstPlansFile = a.substr(14);
+    else if (a.rfind("--as=", 0) == 0)
+      as = a.substr(5);
     else {
       std::fprintf(stderr, "usage: mapc-bench-mixed-radix [--quick] [--paired] "
                            "[--only=6.2.1|swap|random|hpf|network|replicate] "
@@ -718,6 +797,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  if (!firstPlansFile.empty())
+    return printFirstPlans(firstPlansFile, as);
   auto t0 = Clock::now();
   std::printf(
       "== General remaps (003 ch. 6) on the simulated MasPar%s ==\n"
@@ -735,8 +816,9 @@ int main(int argc, char **argv) {
       "within 3x)\n"
       "  plan ms  wall clock of planGeneralRemap alone (least of up to 5 "
       "calls); cpu ms: its\n"
-      "         process CPU time;  cold ms: CPU time of a first call, on a "
-      "fresh thread\n         (empty per-thread caches)\n\n",
+      "         process CPU time;  first ms: CPU time of its plan in a fresh "
+      "process, after\n         the statements before it, as mapc plans "
+      "it\n\n",
       quick ? " (--quick: small sizes)" : "");
   printHead();
   std::vector<Problem> problems = examples621(quick);
@@ -786,11 +868,11 @@ int main(int argc, char **argv) {
     slower += r.brute >= 0 && r.plan > r.brute;
     msAll.push_back(r.ms);
     cpuAll.push_back(r.cpuMs);
-    coldAll.push_back(r.coldMs);
+    coldAll.push_back(r.firstMs);
     worstMs = std::max(worstMs, r.ms);
     fast += r.ms < 10;
     fastCpu += r.cpuMs < 10;
-    fastCold += r.coldMs < 10;
+    fastCold += r.firstMs < 10;
     if (r.aligned) {
       ++alignedRows;
       within3 += r.r2Ratio <= 3;

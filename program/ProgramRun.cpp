@@ -14,6 +14,8 @@
 
 #include "llvm/Support/Format.h"
 
+#include <ctime>
+
 using namespace mapc;
 
 namespace {
@@ -26,6 +28,13 @@ unsigned log2Exact(int64_t v) {
   while ((int64_t(1) << l) < v)
     ++l;
   return (int64_t(1) << l) == v ? l : ~0u;
+}
+
+/// CPU milliseconds this thread has run (StatementPlan::planningCpuMs).
+double threadCpuMs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
 }
 
 } // namespace
@@ -318,6 +327,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
       // Layouts that are not both radix-2 bit maps (003 ch. 6): routed on
       // a network machine, priced methods on the MasPar.
       std::variant<rt::GeneralPlan, std::string> planned;
+      const double cpuBefore = threadCpuMs();
       if (out.onNetwork) {
         NetworkGeneralPlanRequest nr;
         nr.src = *p.generalSrc;
@@ -365,6 +375,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
         ok = false;
         continue;
       }
+      sp.planningCpuMs = threadCpuMs() - cpuBefore;
       sp.general = std::move(std::get<rt::GeneralPlan>(planned));
       sp.srcBase = out.arrayBase[st.array];
       sp.dstBase = out.arrayBase[copy ? st.target : st.array];

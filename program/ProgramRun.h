@@ -34,6 +34,11 @@ struct StatementPlan {
   /// instead of `plan`.
   std::optional<rt::GeneralPlan> general;
   uint64_t srcBase = 0, dstBase = 0; ///< byte offsets in PE memory
+  /// CPU milliseconds the planning thread spent in the general planner on
+  /// this statement (0 for other plans): what a benchmark reads of a
+  /// first plan in a fresh process; never printed, so plans stay the same
+  /// text from run to run.
+  double planningCpuMs = 0;
 };
 
 struct ProgramPlans {
