@@ -64,4 +64,8 @@ if(MAPC_HAVE_MPI)
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(DIRECTORY ${CMAKE_SOURCE_DIR}/runtime/mpi/include/mapc/mpi
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mapc)
+  # The driver's MPI half, which mapc runs for --target=mpi --run and
+  # --emit=plan from its own directory (tools/mapc/CMakeLists.txt).
+  set_target_properties(mapc-mpi PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
+  install(TARGETS mapc-mpi RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

@@ -15,6 +15,8 @@ path = os.pathsep.join([config.mapc_tools_dir, config.llvm_tools_dir,
 config.environment["PATH"] = path
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%mapc_src", config.mapc_src_root))
+# The directory of mapc and mapc-mpi (test/mpi/driver-half.test).
+config.substitutions.append(("%mapc_tools", config.mapc_tools_dir))
 # Compiling emitted C++ against the runtime (test/run/emitted-cpp.map).
 config.substitutions.append(
     ("%compile_emitted",

@@ -21,4 +21,15 @@ for f in bin/mapc include/mapc/mapc.h include/mapc/native/Remap.h \
          lib/cmake/mapc/mapcConfigVersion.cmake lib/cmake/mapc/mapcGenerate.cmake; do
   test -e "$work/prefix/$f" || { echo "package: $f was not installed"; exit 1; }
 done
+# With MPI, the driver's MPI half is installed beside mapc, and the
+# installed mapc finds it (docs/architecture.md, "The MPI half of the
+# driver").
+if [ -e "$build/tools/mapc/mapc-mpi" ]; then
+  test -x "$work/prefix/bin/mapc-mpi" ||
+    { echo "package: bin/mapc-mpi was not installed"; exit 1; }
+  "$work/prefix/bin/mapc" "$src/test/mpi/structure.map" --target=mpi \
+    --emit=plan --ranks=2 >"$work/mpi-plan.txt"
+  grep -q "costs: ts=" "$work/mpi-plan.txt" ||
+    { echo "package: the installed mapc did not plan --target=mpi"; exit 1; }
+fi
 "$work/consumer/consumer"

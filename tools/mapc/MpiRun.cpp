@@ -4,7 +4,10 @@
 #include "backend/MpiEmitter.h"
 #include "passes/RemapSpec.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
 #ifdef MAPC_HAVE_MPI
@@ -12,9 +15,13 @@
 #endif
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <new>
+
+#include <unistd.h>
 
 using namespace mapc;
 namespace cl = llvm::cl;
@@ -92,14 +99,14 @@ llvm::raw_ostream &error() {
 }
 
 /// The rank count mpirun started, from its environment; 0 outside mpirun.
-int launcherRanks() {
+[[maybe_unused]] int launcherRanks() {
   for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
     if (const char *v = std::getenv(name))
       return std::max(1, std::atoi(v));
   return 0;
 }
 
-std::string seconds(double s) {
+[[maybe_unused]] std::string seconds(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", s);
   return buf;
@@ -134,13 +141,47 @@ int emitCpp(const Program &program, const MpiDriver &driver, bool header) {
 
 #ifndef MAPC_HAVE_MPI
 
+#ifdef MAPC_MPI_DRIVER
+namespace {
+/// --run and --emit=plan need MPI (they measure costs under mpirun, and
+/// price with the MPI library's model). mapc-mpi, built and installed
+/// beside mapc, is this driver linked with MPI: it runs in mapc's place,
+/// the same process under mpirun with the same arguments, so that mapc
+/// itself loads no MPI library. Returns only when it cannot be run.
+int execMpiDriver(const MpiDriver &driver) {
+  const std::string self = llvm::sys::fs::getMainExecutable(
+      driver.commandLine.empty() ? nullptr : driver.commandLine[0],
+      reinterpret_cast<void *>(&execMpiDriver));
+  llvm::SmallString<256> path(llvm::sys::path::parent_path(self));
+  llvm::sys::path::append(path, MAPC_MPI_DRIVER);
+  std::vector<char *> args;
+  args.push_back(const_cast<char *>(path.c_str()));
+  for (size_t i = 1; i < driver.commandLine.size(); ++i)
+    args.push_back(const_cast<char *>(driver.commandLine[i]));
+  args.push_back(nullptr);
+  llvm::outs().flush();
+  llvm::errs().flush();
+  execv(path.c_str(), args.data());
+  const int why = errno; // before error(), whose colour test may set it
+  error() << "cannot run '" << path << "': " << std::strerror(why)
+          << "; --target=mpi --run and --emit=plan run in " MAPC_MPI_DRIVER
+             ", which is installed beside mapc: reinstall mapc\n";
+  return 2;
+}
+} // namespace
+#endif
+
 int mapc::runMpiTarget(const Program &program, MpiMode mode,
                        const MpiDriver &driver) {
   if (mode == MpiMode::Cpp || mode == MpiMode::Header)
     return emitCpp(program, driver, mode == MpiMode::Header);
+#ifdef MAPC_MPI_DRIVER
+  return execMpiDriver(driver);
+#else
   error() << "this mapc was built without MPI; install libopenmpi-dev "
              "(scripts/install-deps.sh) and rebuild\n";
   return 2;
+#endif
 }
 
 #else

@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mapc {
 
@@ -36,6 +37,8 @@ struct MpiDriver {
   const llvm::SourceMgr *srcMgr = nullptr;
   std::function<std::unique_ptr<llvm::ToolOutputFile>()> openOutput;
   std::function<int(llvm::ToolOutputFile &, int)> finish;
+  /// main's argv: mapc runs mapc-mpi with it (runMpiTarget).
+  std::vector<const char *> commandLine;
 };
 
 /// Runs `mode` for the checked `program`; returns the exit code (0, 1 on a

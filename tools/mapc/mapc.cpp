@@ -274,6 +274,8 @@ readBounded(const std::string &path, uint64_t limit, uint64_t &wholeSize) {
 }
 
 static int compile();
+/// main's argv, for mapc-mpi (MpiDriver::commandLine).
+static std::vector<const char *> commandLine;
 
 /// Options that mean nothing on the target chosen: usage errors (exit 2).
 static int checkNativeUsage() {
@@ -379,9 +381,10 @@ static int compileNative(const Program &program, llvm::SourceMgr &srcMgr,
 
 int main(int argc, char **argv) {
   // Before any thread: a plan's first touches of memory fault 2 MiB at a
-  // time (HugePageHeap.h; on the reference machine 1.4-2.5x less time for
-  // the largest plans of bench/MixedRadix.cpp).
+  // time (HugePageHeap.h; whole runs of the largest plans of
+  // bench/MixedRadix.cpp 1.2-2.4x faster on the reference machine).
   useHugePageHeap();
+  commandLine.assign(argv, argv + argc);
   llvm::InitLLVM init(argc, argv);
   registerThreadsOption();
   cl::HideUnrelatedOptions({&mapcCategory, &mpiOptionCategory()});
@@ -505,8 +508,12 @@ static int compile() {
   if (target == Target::Mpi && (runProgram || emit == Emit::Plan ||
                                 emit == Emit::Cpp || emit == Emit::Header)) {
     MpiDriver driver{
-        inputFile, headerName, &srcMgr, openOutput,
-        [](llvm::ToolOutputFile &out, int rc) { return finish(out, rc); }};
+        inputFile,
+        headerName,
+        &srcMgr,
+        openOutput,
+        [](llvm::ToolOutputFile &out, int rc) { return finish(out, rc); },
+        commandLine};
     return runMpiTarget(program,
                         runProgram           ? MpiMode::Run
                         : emit == Emit::Plan ? MpiMode::Plan
