@@ -14,7 +14,9 @@
 //            every base rounded to a power of two (a base-4 digit is two
 //            bits), and the ratio of ticks per element held by a PE,
 //            plan/r2 (003 6.2.2 claims aligned digit permutations within 3x)
-//   ms       wall-clock milliseconds of planGeneralRemap alone on this host
+//   ms       wall-clock milliseconds of planGeneralRemap alone on this host,
+//            its CPU time, and the CPU time of the statement's first plan
+//            in a fresh process (the bench runs itself with --first-plans)
 //
 // The problems: 003 6.2.1's memory, processor and combined digit
 // permutations and its base-5 P/M exchange at MasPar size, digit swaps and
