@@ -113,9 +113,30 @@ private:
   const std::vector<TextPos> &errors;
 };
 
+/// Whether ANTLR's recovery left a mark inside `tree`: a rule it left by
+/// an exception, a token it dropped (an error node) or one it made up (a
+/// missing token has no index). A statement cut short at its end, such as
+/// `remap A` before the end of the file, reports its error past its last
+/// token, so only these marks show that it is incomplete.
+static bool recovered(antlr4::tree::ParseTree *tree) {
+  if (auto *rule = dynamic_cast<antlr4::ParserRuleContext *>(tree))
+    if (rule->exception)
+      return true;
+  if (auto *leaf = dynamic_cast<TerminalNode *>(tree)) {
+    if (dynamic_cast<antlr4::tree::ErrorNode *>(tree))
+      return true;
+    const Token *tok = leaf->getSymbol();
+    return !tok || tok->getTokenIndex() == static_cast<size_t>(-1);
+  }
+  for (antlr4::tree::ParseTree *child : tree->children)
+    if (recovered(child))
+      return true;
+  return false;
+}
+
 bool Builder::hasSyntaxError(antlr4::ParserRuleContext *ctx) const {
   const Token *start = ctx->getStart(), *stop = ctx->getStop();
-  if (!start || !stop)
+  if (!start || !stop || recovered(ctx))
     return true;
   TextPos from{start->getLine(), start->getCharPositionInLine()};
   TextPos to{stop->getLine(),
