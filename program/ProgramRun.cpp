@@ -166,11 +166,6 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     if (st.from < 0 || st.to < 0)
       continue;
     auto maps = statementBitMaps(program, st);
-    // A reshape of a digit map keeps the map (ir/Reshape.h): nothing moves.
-    if (st.kind == Statement::Reshape && program.layouts[st.from].digits &&
-        program.layouts[st.to].digits &&
-        std::holds_alternative<std::string>(maps))
-      continue;
     auto *why = std::get_if<std::string>(&maps);
     if (why || !out.radix2) {
       auto src = program.layouts[st.from].tileMap();
