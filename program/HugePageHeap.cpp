@@ -15,6 +15,7 @@
     (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33) // mallinfo2
 #include <malloc.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #define MAPC_GLIBC_HEAP 1
 #endif
@@ -37,7 +38,12 @@ mapc::HugePageHeapSetup mapc::useHugePageHeap(size_t reserve) {
 #ifdef MAPC_GLIBC_HEAP
   constexpr uintptr_t kHuge = uintptr_t(2) << 20;
   reserve = (reserve + kHuge - 1) & ~(kHuge - 1);
-  if (reserve == 0 || reserve > (size_t(1) << 34))
+  // Under an address-space limit (ulimit -v) the reserve takes at most a
+  // quarter of it, so that the compile thread's stack and the plan's own
+  // mappings still fit.
+  if (rlimit as; getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    reserve = std::min<size_t>(reserve, size_t(as.rlim_cur / 4) & ~(kHuge - 1));
+  if (reserve < 4 * kHuge || reserve > (size_t(1) << 34))
     return out;
   // One arena: the planner's thread allocates from the brk heap advised
   // below, not from an arena of its own mapped later.

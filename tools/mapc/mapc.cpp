@@ -30,7 +30,11 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
-#include "llvm/Support/thread.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include <pthread.h>
 
 using namespace mapc;
 namespace cl = llvm::cl;
@@ -274,6 +278,29 @@ readBounded(const std::string &path, uint64_t limit, uint64_t &wholeSize) {
 }
 
 static int compile();
+
+/// Runs `body` on a thread with a stack of 1 GiB, or the largest of 256,
+/// 64 and 16 MiB that the process may reserve; false (errno set) if none.
+template <typename F> static bool runOnLargeStack(F &&body) {
+  auto start = [](void *arg) -> void * {
+    (*static_cast<F *>(arg))();
+    return nullptr;
+  };
+  for (size_t mib : {1024, 256, 64, 16}) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, mib << 20);
+    pthread_t thread;
+    const int err = pthread_create(&thread, &attr, start, &body);
+    pthread_attr_destroy(&attr);
+    if (err == 0) {
+      pthread_join(thread, nullptr);
+      return true;
+    }
+    errno = err;
+  }
+  return false;
+}
 /// main's argv, for mapc-mpi (MpiDriver::commandLine).
 static std::vector<const char *> commandLine;
 
@@ -404,10 +431,18 @@ int main(int argc, char **argv) {
   // is at most as long as the 2 MiB input allows (about 70,000 links), and
   // a thread with a 1 GiB stack (reserved, touched only as deep as used)
   // follows the longest one where the default 8 MiB stack overflowed.
+  // Under an address-space limit (ulimit -v) the 1 GiB may not be had:
+  // smaller stacks are tried, down to 16 MiB, where llvm::thread ended the
+  // run with a fatal error (then only the deepest chains overflow sooner).
   int rc = 0;
-  llvm::thread compiler(std::optional<unsigned>(1u << 30),
-                        [&] { rc = compile(); });
-  compiler.join();
+  if (!runOnLargeStack([&] { rc = compile(); })) {
+    const int why = errno; // before error(), whose colour test may set it
+    llvm::WithColor::error(llvm::errs(), "mapc")
+        << "cannot start a thread with a stack of 16 MiB or more: "
+        << std::strerror(why)
+        << "; raise the address-space limit (ulimit -v)\n";
+    return 2;
+  }
   return rc;
 }
 
