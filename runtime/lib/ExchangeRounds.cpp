@@ -31,10 +31,33 @@ bool mapc::rt::colourBipartite(
   for (unsigned p = 0; p < pes; ++p)
     colours = std::max({colours, outDeg[p], inDeg[p]});
   constexpr uint32_t kFree = ~uint32_t(0);
-  // at[side][vertex * colours + c]: the edge of colour c there, or kFree.
-  std::vector<uint32_t> at[2] = {
-      std::vector<uint32_t>(size_t(pes) * colours, kFree),
-      std::vector<uint32_t>(size_t(pes) * colours, kFree)};
+  // Per side and vertex, the edge of each colour there. A vertex of degree
+  // at least colours / 16 keeps a row of `colours` entries (row[side][v]
+  // into at[side]); one of lower degree has no row, and its colour c's edge
+  // is found among its own edges (adj), by their colours. The rows are
+  // then at most 16 entries an edge: a broadcast from one PE to n has n
+  // colours and n vertices of degree 1, and a row for each took n^2
+  // entries (8.4 GB over 32767 PEs). The colouring is the same.
+  std::vector<uint32_t> row[2] = {std::vector<uint32_t>(pes, kFree),
+                                  std::vector<uint32_t>(pes, kFree)};
+  std::vector<uint32_t> at[2];
+  std::vector<std::vector<uint32_t>> adj[2] = {
+      std::vector<std::vector<uint32_t>>(pes),
+      std::vector<std::vector<uint32_t>>(pes)};
+  for (int side = 0; side < 2; ++side) {
+    const std::vector<uint32_t> &deg = side == 0 ? outDeg : inDeg;
+    uint32_t rows = 0;
+    for (unsigned p = 0; p < pes; ++p)
+      if (deg[p] && uint64_t(deg[p]) * 16 >= colours)
+        row[side][p] = rows++;
+    at[side].assign(size_t(rows) * colours, kFree);
+  }
+  for (uint32_t e = 0; e < edges.size(); ++e) {
+    if (row[0][edges[e].first] == kFree)
+      adj[0][edges[e].first].push_back(e);
+    if (row[1][edges[e].second] == kFree)
+      adj[1][edges[e].second].push_back(e);
+  }
   // Per vertex: the colours never used there start at `fresh`; colours
   // freed by a chain wait on `freed` (checked when taken).
   std::vector<uint32_t> fresh[2] = {std::vector<uint32_t>(pes, 0),
@@ -42,8 +65,19 @@ bool mapc::rt::colourBipartite(
   std::vector<std::vector<uint32_t>> freed[2] = {
       std::vector<std::vector<uint32_t>>(pes),
       std::vector<std::vector<uint32_t>>(pes)};
-  auto slot = [&](int side, uint32_t v, uint32_t c) -> uint32_t & {
-    return at[side][size_t(v) * colours + c];
+  // The edge of colour c at vertex v, or kFree; setAt keeps a row (a
+  // vertex without one reads `colour`, which the caller sets).
+  auto slot = [&](int side, uint32_t v, uint32_t c) -> uint32_t {
+    if (row[side][v] != kFree)
+      return at[side][size_t(row[side][v]) * colours + c];
+    for (uint32_t f : adj[side][v])
+      if (colour[f] == c)
+        return f;
+    return kFree;
+  };
+  auto setAt = [&](int side, uint32_t v, uint32_t c, uint32_t e) {
+    if (row[side][v] != kFree)
+      at[side][size_t(row[side][v]) * colours + c] = e;
   };
   auto freeAt = [&](int side, uint32_t v) {
     std::vector<uint32_t> &f = freed[side][v];
@@ -79,20 +113,20 @@ bool mapc::rt::colourBipartite(
           return false;
       }
       for (uint32_t f : path) {
-        slot(0, edges[f].first, colour[f]) = kFree;
-        slot(1, edges[f].second, colour[f]) = kFree;
+        setAt(0, edges[f].first, colour[f], kFree);
+        setAt(1, edges[f].second, colour[f], kFree);
         freed[0][edges[f].first].push_back(colour[f]);
         freed[1][edges[f].second].push_back(colour[f]);
       }
       for (uint32_t f : path) {
         colour[f] = colour[f] == a ? b : a;
-        slot(0, edges[f].first, colour[f]) = f;
-        slot(1, edges[f].second, colour[f]) = f;
+        setAt(0, edges[f].first, colour[f], f);
+        setAt(1, edges[f].second, colour[f], f);
       }
     }
     colour[e] = a;
-    slot(0, u, a) = e;
-    slot(1, v, a) = e;
+    setAt(0, u, a, e);
+    setAt(1, v, a, e);
   }
   return true;
 }
@@ -284,6 +318,10 @@ bool gatherTogether(const std::vector<const std::vector<ExchangeSend> *> &lists,
 
 } // namespace
 
+/// The most rounds times PEs a replicated destination's direct colouring
+/// may take (exchangeSchedule): some 0.1 s of pricing them.
+constexpr uint64_t kMaxColouredPeRounds = uint64_t(1) << 24;
+
 bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
                                 const std::vector<uint32_t> &sources,
                                 unsigned pes,
@@ -353,6 +391,12 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
   for (unsigned p = 0; p < pes; ++p)
     degree = std::max({degree, sends[p], receives[p]});
   auto colourDirect = [&] {
+    // Its rounds are run to be priced, each over every PE: a broadcast's
+    // degree is the PE count, and 32767 PEs took 10^9 PE-rounds (minutes).
+    // Past kMaxColouredPeRounds the direct schedule is not made, as past
+    // the colouring's own budget (the step is then priced another way).
+    if (uint64_t(degree) * pes > kMaxColouredPeRounds)
+      return false;
     std::vector<ExchangeSend> direct;
     direct.reserve(deliveries);
     for (const auto &list : bySource)

@@ -951,15 +951,10 @@ bool GeneralStepRunner::runSlotwise(std::string *why) {
                 byRound[r] != last->first.pairs) {
               auto [it, fresh] =
                   sendTicks.try_emplace(SendKey{bytes, byRound[r]}, 0);
-              if (fresh) {
-                for (const auto &[p, q] : byRound[r]) {
-                  active[p] = 1;
-                  dest[p] = q;
-                }
-                it->second = m.cheaperRouterCost(bytes, dest, active);
-                for (const auto &pq : byRound[r])
-                  active[pq.first] = 0;
-              }
+              // From the pairs: a walk of every PE a send made a
+              // broadcast's n sends of one element n^2.
+              if (fresh)
+                it->second = m.cheaperRouterCostOfPairs(bytes, byRound[r]);
               last = &*it;
             }
             ledger.router += last->second;

@@ -409,6 +409,71 @@ int64_t MasPar::cheaperRouterCost(unsigned bytes, const Plural &dest,
                   routerCost(bytes, dest, active, false));
 }
 
+int64_t MasPar::cheaperRouterCostOfPairs(
+    unsigned bytes,
+    const std::vector<std::pair<uint32_t, uint32_t>> &pairs) const {
+  checkWidth(bytes);
+  bool leaves = false;
+  for (const auto &[p, q] : pairs) {
+    check(p < peCount() && q < peCount(), "router pair out of range");
+    leaves |= p != q;
+  }
+  if (!leaves)
+    return 0;
+  const CostModel &c = cost();
+  const int64_t send = c.rsend[widthIndex(bytes)];
+  // Per pair its clusters (sender's, receiver's), sorted both ways: runs of
+  // one cluster count its senders or receivers (plain) and its partner
+  // clusters (clustered), runs of one cluster pair its group (routerTicks'
+  // cluster by cluster walk, from the pairs).
+  std::vector<std::pair<uint32_t, uint32_t>> out, in;
+  out.reserve(pairs.size());
+  in.reserve(pairs.size());
+  for (const auto &[p, q] : pairs) {
+    out.push_back({clusterOfPe(p), clusterOfPe(q)});
+    in.push_back({clusterOfPe(q), clusterOfPe(p)});
+  }
+  std::sort(out.begin(), out.end());
+  std::sort(in.begin(), in.end());
+  {
+    // routerTicks' checks: one send a PE, one receive a PE.
+    std::vector<uint32_t> ends;
+    for (int side = 0; side < 2; ++side) {
+      ends.clear();
+      for (const auto &pq : pairs)
+        ends.push_back(side ? pq.second : pq.first);
+      std::sort(ends.begin(), ends.end());
+      check(std::adjacent_find(ends.begin(), ends.end()) == ends.end(),
+            side ? "routerSend: two active PEs send to one PE"
+                 : "router pairs: a PE sends twice in one send");
+    }
+  }
+  int64_t busiest = 0, partners = 0, group = 0;
+  auto scan = [&](const std::vector<std::pair<uint32_t, uint32_t>> &v,
+                  bool groups) {
+    for (size_t i = 0; i < v.size();) {
+      size_t j = i;
+      int64_t distinct = 0;
+      while (j < v.size() && v[j].first == v[i].first) {
+        size_t k = j;
+        while (k < v.size() && v[k] == v[j])
+          ++k;
+        ++distinct;
+        if (groups)
+          group = std::max<int64_t>(group, int64_t(k - j));
+        j = k;
+      }
+      busiest = std::max<int64_t>(busiest, int64_t(j - i));
+      partners = std::max(partners, distinct);
+      i = j;
+    }
+  };
+  scan(out, true);
+  scan(in, false);
+  return std::min(partners * (c.ropen + group * send),
+                  busiest * (c.ropen + send));
+}
+
 Plural MasPar::routerSendCheaper(unsigned bytes, const Plural &values,
                                  const Plural &dest, const Mask &active,
                                  Mask &received) {

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <map>
 #include <random>
+#include <set>
 #include <tuple>
 
 using namespace mapc;
@@ -602,5 +603,59 @@ TEST(GeneralRemap, RandomReplicatedVectors) {
     runAndCheck(src, dst, width, height, 1u << pick(0, 4), 1u << pick(0, 3),
                 pick(0, 1) == 1,
                 "vector " + std::to_string(n) + " over " + std::to_string(pes));
+  }
+}
+
+// colourBipartite keeps a row of colours only for vertices of high degree
+// (at least a sixteenth of the largest); the others look their colours up
+// among their own edges. Either way the colouring is proper and takes the
+// largest degree's colours: a broadcast (one vertex of degree n - 1, the
+// rest 1), a broadcast with a few busy receivers, and random multigraphs.
+TEST(GeneralRemap, ColouringWithAndWithoutRows) {
+  std::mt19937 rng(1201);
+  auto check = [](const std::vector<std::pair<uint32_t, uint32_t>> &edges,
+                  unsigned vertices) {
+    std::vector<uint32_t> colour;
+    uint32_t colours = 0;
+    ASSERT_TRUE(rt::colourBipartite(edges, vertices, colour, colours,
+                                    64 * edges.size() + 4096));
+    std::vector<uint32_t> outDeg(vertices, 0), inDeg(vertices, 0);
+    for (const auto &[u, v] : edges) {
+      ++outDeg[u];
+      ++inDeg[v];
+    }
+    uint32_t degree = 0;
+    for (unsigned p = 0; p < vertices; ++p)
+      degree = std::max({degree, outDeg[p], inDeg[p]});
+    EXPECT_EQ(colours, degree);
+    std::set<std::pair<uint32_t, uint32_t>> left, right;
+    for (size_t e = 0; e < edges.size(); ++e) {
+      ASSERT_LT(colour[e], colours);
+      EXPECT_TRUE(left.insert({edges[e].first, colour[e]}).second) << e;
+      EXPECT_TRUE(right.insert({edges[e].second, colour[e]}).second) << e;
+    }
+  };
+  for (unsigned n : {2u, 17u, 1000u, 4095u}) {
+    std::vector<std::pair<uint32_t, uint32_t>> broadcast;
+    for (uint32_t q = 1; q < n; ++q)
+      broadcast.push_back({0, q});
+    check(broadcast, n);
+    // A few receivers that also take from others.
+    for (uint32_t q = 1; q < std::min(n, 40u); ++q)
+      for (uint32_t k = 0; k < q % 7; ++k)
+        broadcast.push_back({uint32_t(1 + rng() % (n - 1)), q});
+    check(broadcast, n);
+  }
+  for (int trial = 0; trial < 50; ++trial) {
+    const unsigned n = 2 + unsigned(rng() % 300);
+    std::vector<std::pair<uint32_t, uint32_t>> edges;
+    const unsigned count = unsigned(rng() % (8 * n));
+    // Skewed: some vertices take most edges, so that rows and lookups mix.
+    for (unsigned e = 0; e < count; ++e) {
+      const uint32_t u = rng() % 4 == 0 ? uint32_t(rng() % 3) : rng() % n;
+      const uint32_t v = rng() % 4 == 0 ? uint32_t(rng() % 3) : rng() % n;
+      edges.push_back({u, v});
+    }
+    check(edges, n);
   }
 }

@@ -822,3 +822,57 @@ TEST(MasParTest, XnetNeighbours) {
   EXPECT_EQ(m.ledger().xnet,
             8 * (27 + 66) + 2 * (27 + 2 * 66) + (27 + 3 * 66) + (27 + 4 * 66));
 }
+
+// cheaperRouterCostOfPairs counts a send from its pairs; it must charge
+// what cheaperRouterCost charges from the planes, on any grid and cluster
+// size, for sends of few and of many pairs (some staying on their PE).
+TEST(MasParTest, RouterCostOfPairsIsThePlanesCost) {
+  std::mt19937 rng(20261201);
+  const unsigned shapes[][3] = {{7, 1, 16},  {31, 33, 16}, {32, 32, 16},
+                                {16, 1, 4},  {10, 10, 8},  {3, 5, 16},
+                                {64, 2, 16}, {1, 1, 16}};
+  for (const auto &shape : shapes) {
+    MasPar m(shape[0], shape[1], 64, shape[2]);
+    const unsigned n = m.peCount();
+    for (int trial = 0; trial < 200; ++trial) {
+      // A random partial permutation: distinct senders, distinct receivers.
+      std::vector<uint32_t> senders(n), receivers(n);
+      std::iota(senders.begin(), senders.end(), 0);
+      std::iota(receivers.begin(), receivers.end(), 0);
+      std::shuffle(senders.begin(), senders.end(), rng);
+      std::shuffle(receivers.begin(), receivers.end(), rng);
+      const unsigned k = trial % 4 == 0 ? n : unsigned(rng() % (n + 1));
+      std::vector<std::pair<uint32_t, uint32_t>> pairs;
+      Plural dest(n, 0);
+      Mask active(n, 0);
+      for (unsigned i = 0; i < k; ++i) {
+        // Some pairs stay on their PE, as a slotwise step's may.
+        const uint32_t q =
+            trial % 3 == 0 && i % 5 == 0 ? senders[i] : receivers[i];
+        if (trial % 3 == 0 && i % 5 != 0 &&
+            std::find(senders.begin(), senders.begin() + k, receivers[i]) !=
+                senders.begin() + k)
+          continue; // keep receivers distinct when some stay
+        pairs.push_back({senders[i], q});
+      }
+      {
+        // Receivers distinct after the staying ones: drop repeats.
+        std::set<uint32_t> seen;
+        std::vector<std::pair<uint32_t, uint32_t>> kept;
+        for (const auto &pq : pairs)
+          if (seen.insert(pq.second).second)
+            kept.push_back(pq);
+        pairs.swap(kept);
+      }
+      for (const auto &[p, q] : pairs) {
+        active[p] = 1;
+        dest[p] = q;
+      }
+      for (unsigned bytes : {1u, 4u, 8u})
+        ASSERT_EQ(m.cheaperRouterCostOfPairs(bytes, pairs),
+                  m.cheaperRouterCost(bytes, dest, active))
+            << shape[0] << "x" << shape[1] << " clusters of " << shape[2]
+            << ", " << pairs.size() << " pairs, " << bytes << " bytes";
+    }
+  }
+}

@@ -40,6 +40,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mapc::rt {
@@ -162,6 +163,14 @@ public:
   /// the mode general steps choose per send.
   int64_t cheaperRouterCost(unsigned bytes, const Plural &dest,
                             const Mask &active) const;
+  /// cheaperRouterCost of the send in which PE pairs[i].first sends to
+  /// pairs[i].second (senders and receivers distinct, as routerSend
+  /// requires), counted from its pairs: k log k for k pairs, where the
+  /// planes cost a walk of every PE. A broadcast's pricing sends to one PE
+  /// at a time; over n PEs that walk made its pricing n^2.
+  int64_t cheaperRouterCostOfPairs(
+      unsigned bytes,
+      const std::vector<std::pair<uint32_t, uint32_t>> &pairs) const;
   /// routerSend in the cheaper mode (plain when the two cost the same).
   Plural routerSendCheaper(unsigned bytes, const Plural &values,
                            const Plural &dest, const Mask &active,
