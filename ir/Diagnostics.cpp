@@ -1,6 +1,9 @@
 //===- Diagnostics.cpp ----------------------------------------------------===//
 #include "ir/Diagnostics.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Unicode.h"
+
 #include <algorithm>
 
 using namespace mapc;
@@ -42,7 +45,11 @@ void Diagnostics::printNote(const Note &n) {
 void Diagnostics::printMessage(const Entry &e) {
   // A line of ordinary length prints as SourceMgr prints it; a long one (a
   // generated or broken file) as a window around the caret, so that one
-  // diagnostic stays a few hundred bytes however long the line is.
+  // diagnostic stays a few hundred bytes however long the line is. A line
+  // with any byte past ASCII prints here too, whatever its length:
+  // SourceMgr prints such a line without its caret (its columns would be
+  // bytes), where the caret here stands under the character, counted in
+  // display columns (llvm::sys::unicode::columnWidthUTF8).
   constexpr size_t kWindow = 80;
   if (!e.loc.isValid()) {
     srcMgr.PrintMessage(os, e.loc, e.kind, e.msg);
@@ -56,7 +63,10 @@ void Diagnostics::printMessage(const Entry &e) {
   size_t end = text.find_first_of("\n\r", at);
   if (end == llvm::StringRef::npos)
     end = text.size();
-  if (end - begin <= 2 * kWindow + 40) {
+  const llvm::StringRef lineText = text.slice(begin, end);
+  const bool ascii = llvm::all_of(
+      lineText, [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  if (end - begin <= 2 * kWindow + 40 && ascii) {
     srcMgr.PrintMessage(os, e.loc, e.kind, e.msg);
     return;
   }
@@ -67,13 +77,25 @@ void Diagnostics::printMessage(const Entry &e) {
      << e.msg << "\n";
   size_t from = at > begin + kWindow ? at - kWindow : begin;
   size_t to = std::min(end, at + kWindow);
-  std::string window = (from > begin ? "..." : "") +
-                       text.slice(from, to).str() + (to < end ? "..." : "");
+  // The window's ends on whole UTF-8 characters (no continuation byte).
+  auto continuation = [&](size_t k) {
+    return (static_cast<unsigned char>(text[k]) & 0xC0) == 0x80;
+  };
+  while (from < at && continuation(from))
+    ++from;
+  while (to < end && to > at && continuation(to))
+    --to;
+  const std::string lead = from > begin ? "..." : "";
+  std::string window =
+      lead + text.slice(from, to).str() + (to < end ? "..." : "");
   for (char &c : window)
     if (static_cast<unsigned char>(c) < 0x20)
       c = ' ';
+  const size_t prefix = lead.size() + (at - from);
+  const int width = llvm::sys::unicode::columnWidthUTF8(
+      llvm::StringRef(window).take_front(prefix));
   os << window << "\n"
-     << std::string((from > begin ? 3 : 0) + (at - from), ' ') << "^\n";
+     << std::string(width >= 0 ? size_t(width) : prefix, ' ') << "^\n";
 }
 
 void Diagnostics::flush() {
