@@ -761,6 +761,16 @@ const KTile *Sema::mappingOf(const std::string &name, llvm::SMLoc useLoc) {
                     "layout '" + l->name + "' maps " + l->array +
                         ", whose shape differs from " + name + "'s",
                     "place an array in a layout declared 'of' it");
+      } else if (!l->tile && l->digits && l->digits->hasXor()) {
+        // Only XORs keep a bit map from a k-Tile form (DigitMap::toKTile).
+        diags.error(e->place->second.loc,
+                    "layout '" + l->name +
+                        "' XORs data bits, which no k-Tile form holds, and "
+                        "cannot be placed yet",
+                    "place " + name +
+                        " in a layout without XOR items, then "
+                        "remap it to '" +
+                        l->name + "'");
       } else if (!l->tile) {
         diags.error(e->place->second.loc,
                     "layout '" + l->name +

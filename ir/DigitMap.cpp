@@ -182,6 +182,25 @@ std::optional<KTile> DigitMap::toKTile() const {
   if (hasXor())
     return std::nullopt; // a k-Tile dim holds data bits, never their XORs
   KTile tile;
+  // One element (every data dim of length 1) has no data digit: each data
+  // dim gets a k-Tile dim of length 1, the device its constant digits.
+  if (dataBases.empty()) {
+    if (std::any_of(shape.begin(), shape.end(),
+                    [](int64_t s) { return s != 1; }) ||
+        shape.empty())
+      return std::nullopt;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      tile.data.push_back(SpaceDim::plain(1));
+      tile.groups.push_back(1);
+      tile.kdims.push_back(KDim::plain(1));
+    }
+    placeDeviceDigits(*this, tile);
+    // Those dims of length 1 go in the memory dim's group, where they
+    // change no address.
+    for (unsigned d = 0; d < shape.size(); ++d)
+      tile.m[0].push_back(d);
+    return tile;
+  }
   // Assign data digits to data dims: digit boundaries must meet dim ends.
   std::vector<unsigned> dimOfDigit(dataBases.size());
   unsigned dim = 0;
