@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "mapc/runtime/MasPar.h"
 
+#include "PairRuns.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -433,8 +435,6 @@ int64_t MasPar::cheaperRouterCostOfPairs(
     out.push_back({clusterOfPe(p), clusterOfPe(q)});
     in.push_back({clusterOfPe(q), clusterOfPe(p)});
   }
-  std::sort(out.begin(), out.end());
-  std::sort(in.begin(), in.end());
   {
     // routerTicks' checks: one send a PE, one receive a PE.
     std::vector<uint32_t> ends;
@@ -448,28 +448,11 @@ int64_t MasPar::cheaperRouterCostOfPairs(
                  : "router pairs: a PE sends twice in one send");
     }
   }
-  int64_t busiest = 0, partners = 0, group = 0;
-  auto scan = [&](const std::vector<std::pair<uint32_t, uint32_t>> &v,
-                  bool groups) {
-    for (size_t i = 0; i < v.size();) {
-      size_t j = i;
-      int64_t distinct = 0;
-      while (j < v.size() && v[j].first == v[i].first) {
-        size_t k = j;
-        while (k < v.size() && v[k] == v[j])
-          ++k;
-        ++distinct;
-        if (groups)
-          group = std::max<int64_t>(group, int64_t(k - j));
-        j = k;
-      }
-      busiest = std::max<int64_t>(busiest, int64_t(j - i));
-      partners = std::max(partners, distinct);
-      i = j;
-    }
-  };
-  scan(out, true);
-  scan(in, false);
+  int64_t busiest, partners, group, receivers, sources, unused;
+  runsOf(out, busiest, partners, group);
+  runsOf(in, receivers, sources, unused);
+  busiest = std::max(busiest, receivers);
+  partners = std::max(partners, sources);
   return std::min(partners * (c.ropen + group * send),
                   busiest * (c.ropen + send));
 }

@@ -1,6 +1,7 @@
 //===- ProductRounds.cpp - exchange rounds of a separable move (see header)
 //===//
 #include "ProductRounds.h"
+#include "PairRuns.h"
 
 #include <algorithm>
 #include <cassert>
@@ -91,29 +92,6 @@ struct FactorTraffic {
   int64_t senders = 0, receivers = 0, sendPartners = 0, receivePartners = 0,
           group = 0;
 };
-
-/// The runs of equal `first` in sorted `e`: the longest, and the most
-/// distinct `second` in one; and the longest run of one whole entry.
-void runsOf(std::vector<std::pair<uint32_t, uint32_t>> &e, int64_t &most,
-            int64_t &partners, int64_t &group) {
-  std::sort(e.begin(), e.end());
-  most = partners = group = 0;
-  for (size_t i = 0; i < e.size();) {
-    size_t j = i;
-    int64_t distinct = 0;
-    while (j < e.size() && e[j].first == e[i].first) {
-      size_t k = j;
-      while (k < e.size() && e[k] == e[j])
-        ++k;
-      group = std::max(group, int64_t(k - j));
-      ++distinct;
-      j = k;
-    }
-    most = std::max(most, int64_t(j - i));
-    partners = std::max(partners, distinct);
-    i = j;
-  }
-}
 
 FactorTraffic trafficOf(const FactorRound &r, unsigned block) {
   FactorTraffic t;
