@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "mapc/runtime/DigitExchange.h"
 
+#include "RadixSort.h"
+
 #include <algorithm>
 #include <iterator>
 #include <string>
@@ -126,7 +128,7 @@ private:
   std::vector<int64_t> floorOut, floorIn;
   std::vector<uint8_t> sends, gets;
   std::vector<uint32_t> openedPairs, ready;
-  std::vector<std::pair<uint64_t, uint32_t>> order;
+  std::vector<std::pair<uint64_t, uint32_t>> order, orderScratch;
   std::vector<uint64_t> es;
 
   /// Each value's sender and receiver, by value p * base + y.
@@ -261,7 +263,9 @@ void Search::build(int64_t most, int64_t group, Candidate &c) {
                          (uint64_t(p.opens[opensAt]) << kWeightBits);
     order.push_back({~key, k});
   }
-  std::sort(order.begin(), order.end());
+  // Keys listed by pair: equal keys stay by pair, as sorting the (key,
+  // pair) pairs leaves them.
+  radixSortByKey(order, orderScratch);
   std::vector<uint32_t> &chosen = c.values;
   chosen.clear();
   openedPairs.clear();
