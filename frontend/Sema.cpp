@@ -1399,11 +1399,18 @@ std::optional<KTile> Sema::namedLayout(const LayoutExpr &e,
     return t;
   }
   if (standard) {
-    // A 2-d view of the PEs for 2d mappings (003 5.1.2 iv in reverse).
+    // A 2-d view of the PEs for 2d mappings (003 5.1.2 iv in reverse): a
+    // line of n PEs as n / q x q, q the largest divisor of n up to its
+    // square root (2^ceil(b/2) x 2^floor(b/2) for n = 2^b; n x 1 for a
+    // prime).
     std::vector<int64_t> grid = machine.pes;
-    if (grid.size() == 1 && llvm::isPowerOf2_64(uint64_t(grid[0]))) {
-      unsigned bits = llvm::Log2_64(uint64_t(grid[0]));
-      grid = {int64_t(1) << ((bits + 1) / 2), int64_t(1) << (bits / 2)};
+    if (grid.size() == 1) {
+      const int64_t n = grid[0];
+      int64_t q = 1;
+      for (int64_t d = 2; d <= n / d; ++d)
+        if (n % d == 0)
+          q = d;
+      grid = {n / q, q};
     } else if (grid.size() > 2) {
       int64_t rest = 1;
       for (size_t i = 1; i < grid.size(); ++i)
