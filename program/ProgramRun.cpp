@@ -418,9 +418,13 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
       req.copy = copy;
       req.shape = out.shape;
       take(planRemap(req, kind));
+      // Layouts of different devices are planned widened to the machine,
+      // but their cycles are not written: say why, not "(none)".
       auto cycles = remapCycles(p.src, p.dst);
       if (auto *c = std::get_if<std::vector<Cycle>>(&cycles))
         sp.cycles = formatCycles(p.src, *c);
+      else
+        sp.cycles = "no cycle notation: " + std::get<std::string>(cycles);
     }
     if (!why.empty()) {
       diags.error(st.loc, "cannot plan this statement: " + why,
