@@ -165,8 +165,17 @@ struct AlignDecl {
 using Statement = std::variant<MachineDecl, ShapeDecl, DistributeDecl,
                                AlignDecl, LayoutDecl, PairStmt, ReshapeStmt>;
 
+/// A declaration dropped for a syntax error in it: its name is known, so
+/// uses of it stay silent (one mistake, one error) instead of each saying
+/// the name is unknown.
+struct DroppedDecl {
+  enum Kind { Processors, Template, Array, Layout } kind;
+  std::string name;
+};
+
 struct Program {
   std::vector<Statement> statements;
+  std::vector<DroppedDecl> dropped;
 };
 
 } // namespace mapc::ast

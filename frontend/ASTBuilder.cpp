@@ -167,9 +167,28 @@ Program Builder::program(MapParser::ProgramContext *ctx) {
   Program out;
   if (!ctx)
     return out;
-  for (auto *s : ctx->statement())
-    if (!hasSyntaxError(s))
+  for (auto *s : ctx->statement()) {
+    if (!hasSyntaxError(s)) {
       statement(s, out);
+      continue;
+    }
+    // The name a dropped declaration gives, when its token was read (the
+    // name token's text is the user's, not a made-up one).
+    auto drop = [&](DroppedDecl::Kind kind, TerminalNode *name) {
+      Ident id = ident(name);
+      if (!id.name.empty() &&
+          !(name && dynamic_cast<antlr4::tree::ErrorNode *>(name)))
+        out.dropped.push_back({kind, id.name});
+    };
+    if (auto *c = s->processorsDecl())
+      drop(DroppedDecl::Processors, c->IDENT());
+    else if (auto *c = s->templateDecl())
+      drop(DroppedDecl::Template, c->IDENT());
+    else if (auto *c = s->arrayDecl())
+      drop(DroppedDecl::Array, c->IDENT(0));
+    else if (auto *c = s->layoutDecl())
+      drop(DroppedDecl::Layout, c->IDENT(0));
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "antlr4-runtime.h"
 #include "frontend/ASTBuilder.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -86,15 +87,37 @@ public:
     errors.push_back(where);
     llvm::StringRef m(msg);
     if (m.consume_front("token recognition error at: ")) {
+      if (auto *lexer = dynamic_cast<antlr4::Lexer *>(recognizer))
+        skippedAt.push_back(
+            {lexer->tokenStartCharIndex, lexer->tokenStartLine});
+      // A letter past ASCII is most likely meant as part of a name.
+      const bool ascii = llvm::all_of(
+          m, [](char c) { return static_cast<unsigned char>(c) < 0x80; });
       diags.error(loc, "unexpected character " + m.str(),
-                  "remove it; comments start with '//'");
+                  ascii ? "remove it; comments start with '//'"
+                        : "names are ASCII letters, digits and '_': replace "
+                          "it, or remove it; comments start with '//'");
       return;
     }
+    // A character the lexer skipped earlier in this statement is the
+    // cause: its error stands, and the parser's would only say what the
+    // skipped character was meant to be (`array Ä(8)`: "expected a name
+    // before '('" before "unexpected character 'Ä'"). The statement is
+    // dropped all the same.
+    if (auto *parser = dynamic_cast<antlr4::Parser *>(recognizer))
+      if (offending && skippedInStatement(*parser->getTokenStream(), offending))
+        return;
     std::string text = friendlyTokens(msg);
     std::string hint = "see docs/language.md for the statement forms";
     llvm::StringRef t(text);
     if (t.starts_with("missing ';'") || t.contains("expecting ';'"))
       hint = "every statement ends with ';'";
+    // `bits [a0 a1]`: the device bits come in labelled sections.
+    if (auto *parser = dynamic_cast<antlr4::Parser *>(recognizer))
+      if (dynamic_cast<MapParser::MapSectionContext *>(parser->getContext()))
+        hint = "a bits or digits layout lists the device's bits in "
+               "sections, PE bits after 'p:' and memory bits after 'm:' "
+               "(most significant first): bits [p: a3 a2 | m: a1 a0]";
     // Keyword tokens are numbered first, up to RESHAPE (see Map.g4).
     if (offending && offending->getType() >= MapLexer::MACHINE &&
         offending->getType() <= MapLexer::RESHAPE && t.contains("a name"))
@@ -119,6 +142,29 @@ public:
   std::vector<TextPos> errors;
 
 private:
+  /// Whether the lexer skipped a character before `offending`, on its line
+  /// and after the last ';' before it.
+  bool skippedInStatement(antlr4::TokenStream &tokens,
+                          antlr4::Token *offending) const {
+    if (skippedAt.empty())
+      return false;
+    const auto [at, line] = skippedAt.back(); // the latest, in reading order
+    if (offending->getTokenIndex() == static_cast<size_t>(-1) ||
+        offending->getType() == antlr4::Token::EOF ||
+        offending->getStartIndex() < at || offending->getLine() != line)
+      return false;
+    for (size_t i = offending->getTokenIndex(); i-- > 0;) {
+      antlr4::Token *t = tokens.get(i);
+      if (t->getStartIndex() < at)
+        return true;
+      if (t->getText() == ";")
+        return false;
+    }
+    return true;
+  }
+
+  /// The input index and line of each character the lexer skipped.
+  std::vector<std::pair<size_t, size_t>> skippedAt; ///< index, line
   const TokenLocator &locator;
   Diagnostics &diags;
 };

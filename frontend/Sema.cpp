@@ -69,7 +69,7 @@ struct Entity {
 
 /// One named layout as declared.
 struct LayoutEntry {
-  const LayoutDecl *decl;
+  const LayoutDecl *decl = nullptr;
   enum State { Unresolved, Resolving, Done, Failed } state = Unresolved;
   Layout layout;
 };
@@ -434,6 +434,17 @@ void Sema::collect(const ast::Program &ast) {
     else if (auto *d = std::get_if<ShapeDecl>(&s))
       declareShape(*d);
   }
+  // Declarations dropped for a syntax error (already reported): their
+  // names are known but invalid, so their uses stay silent.
+  for (const ast::DroppedDecl &d : ast.dropped) {
+    if (d.kind != ast::DroppedDecl::Layout && !findEntity(d.name)) {
+      Entity e;
+      e.kind = Entity::Kind(d.kind);
+      e.name = d.name;
+      e.valid = false;
+      entities.emplace(e.name, e);
+    }
+  }
   for (const ast::Statement &s : ast.statements) {
     if (auto *d = std::get_if<DistributeDecl>(&s); d && !d->dynamic)
       declareMapping(d->dist.target, d->dist.loc, d, nullptr, nullptr);
@@ -461,6 +472,10 @@ void Sema::collect(const ast::Program &ast) {
       layouts[l->name.name].decl = l;
     }
   }
+  for (const ast::DroppedDecl &d : ast.dropped)
+    if (d.kind == ast::DroppedDecl::Layout && !findEntity(d.name) &&
+        !layouts.count(d.name))
+      layouts[d.name].state = LayoutEntry::Failed;
   // Processors must fit the machine (003 7.1.2 allows rejecting more).
   for (auto &[name, e] : entities) {
     if (e.kind != Entity::Processors || !e.valid)
