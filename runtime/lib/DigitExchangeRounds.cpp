@@ -15,6 +15,7 @@
 #include "RadixSort.h"
 
 #include <algorithm>
+#include <cassert>
 #include <iterator>
 #include <string>
 
@@ -123,6 +124,16 @@ private:
   std::vector<int64_t> out[3], in[3];
   /// The pairs that sent since they were last weighed.
   std::vector<uint32_t> dirty;
+  /// The pairs with values left, by index (the sort's order of ties), and
+  /// per pair its clusters and openings at groups of 2 and 4 side by side:
+  /// build reads them for every pair, twice a round, and a Pair is many
+  /// cache lines apart from the next.
+  std::vector<uint32_t> alive;
+  struct PairKey {
+    uint32_t from, to;
+    int64_t opens2, opens4;
+  };
+  std::vector<PairKey> keyOf;
   /// Scratch of weigh and build, kept zero between calls.
   std::vector<int64_t> fromCount, toCount, outs, ins, sent, got, taken;
   std::vector<int64_t> floorOut, floorIn;
@@ -184,6 +195,9 @@ void Search::reweigh(Pair &p) {
     out[g][p.from] += p.opens[g];
     in[g][p.to] += p.opens[g];
   }
+  const size_t k = size_t(&p - pairs.data());
+  keyOf[k].opens2 = p.opens[0];
+  keyOf[k].opens4 = p.opens[2];
 }
 
 /// Per cluster a weight exp((floor - busiest floor) / tau), the floor the
@@ -253,15 +267,18 @@ void Search::build(int64_t most, int64_t group, Candidate &c) {
   // A pair's openings at the group, as reweigh last counted them (every
   // pair that sent since is weighed again before a build).
   const int opensAt = int(std::min<int64_t>(group, 4)) - 2;
-  for (uint32_t k = 0; k < pairs.size(); ++k) {
-    const Pair &p = pairs[k];
-    if (p.edges.empty())
-      continue;
+  // Groups of 2 and 4 only (kShapes): their openings are in keyOf.
+  assert((opensAt == 0 || opensAt == 2) && "a group of 2 or 4");
+  order.resize(alive.size());
+  for (size_t i = 0; i < alive.size(); ++i) {
+    const uint32_t k = alive[i];
+    const PairKey &p = keyOf[k];
     // Highest first: the sort is ascending, so the key is the complement.
     // Weights are below 2^41 and a pair's openings below 2^20 (its values).
-    const uint64_t key = 100 * (wOut[p.from] + wIn[p.to]) +
-                         (uint64_t(p.opens[opensAt]) << kWeightBits);
-    order.push_back({~key, k});
+    const uint64_t key =
+        100 * (wOut[p.from] + wIn[p.to]) +
+        (uint64_t(opensAt ? p.opens4 : p.opens2) << kWeightBits);
+    order[i] = {~key, k};
   }
   // Keys listed by pair: equal keys stay by pair, as sorting the (key,
   // pair) pairs leaves them.
@@ -271,9 +288,10 @@ void Search::build(int64_t most, int64_t group, Candidate &c) {
   openedPairs.clear();
   for (bool full : {true, false})
     for (const auto &[key, k] : order) {
-      const Pair &p = pairs[k];
-      if (taken[k] || outs[p.from] >= most || ins[p.to] >= most)
+      const PairKey &ends = keyOf[k];
+      if (taken[k] || outs[ends.from] >= most || ins[ends.to] >= most)
         continue;
+      const Pair &p = pairs[k];
       const size_t first = chosen.size();
       take(p, group, chosen);
       if (chosen.size() == first)
@@ -359,6 +377,12 @@ DigitExchangePartialRounds Search::run(std::vector<int64_t> *ticks) {
   sends.assign(size_t(s.pes), 0);
   gets.assign(pes, 0);
   taken.assign(pairs.size(), 0);
+  keyOf.resize(pairs.size());
+  alive.clear();
+  for (uint32_t k = 0; k < pairs.size(); ++k) {
+    keyOf[k] = {pairs[k].from, pairs[k].to, 0, 0};
+    alive.push_back(k);
+  }
   DigitExchangePartialRounds found;
   size_t left = 0;
   for (const Pair &p : pairs)
@@ -396,6 +420,10 @@ DigitExchangePartialRounds Search::run(std::vector<int64_t> *ticks) {
       pair.edges.erase(std::find(pair.edges.begin(), pair.edges.end(), e));
       --left;
     }
+    alive.erase(
+        std::remove_if(alive.begin(), alive.end(),
+                       [&](uint32_t k) { return pairs[k].edges.empty(); }),
+        alive.end());
     found.rounds.push_back(std::move(round));
     if (ticks)
       ticks->push_back(best.ticks);
