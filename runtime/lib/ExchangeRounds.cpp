@@ -150,6 +150,7 @@ bool colourByShift(std::vector<ExchangeSend> sends, unsigned pes, uint64_t span,
   std::vector<size_t> start;
   std::vector<ExchangeSend> sorted;
   countingSort(sends, span, shift, start, sorted);
+  std::vector<ExchangeSend>().swap(sends); // sorted holds them now
   if (sorted.size() > kPairScheduleFrom &&
       scheduleByPairs(sorted, pes, grid, rounds))
     return true;
@@ -340,7 +341,11 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
   // them as they come, without the hash tables (the same rounds, faster).
   {
     std::vector<uint8_t> seen(size_t(from.deviceSize()), 0);
+    // At most a send per destination cell, reserved at once: grown by
+    // doubling, a list past the heap's mmap threshold faults every copy in
+    // anew (5 x 10^7 elements on 2 PEs spent most of --run there).
     std::vector<ExchangeSend> direct;
+    direct.reserve(sources.size());
     bool repeats = false;
     for (int64_t q = 0; q < toPes && !repeats; ++q)
       for (int64_t t = 0; t < toSlots; ++t) {

@@ -758,15 +758,25 @@ bool GeneralStepRunner::moveLocal(bool onlyLocal, std::string *why) {
     }
     return true;
   }
-  // Per PE, its elements in destination slot order; round r moves the r-th.
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> lists(
+  // Per PE, its elements in destination slot order (source and destination
+  // slot, below 2^28 as a general plan's cells are); round r moves the r-th.
+  // Each list counted first and reserved at once: grown by doubling, a
+  // list past the heap's mmap threshold faults every copy in anew.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> lists(
       static_cast<size_t>(toPes));
   size_t rounds = 0;
   for (int64_t q = 0; q < toPes; ++q) {
+    size_t held = 0;
+    for (int64_t t = 0; t < toSlots; ++t) {
+      uint32_t a = sources[size_t(q * toSlots + t)];
+      held += a != kNoSource && !remote(q, t);
+    }
+    lists[size_t(q)].reserve(held);
     for (int64_t t = 0; t < toSlots; ++t) {
       uint32_t a = sources[size_t(q * toSlots + t)];
       if (a != kNoSource && !remote(q, t))
-        lists[size_t(q)].push_back({int64_t(a) % fromSlots, t});
+        lists[size_t(q)].push_back(
+            {uint32_t(int64_t(a) % fromSlots), uint32_t(t)});
     }
     rounds = std::max(rounds, lists[size_t(q)].size());
   }

@@ -230,6 +230,12 @@ bool mapc::rt::scheduleByPairs(const std::vector<ExchangeSend> &sends,
   // The elements, each pair's in order.
   std::vector<uint32_t> next(pairStart.begin(),
                              pairStart.begin() + pairs.size());
+  // The rounds' list reserved at once (not doubled and copied: on 2 PEs
+  // there are half as many rounds as elements).
+  uint64_t total = rounds.size();
+  for (const PairRound &r : plan)
+    total += r.times;
+  rounds.reserve(size_t(total));
   for (const PairRound &r : plan)
     for (uint64_t t = 0; t < r.times; ++t) {
       std::vector<ExchangeSend> round;
