@@ -53,6 +53,7 @@ bool mapc::runNetworkPlans(const ProgramPlans &plans, bool trace,
   RunBook book(
       plans, [&](unsigned node) { return machine.memory(node); }, os);
   for (const StatementPlan &sp : plans.statements) {
+    setStatementInProgress(sp.statement);
     book.before(sp);
     if (trace && book.traceable(sp, plans.network.nodeCount())) {
       if (sp.general)

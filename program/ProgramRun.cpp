@@ -41,6 +41,13 @@ double threadCpuMs() {
 
 /// An affine plan's remap in words: its exchanges, then the cycles of the
 /// permutation left (003 4.2.2 notation on the virtual layout's bits).
+namespace {
+thread_local const Statement *inProgress = nullptr;
+} // namespace
+
+const Statement *mapc::statementInProgress() { return inProgress; }
+void mapc::setStatementInProgress(const Statement *st) { inProgress = st; }
+
 static std::string affineCycles(const rt::Plan &plan) {
   std::vector<rt::Exchange> exchanges;
   rt::BitMove rest = rt::BitMove::identity(plan.source.bits());
@@ -309,6 +316,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   Progress planning(std::string(what) + ": planning", pending.size());
   for (const Pending &p : pending) {
     const Statement &st = *p.st;
+    setStatementInProgress(&st);
     const ArrayInfo *arr = program.findArray(st.array);
     unsigned elemBytes = arr ? elemTypeBytes(arr->type) : 1;
     bool copy = st.kind == Statement::Copy;
@@ -629,6 +637,7 @@ bool mapc::runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
   for (const StatementPlan &sp : plans.statements) {
     const rt::Plan &p = sp.plan;
     const std::string &array = sp.statement->array;
+    setStatementInProgress(sp.statement);
     book.before(sp);
     rt::Regions regions{{sp.srcBase}, {sp.dstBase}, {plans.scratchBase}};
     if (sp.general) {

@@ -144,6 +144,13 @@ void printTraceRows(
     const std::function<uint64_t(unsigned node, uint64_t slot)> &valueAt,
     llvm::raw_ostream &os);
 
+/// The statement planProgram or runPlans (or the network runs) works on in
+/// this thread, or none: where an allocation failure (std::bad_alloc, which
+/// the driver lets `new` throw) is reported (tools/mapc/mapc.cpp).
+const Statement *statementInProgress();
+/// Sets it (nullptr: none), for the loops over statements.
+void setStatementInProgress(const Statement *st);
+
 } // namespace mapc
 
 #endif

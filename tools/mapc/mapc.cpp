@@ -33,6 +33,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
 
 #include <pthread.h>
 
@@ -278,6 +279,8 @@ readBounded(const std::string &path, uint64_t limit, uint64_t &wholeSize) {
 }
 
 static int compile();
+static int compileSource(llvm::SourceMgr &srcMgr, unsigned bufferId,
+                         Diagnostics &diags, uint64_t wholeSize);
 
 /// Runs `body` on a thread with a stack of 1 GiB, or the largest of 256,
 /// 64 and 16 MiB that the process may reserve; false (errno set) if none.
@@ -413,6 +416,10 @@ int main(int argc, char **argv) {
   useHugePageHeap();
   commandLine.assign(argv, argv + argc);
   llvm::InitLLVM init(argc, argv);
+  // InitLLVM's new-handler aborts with a stack dump when memory runs out;
+  // without it `new` throws std::bad_alloc, which compile() reports at the
+  // statement it was planning or running.
+  std::set_new_handler(nullptr);
   registerThreadsOption();
   cl::HideUnrelatedOptions({&mapcCategory, &mpiOptionCategory()});
   cl::SetVersionPrinter(printVersion);
@@ -513,6 +520,28 @@ static int compile() {
   unsigned bufferId =
       srcMgr.AddNewSourceBuffer(std::move(*fileOrErr), llvm::SMLoc());
   Diagnostics diags(srcMgr, llvm::errs());
+  // `new` throws when memory runs out (main): the statement in progress is
+  // named, and the partial output file removed as the stack unwinds.
+  try {
+    return compileSource(srcMgr, bufferId, diags, wholeSize);
+  } catch (const std::bad_alloc &) {
+    const Statement *st = statementInProgress();
+    llvm::StringRef text = srcMgr.getMemoryBuffer(bufferId)->getBuffer();
+    diags.error(st ? st->loc : llvm::SMLoc::getFromPointer(text.begin()),
+                st ? "out of memory in this statement: planning or running "
+                     "it needs more memory than mapc may use"
+                   : "out of memory while reading the program",
+                "raise the memory limit (ulimit -v) or run a smaller "
+                "instance; --emit=plan prices a statement without the "
+                "simulated machine's memory");
+    diags.printSummary();
+    return 1;
+  }
+}
+
+/// compile() past reading the file: parse, check, emit or run.
+static int compileSource(llvm::SourceMgr &srcMgr, unsigned bufferId,
+                         Diagnostics &diags, uint64_t wholeSize) {
   if (llvm::StringRef text = srcMgr.getMemoryBuffer(bufferId)->getBuffer();
       text.size() > kMaxSourceBytes) {
     diags.error(llvm::SMLoc::getFromPointer(text.begin()),
