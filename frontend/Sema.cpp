@@ -1686,6 +1686,20 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
                                   p->loc});
       }
     } else if (auto *d = std::get_if<DistributeDecl>(&s); d && d->dynamic) {
+      // HPF's redistribute of a template moves every array aligned with
+      // it; mapc remaps arrays one by one and says so, not only that the
+      // name is not an array's.
+      if (const Entity *t = findEntity(d->dist.target.name);
+          t && t->valid && t->kind == Entity::Template) {
+        diags.error(d->dist.target.loc,
+                    "redistribute of a template is not supported: '" +
+                        t->name + "' is a template, and mapc redistributes "
+                                  "arrays",
+                    "redistribute each array aligned with '" + t->name +
+                        "', or realign it with a template distributed as "
+                        "you want (docs/language.md, \"Known limitations\")");
+        continue;
+      }
       Entity *a = currentOf(d->dist.target);
       if (!a)
         continue;
