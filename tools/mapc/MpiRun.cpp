@@ -95,7 +95,7 @@ cl::opt<int> ranksOpt("ranks",
                       cl::init(0), cl::cat(mpiOptionCategory()));
 
 llvm::raw_ostream &error() {
-  return llvm::WithColor::error(llvm::errs(), "mapc");
+  return llvm::WithColor::error(userErrs(), "mapc");
 }
 
 /// The rank count mpirun started, from its environment; 0 outside mpirun.

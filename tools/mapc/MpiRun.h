@@ -24,6 +24,10 @@
 
 namespace mapc {
 
+/// Where the driver writes the user's errors: stderr, or nothing on the
+/// ranks past the first under mpirun (mapc.cpp).
+llvm::raw_ostream &userErrs();
+
 /// The --mpi-* options and --ranks, shown by --help beside mapc's own.
 llvm::cl::OptionCategory &mpiOptionCategory();
 

@@ -191,6 +191,23 @@ uint64_t layoutTextBytes(const Layout &l) {
   return uint64_t(l.deviceSize()) * (digits + 1) + 64;
 }
 
+} // namespace
+
+/// Where the user's errors go: stderr, except on the ranks past the first
+/// under mpirun, where every rank reads the same input and would print the
+/// same diagnostics once each (their exit codes stay the same).
+llvm::raw_ostream &mapc::userErrs() {
+  static const bool quiet = [] {
+    for (const char *var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK"})
+      if (const char *rank = std::getenv(var))
+        return llvm::StringRef(rank) != "0";
+    return false;
+  }();
+  return quiet ? llvm::nulls() : llvm::errs();
+}
+
+namespace {
+
 /// Opens -o (or stdout); reports and returns null when it cannot.
 std::unique_ptr<llvm::ToolOutputFile> openOutput() {
   std::error_code ec;
@@ -198,7 +215,7 @@ std::unique_ptr<llvm::ToolOutputFile> openOutput() {
                                                     llvm::sys::fs::OF_Text);
   if (!ec)
     return out;
-  llvm::WithColor::error(llvm::errs(), "mapc")
+  llvm::WithColor::error(userErrs(), "mapc")
       << "cannot write '" << outputFile << "': " << ec.message() << "\n";
   return nullptr;
 }
@@ -209,7 +226,7 @@ int finish(llvm::ToolOutputFile &out, int rc = 0) {
   out.os().flush();
   if (std::error_code ec = out.os().error()) {
     out.os().clear_error();
-    llvm::WithColor::error(llvm::errs(), "mapc")
+    llvm::WithColor::error(userErrs(), "mapc")
         << "cannot write '" << outputFile << "': " << ec.message() << "\n";
     return 2;
   }
@@ -310,7 +327,7 @@ static std::vector<const char *> commandLine;
 /// Options that mean nothing on the target chosen: usage errors (exit 2).
 static int checkNativeUsage() {
   auto usage = [](const std::string &msg) {
-    llvm::WithColor::error(llvm::errs(), "mapc") << msg << "\n";
+    llvm::WithColor::error(userErrs(), "mapc") << msg << "\n";
     return 2;
   };
   if (target != Target::Native) {
@@ -430,7 +447,7 @@ int main(int argc, char **argv) {
       "  mapc FILE.map --emit=ktile    print canonical k-Tile formats\n\n"
       "Exit codes: 0 success, 1 errors in the input, 2 usage or file "
       "errors.\n",
-      &llvm::errs());
+      &userErrs());
   if (!parsed)
     return 2; // a usage error, reported above
   Progress::setMode(progress);
@@ -444,7 +461,7 @@ int main(int argc, char **argv) {
   int rc = 0;
   if (!runOnLargeStack([&] { rc = compile(); })) {
     const int why = errno; // before error(), whose colour test may set it
-    llvm::WithColor::error(llvm::errs(), "mapc")
+    llvm::WithColor::error(userErrs(), "mapc")
         << "cannot start a thread with a stack of 16 MiB or more: "
         << std::strerror(why)
         << "; raise the address-space limit (ulimit -v)\n";
@@ -457,39 +474,38 @@ int main(int argc, char **argv) {
 static int compile() {
 
   if (exchangeStart.getNumOccurrences() && exchangeStart < 0) {
-    llvm::WithColor::error(llvm::errs(), "mapc")
+    llvm::WithColor::error(userErrs(), "mapc")
         << "--exchange-start=" << exchangeStart.getValue()
         << " is negative; give a PE dimension from 0 up\n";
     return 2;
   }
   if (emit.getNumOccurrences() > 1) {
-    llvm::WithColor::error(llvm::errs(), "mapc")
+    llvm::WithColor::error(userErrs(), "mapc")
         << "--emit is given " << emit.getNumOccurrences()
         << " times; give one output per run\n";
     return 2;
   }
   if (trace && !runProgram) {
-    llvm::WithColor::error(llvm::errs(), "mapc") << "--trace needs --run\n";
+    llvm::WithColor::error(userErrs(), "mapc") << "--trace needs --run\n";
     return 2;
   }
   if (memoryDigest && !runProgram) {
-    llvm::WithColor::error(llvm::errs(), "mapc")
+    llvm::WithColor::error(userErrs(), "mapc")
         << "--memory-digest needs --run\n";
     return 2;
   }
   if (label.getNumOccurrences() && emit != Emit::Svg) {
-    llvm::WithColor::error(llvm::errs(), "mapc")
-        << "--label needs --emit=svg\n";
+    llvm::WithColor::error(userErrs(), "mapc") << "--label needs --emit=svg\n";
     return 2;
   }
   if (runProgram && emit != Emit::None) {
-    llvm::WithColor::error(llvm::errs(), "mapc")
+    llvm::WithColor::error(userErrs(), "mapc")
         << "--run cannot be combined with --emit; run them separately\n";
     return 2;
   }
 
   if (target == Target::Mpi && (trace || memoryDigest || emit == Emit::Html)) {
-    llvm::WithColor::error(llvm::errs(), "mapc")
+    llvm::WithColor::error(userErrs(), "mapc")
         << (emit == Emit::Html ? "--emit=html"
             : trace            ? "--trace"
                                : "--memory-digest")
@@ -501,7 +517,7 @@ static int compile() {
     return rc;
 
   if (outputNamesInput()) {
-    llvm::WithColor::error(llvm::errs(), "mapc")
+    llvm::WithColor::error(userErrs(), "mapc")
         << "-o '" << outputFile << "' is the input file '" << inputFile
         << "'; write the output to another file\n";
     return 2;
@@ -512,14 +528,14 @@ static int compile() {
   uint64_t wholeSize = 0;
   auto fileOrErr = readBounded(inputFile, kMaxSourceBytes + 1, wholeSize);
   if (std::error_code ec = fileOrErr.getError()) {
-    llvm::WithColor::error(llvm::errs(), "mapc")
+    llvm::WithColor::error(userErrs(), "mapc")
         << "cannot read '" << inputFile << "': " << ec.message() << "\n";
     return 2;
   }
   llvm::SourceMgr srcMgr;
   unsigned bufferId =
       srcMgr.AddNewSourceBuffer(std::move(*fileOrErr), llvm::SMLoc());
-  Diagnostics diags(srcMgr, llvm::errs());
+  Diagnostics diags(srcMgr, userErrs());
   // `new` throws when memory runs out (main): the statement in progress is
   // named, and the partial output file removed as the stack unwinds.
   try {
@@ -675,7 +691,7 @@ static int compileSource(llvm::SourceMgr &srcMgr, unsigned bufferId,
   if (emit == Emit::Butterfly) {
     ButterflyOutcome r = emitButterfly(program, diags, out.os());
     if (r == ButterflyOutcome::NoNetwork) {
-      llvm::WithColor::error(llvm::errs(), "mapc")
+      llvm::WithColor::error(userErrs(), "mapc")
           << "--emit=butterfly needs a mesh or hypercube machine, not "
           << program.machine.kindName() << "; declare one, e.g. "
           << "machine mesh(pes = [16, 16, 16], memory = 1);\n";
