@@ -28,6 +28,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
@@ -426,6 +428,96 @@ static int compileNative(const Program &program, llvm::SourceMgr &srcMgr,
   return finish(out, good ? 0 : 1);
 }
 
+/// A value of one of mapc's named-value options (--emit=, --target=, ...)
+/// that is not one of them: said with the values, before LLVM's parser
+/// says "Cannot find option named 'foo'!" on its own stream. False if one
+/// was reported.
+template <class Opt> static bool checkEnumValue(llvm::StringRef arg, Opt &opt) {
+  llvm::StringRef name = opt.ArgStr;
+  llvm::StringRef rest = arg.ltrim('-');
+  if (arg == rest || !rest.consume_front(name) || !rest.consume_front("="))
+    return true;
+  auto &parser = opt.getParser();
+  std::string values;
+  for (unsigned i = 0; i < parser.getNumOptions(); ++i) {
+    if (parser.getOption(i) == rest)
+      return true;
+    values += (i ? ", " : "") + std::string(parser.getOption(i));
+  }
+  llvm::WithColor::error(userErrs(), "mapc")
+      << "--" << name << "=" << rest << ": '" << rest
+      << "' is not one of its values; use " << values << "\n";
+  return false;
+}
+
+static bool checkEnumValues(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    if (arg == "--")
+      break;
+    if (!checkEnumValue(arg, emit) || !checkEnumValue(arg, label) ||
+        !checkEnumValue(arg, planner) || !checkEnumValue(arg, target) ||
+        !checkEnumValue(arg, progress))
+      return false;
+  }
+  return true;
+}
+
+/// The command-line parser's messages, said as mapc's other usage errors
+/// are: `mapc: error: ...` with what to do (LLVM's own read "Cannot find
+/// option named 'foo'!" for a bad value of --emit).
+static void printUsageErrors(llvm::StringRef text) {
+  llvm::SmallVector<llvm::StringRef, 4> lines;
+  text.split(lines, '\n', -1, /*KeepEmpty=*/false);
+  static const llvm::Regex badValue(
+      "^mapc: for the (-+[A-Za-z0-9-]+) option: Cannot find option named "
+      "'(.*)'!$");
+  static const llvm::Regex badNumber(
+      "^mapc: for the (-+[A-Za-z0-9-]+) option: '(.*)' value invalid for "
+      "([a-z ]+) argument!$");
+  static const llvm::Regex unknown(
+      "^mapc: Unknown command line argument '(.*)'\\.");
+  static const llvm::Regex didYouMean("^mapc: Did you mean '(.*)'\\?$");
+  auto kind = [](llvm::StringRef type) -> std::string {
+    if (type == "uint")
+      return "a whole number, 0 or more";
+    if (type == "int" || type == "long")
+      return "a whole number";
+    if (type == "number" || type == "floating point")
+      return "a number";
+    return "a value of type " + type.str();
+  };
+  for (llvm::StringRef line : lines) {
+    llvm::SmallVector<llvm::StringRef, 4> m;
+    auto error = []() -> llvm::raw_ostream & {
+      return llvm::WithColor::error(userErrs(), "mapc");
+    };
+    if (badValue.match(line, &m)) {
+      error() << m[1] << "=" << m[2] << ": '" << m[2]
+              << "' is not one of its values; mapc --help lists them\n";
+    } else if (badNumber.match(line, &m)) {
+      error() << m[1] << "=" << m[2] << " is not " << kind(m[3]) << "\n";
+    } else if (unknown.match(line, &m)) {
+      error() << "unknown option '" << m[1]
+              << "'; mapc --help lists the options\n";
+    } else if (didYouMean.match(line, &m)) {
+      llvm::WithColor::note(userErrs(), "mapc")
+          << "did you mean '" << m[1] << "'?\n";
+    } else if (line.contains("Not enough positional command line arguments")) {
+      error() << "no input file; run mapc FILE.map [options] (mapc --help "
+                 "lists the options)\n";
+    } else if (line.contains("Too many positional arguments")) {
+      error() << "more than one input file; mapc reads one .map file a "
+                 "run\n";
+    } else if (line.starts_with("Must specify at least") ||
+               line.starts_with("Can specify at most")) {
+      continue; // LLVM's second line of the two above
+    } else {
+      userErrs() << line << "\n";
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   // Before any thread: a plan's first touches of memory fault 2 MiB at a
   // time (HugePageHeap.h; whole runs of the largest plans of
@@ -437,9 +529,17 @@ int main(int argc, char **argv) {
   // without it `new` throws std::bad_alloc, which compile() reports at the
   // statement it was planning or running.
   std::set_new_handler(nullptr);
+  // A closed pipe on stdout or stderr (`mapc F --run 2>&1 | head -1`):
+  // output that cannot be written exits 2, as the other output errors do;
+  // LLVM's own handler exits 74 (EX_IOERR).
+  llvm::sys::SetOneShotPipeSignalFunction(+[] { std::_Exit(2); });
   registerThreadsOption();
   cl::HideUnrelatedOptions({&mapcCategory, &mpiOptionCategory()});
   cl::SetVersionPrinter(printVersion);
+  if (!checkEnumValues(argc, argv))
+    return 2;
+  std::string usageErrors;
+  llvm::raw_string_ostream usageOut(usageErrors);
   bool parsed = cl::ParseCommandLineOptions(
       argc, argv,
       "mapc: a compiler for data-mapping directives\n\n"
@@ -447,9 +547,11 @@ int main(int argc, char **argv) {
       "  mapc FILE.map --emit=ktile    print canonical k-Tile formats\n\n"
       "Exit codes: 0 success, 1 errors in the input, 2 usage or file "
       "errors.\n",
-      &userErrs());
-  if (!parsed)
-    return 2; // a usage error, reported above
+      &usageOut);
+  if (!parsed) {
+    printUsageErrors(usageErrors);
+    return 2;
+  }
   Progress::setMode(progress);
   // Sema follows align, layout and transform chains recursively; a chain
   // is at most as long as the 2 MiB input allows (about 70,000 links), and
