@@ -73,17 +73,18 @@ public:
                    std::exception_ptr) override {
     TextPos where{line, col};
     llvm::SMLoc loc = locator.loc(line, col);
+    // The parser's errors (null for the lexer's).
+    auto *parser = dynamic_cast<antlr4::Parser *>(recognizer);
     // A missing token is reported just after the token before it, where
     // the user has to type it (as clang does).
-    if (llvm::StringRef(msg).starts_with("missing "))
-      if (auto *parser = dynamic_cast<antlr4::Parser *>(recognizer))
-        if (antlr4::Token *prev = parser->getTokenStream()->LT(-1))
-          if (prev->getType() != antlr4::Token::EOF && prev->getLine() > 0) {
-            size_t endCol =
-                prev->getCharPositionInLine() + prev->getText().size();
-            loc = locator.loc(prev->getLine(), endCol);
-            where = {prev->getLine(), endCol};
-          }
+    if (parser && llvm::StringRef(msg).starts_with("missing "))
+      if (antlr4::Token *prev = parser->getTokenStream()->LT(-1))
+        if (prev->getType() != antlr4::Token::EOF && prev->getLine() > 0) {
+          size_t endCol =
+              prev->getCharPositionInLine() + prev->getText().size();
+          loc = locator.loc(prev->getLine(), endCol);
+          where = {prev->getLine(), endCol};
+        }
     errors.push_back(where);
     llvm::StringRef m(msg);
     if (m.consume_front("token recognition error at: ")) {
@@ -104,20 +105,20 @@ public:
     // skipped character was meant to be (`array Ä(8)`: "expected a name
     // before '('" before "unexpected character 'Ä'"). The statement is
     // dropped all the same.
-    if (auto *parser = dynamic_cast<antlr4::Parser *>(recognizer))
-      if (offending && skippedInStatement(*parser->getTokenStream(), offending))
-        return;
+    if (parser && offending &&
+        skippedInStatement(*parser->getTokenStream(), offending))
+      return;
     std::string text = friendlyTokens(msg);
     std::string hint = "see docs/language.md for the statement forms";
     llvm::StringRef t(text);
     if (t.starts_with("missing ';'") || t.contains("expecting ';'"))
       hint = "every statement ends with ';'";
     // `bits [a0 a1]`: the device bits come in labelled sections.
-    if (auto *parser = dynamic_cast<antlr4::Parser *>(recognizer))
-      if (dynamic_cast<MapParser::MapSectionContext *>(parser->getContext()))
-        hint = "a bits or digits layout lists the device's bits in "
-               "sections, PE bits after 'p:' and memory bits after 'm:' "
-               "(most significant first): bits [p: a3 a2 | m: a1 a0]";
+    if (parser &&
+        dynamic_cast<MapParser::MapSectionContext *>(parser->getContext()))
+      hint = "a bits or digits layout lists the device's bits in "
+             "sections, PE bits after 'p:' and memory bits after 'm:' "
+             "(most significant first): bits [p: a3 a2 | m: a1 a0]";
     // Keyword tokens are numbered first, up to RESHAPE (see Map.g4).
     if (offending && offending->getType() >= MapLexer::MACHINE &&
         offending->getType() <= MapLexer::RESHAPE && t.contains("a name"))

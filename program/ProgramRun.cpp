@@ -39,8 +39,6 @@ double threadCpuMs() {
 
 } // namespace
 
-/// An affine plan's remap in words: its exchanges, then the cycles of the
-/// permutation left (003 4.2.2 notation on the virtual layout's bits).
 namespace {
 thread_local const Statement *inProgress = nullptr;
 } // namespace
@@ -48,6 +46,8 @@ thread_local const Statement *inProgress = nullptr;
 const Statement *mapc::statementInProgress() { return inProgress; }
 void mapc::setStatementInProgress(const Statement *st) { inProgress = st; }
 
+/// An affine plan's remap in words: its exchanges, then the cycles of the
+/// permutation left (003 4.2.2 notation on the virtual layout's bits).
 static std::string affineCycles(const rt::Plan &plan) {
   std::vector<rt::Exchange> exchanges;
   rt::BitMove rest = rt::BitMove::identity(plan.source.bits());

@@ -94,10 +94,6 @@ cl::opt<int> ranksOpt("ranks",
                                "when not under mpirun (default 1)"),
                       cl::init(0), cl::cat(mpiOptionCategory()));
 
-llvm::raw_ostream &error() {
-  return llvm::WithColor::error(userErrs(), "mapc");
-}
-
 /// The rank count mpirun started, from its environment; 0 outside mpirun.
 [[maybe_unused]] int launcherRanks() {
   for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
@@ -162,10 +158,11 @@ int execMpiDriver(const MpiDriver &driver) {
   llvm::outs().flush();
   llvm::errs().flush();
   execv(path.c_str(), args.data());
-  const int why = errno; // before error(), whose colour test may set it
-  error() << "cannot run '" << path << "': " << std::strerror(why)
-          << "; --target=mpi --run and --emit=plan run in " MAPC_MPI_DRIVER
-             ", which is installed beside mapc: reinstall mapc\n";
+  const int why = errno; // before driverError(), whose colour test may set it
+  driverError()
+      << "cannot run '" << path << "': " << std::strerror(why)
+      << "; --target=mpi --run and --emit=plan run in " MAPC_MPI_DRIVER
+         ", which is installed beside mapc: reinstall mapc\n";
   return 2;
 }
 } // namespace
@@ -178,8 +175,8 @@ int mapc::runMpiTarget(const Program &program, MpiMode mode,
 #ifdef MAPC_MPI_DRIVER
   return execMpiDriver(driver);
 #else
-  error() << "this mapc was built without MPI; install libopenmpi-dev "
-             "(scripts/install-deps.sh) and rebuild\n";
+  driverError() << "this mapc was built without MPI; install libopenmpi-dev "
+                   "(scripts/install-deps.sh) and rebuild\n";
   return 2;
 #endif
 }
@@ -207,9 +204,10 @@ bool readOptions(int ranks, Setup &s, bool report) {
   std::optional<Algorithm> a = parseAlgorithm(mpiAlgorithm);
   if (!a) {
     if (report)
-      error() << "--mpi-algorithm=" << mpiAlgorithm
-              << " is not an algorithm; use auto, pairwise, mpich, bruck, "
-                 "butterfly, gbutterfly or alltoallv\n";
+      driverError()
+          << "--mpi-algorithm=" << mpiAlgorithm
+          << " is not an algorithm; use auto, pairwise, mpich, bruck, "
+             "butterfly, gbutterfly or alltoallv\n";
     return false;
   }
   s.options.algorithm = *a;
@@ -217,36 +215,36 @@ bool readOptions(int ranks, Setup &s, bool report) {
   std::optional<Transport> transport = parseTransport(mpiTransport);
   if (!transport) {
     if (report)
-      error() << "--mpi-transport=" << mpiTransport
-              << " is not a transport; use auto, messages, cma or shm\n";
+      driverError() << "--mpi-transport=" << mpiTransport
+                    << " is not a transport; use auto, messages, cma or shm\n";
     return false;
   }
   s.options.transport = *transport;
   if ((*transport == Transport::Cma || *transport == Transport::Shm) &&
       *a != Algorithm::Auto) {
     if (report)
-      error() << "--mpi-transport=" << mpiTransport
-              << " reads every element directly and runs "
-                 "no all-to-all algorithm; drop --mpi-algorithm="
-              << mpiAlgorithm << " or use --mpi-transport=messages\n";
+      driverError() << "--mpi-transport=" << mpiTransport
+                    << " reads every element directly and runs "
+                       "no all-to-all algorithm; drop --mpi-algorithm="
+                    << mpiAlgorithm << " or use --mpi-transport=messages\n";
     return false;
   }
   if (mpiRadix.getNumOccurrences() && *a != Algorithm::Bruck) {
     if (report)
-      error() << "--mpi-radix needs --mpi-algorithm=bruck\n";
+      driverError() << "--mpi-radix needs --mpi-algorithm=bruck\n";
     return false;
   }
   std::string why;
   if (!applicable(*a, s.options.radix, ranks, &why)) {
     if (report)
-      error() << why << " (" << ranks << " ranks)\n";
+      driverError() << why << " (" << ranks << " ranks)\n";
     return false;
   }
   for (auto *o : {&mpiTs, &mpiTw, &mpiTc, &mpiTo, &mpiTq})
     if (o->getNumOccurrences() && !(o->getValue() >= 0)) {
       if (report)
-        error() << "--" << o->ArgStr << " must be a time of 0 seconds or "
-                << "more, not " << o->getValue() << "\n";
+        driverError() << "--" << o->ArgStr << " must be a time of 0 seconds or "
+                      << "more, not " << o->getValue() << "\n";
       return false;
     }
   if (mpiTs.getNumOccurrences())
@@ -268,8 +266,8 @@ bool readOptions(int ranks, Setup &s, bool report) {
     std::string why = parse(*costs, s.options);
     if (!why.empty()) {
       if (report)
-        error() << "--" << costs->ArgStr << "=" << costs->getValue() << ": "
-                << why << "\n";
+        driverError() << "--" << costs->ArgStr << "=" << costs->getValue()
+                      << ": " << why << "\n";
       return false;
     }
   }
@@ -497,9 +495,10 @@ int runUnderMpi(const Program &program, MpiMode mode, const MpiDriver &driver) {
   // Usage errors are the same on every rank: rank 0 reports, all exit 2.
   if (ranksOpt.getNumOccurrences() && ranksOpt != ranks) {
     if (rank == 0)
-      error() << "--ranks=" << ranksOpt << " but mpirun started " << ranks
-              << " rank" << (ranks == 1 ? "" : "s") << "; drop --ranks or "
-              << "run mpirun -np " << ranksOpt << "\n";
+      driverError() << "--ranks=" << ranksOpt << " but mpirun started " << ranks
+                    << " rank" << (ranks == 1 ? "" : "s")
+                    << "; drop --ranks or "
+                    << "run mpirun -np " << ranksOpt << "\n";
     return end(2);
   }
   Setup setup;
@@ -583,7 +582,8 @@ int mapc::runMpiTarget(const Program &program, MpiMode mode,
   int ranks = ranksOpt.getNumOccurrences() ? int(ranksOpt) : 1;
   // Pricing every algorithm for every rank grows as R^3.
   if (ranks < 1 || ranks > 256) {
-    error() << "--ranks=" << ranksOpt << " is out of range; give 1 to 256\n";
+    driverError() << "--ranks=" << ranksOpt
+                  << " is out of range; give 1 to 256\n";
     return 2;
   }
   Setup setup;

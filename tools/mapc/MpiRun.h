@@ -27,6 +27,8 @@ namespace mapc {
 /// Where the driver writes the user's errors: stderr, or nothing on the
 /// ranks past the first under mpirun (mapc.cpp).
 llvm::raw_ostream &userErrs();
+/// The driver's `mapc: error: ` line on userErrs(), for its message.
+llvm::raw_ostream &driverError();
 
 /// The --mpi-* options and --ranks, shown by --help beside mapc's own.
 llvm::cl::OptionCategory &mpiOptionCategory();

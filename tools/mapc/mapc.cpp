@@ -200,12 +200,16 @@ uint64_t layoutTextBytes(const Layout &l) {
 /// same diagnostics once each (their exit codes stay the same).
 llvm::raw_ostream &mapc::userErrs() {
   static const bool quiet = [] {
-    for (const char *var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK"})
+    for (const char *var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
       if (const char *rank = std::getenv(var))
         return llvm::StringRef(rank) != "0";
     return false;
   }();
   return quiet ? llvm::nulls() : llvm::errs();
+}
+
+llvm::raw_ostream &mapc::driverError() {
+  return llvm::WithColor::error(userErrs(), "mapc");
 }
 
 namespace {
@@ -217,8 +221,8 @@ std::unique_ptr<llvm::ToolOutputFile> openOutput() {
                                                     llvm::sys::fs::OF_Text);
   if (!ec)
     return out;
-  llvm::WithColor::error(userErrs(), "mapc")
-      << "cannot write '" << outputFile << "': " << ec.message() << "\n";
+  driverError() << "cannot write '" << outputFile << "': " << ec.message()
+                << "\n";
   return nullptr;
 }
 
@@ -228,8 +232,8 @@ int finish(llvm::ToolOutputFile &out, int rc = 0) {
   out.os().flush();
   if (std::error_code ec = out.os().error()) {
     out.os().clear_error();
-    llvm::WithColor::error(userErrs(), "mapc")
-        << "cannot write '" << outputFile << "': " << ec.message() << "\n";
+    driverError() << "cannot write '" << outputFile << "': " << ec.message()
+                  << "\n";
     return 2;
   }
   out.keep();
@@ -329,7 +333,7 @@ static std::vector<const char *> commandLine;
 /// Options that mean nothing on the target chosen: usage errors (exit 2).
 static int checkNativeUsage() {
   auto usage = [](const std::string &msg) {
-    llvm::WithColor::error(userErrs(), "mapc") << msg << "\n";
+    driverError() << msg << "\n";
     return 2;
   };
   if (target != Target::Native) {
@@ -444,9 +448,8 @@ template <class Opt> static bool checkEnumValue(llvm::StringRef arg, Opt &opt) {
       return true;
     values += (i ? ", " : "") + std::string(parser.getOption(i));
   }
-  llvm::WithColor::error(userErrs(), "mapc")
-      << "--" << name << "=" << rest << ": '" << rest
-      << "' is not one of its values; use " << values << "\n";
+  driverError() << "--" << name << "=" << rest << ": '" << rest
+                << "' is not one of its values; use " << values << "\n";
   return false;
 }
 
@@ -475,21 +478,19 @@ static void printUsageErrors(llvm::StringRef text) {
   static const llvm::Regex didYouMean("^mapc: Did you mean '(.*)'\\?$");
   for (llvm::StringRef line : lines) {
     llvm::SmallVector<llvm::StringRef, 4> m;
-    auto error = []() -> llvm::raw_ostream & {
-      return llvm::WithColor::error(userErrs(), "mapc");
-    };
     if (unknown.match(line, &m)) {
-      error() << "unknown option '" << m[1]
-              << "'; mapc --help lists the options\n";
+      driverError() << "unknown option '" << m[1]
+                    << "'; mapc --help lists the options\n";
     } else if (didYouMean.match(line, &m)) {
       llvm::WithColor::note(userErrs(), "mapc")
           << "did you mean '" << m[1] << "'?\n";
     } else if (line.contains("Not enough positional command line arguments")) {
-      error() << "no input file; run mapc FILE.map [options] (mapc --help "
-                 "lists the options)\n";
+      driverError()
+          << "no input file; run mapc FILE.map [options] (mapc --help "
+             "lists the options)\n";
     } else if (line.contains("Too many positional arguments")) {
-      error() << "more than one input file; mapc reads one .map file a "
-                 "run\n";
+      driverError() << "more than one input file; mapc reads one .map file a "
+                       "run\n";
     } else if (line.starts_with("Must specify at least") ||
                line.starts_with("Can specify at most")) {
       continue; // LLVM's second line of the two above
@@ -543,11 +544,10 @@ int main(int argc, char **argv) {
   // run with a fatal error (then only the deepest chains overflow sooner).
   int rc = 0;
   if (!runOnLargeStack([&] { rc = compile(); })) {
-    const int why = errno; // before error(), whose colour test may set it
-    llvm::WithColor::error(userErrs(), "mapc")
-        << "cannot start a thread with a stack of 16 MiB or more: "
-        << std::strerror(why)
-        << "; raise the address-space limit (ulimit -v)\n";
+    const int why = errno; // before driverError(), whose colour test may set it
+    driverError() << "cannot start a thread with a stack of 16 MiB or more: "
+                  << std::strerror(why)
+                  << "; raise the address-space limit (ulimit -v)\n";
     return 2;
   }
   return rc;
@@ -557,38 +557,35 @@ int main(int argc, char **argv) {
 static int compile() {
 
   if (exchangeStart.getNumOccurrences() && exchangeStart < 0) {
-    llvm::WithColor::error(userErrs(), "mapc")
-        << "--exchange-start=" << exchangeStart.getValue()
-        << " is negative; give a PE dimension from 0 up\n";
+    driverError() << "--exchange-start=" << exchangeStart.getValue()
+                  << " is negative; give a PE dimension from 0 up\n";
     return 2;
   }
   if (emit.getNumOccurrences() > 1) {
-    llvm::WithColor::error(userErrs(), "mapc")
-        << "--emit is given " << emit.getNumOccurrences()
-        << " times; give one output per run\n";
+    driverError() << "--emit is given " << emit.getNumOccurrences()
+                  << " times; give one output per run\n";
     return 2;
   }
   if (trace && !runProgram) {
-    llvm::WithColor::error(userErrs(), "mapc") << "--trace needs --run\n";
+    driverError() << "--trace needs --run\n";
     return 2;
   }
   if (memoryDigest && !runProgram) {
-    llvm::WithColor::error(userErrs(), "mapc")
-        << "--memory-digest needs --run\n";
+    driverError() << "--memory-digest needs --run\n";
     return 2;
   }
   if (label.getNumOccurrences() && emit != Emit::Svg) {
-    llvm::WithColor::error(userErrs(), "mapc") << "--label needs --emit=svg\n";
+    driverError() << "--label needs --emit=svg\n";
     return 2;
   }
   if (runProgram && emit != Emit::None) {
-    llvm::WithColor::error(userErrs(), "mapc")
+    driverError()
         << "--run cannot be combined with --emit; run them separately\n";
     return 2;
   }
 
   if (target == Target::Mpi && (trace || memoryDigest || emit == Emit::Html)) {
-    llvm::WithColor::error(userErrs(), "mapc")
+    driverError()
         << (emit == Emit::Html ? "--emit=html"
             : trace            ? "--trace"
                                : "--memory-digest")
@@ -600,9 +597,8 @@ static int compile() {
     return rc;
 
   if (outputNamesInput()) {
-    llvm::WithColor::error(userErrs(), "mapc")
-        << "-o '" << outputFile << "' is the input file '" << inputFile
-        << "'; write the output to another file\n";
+    driverError() << "-o '" << outputFile << "' is the input file '"
+                  << inputFile << "'; write the output to another file\n";
     return 2;
   }
 
@@ -611,8 +607,8 @@ static int compile() {
   uint64_t wholeSize = 0;
   auto fileOrErr = readBounded(inputFile, kMaxSourceBytes + 1, wholeSize);
   if (std::error_code ec = fileOrErr.getError()) {
-    llvm::WithColor::error(userErrs(), "mapc")
-        << "cannot read '" << inputFile << "': " << ec.message() << "\n";
+    driverError() << "cannot read '" << inputFile << "': " << ec.message()
+                  << "\n";
     return 2;
   }
   llvm::SourceMgr srcMgr;
@@ -774,7 +770,7 @@ static int compileSource(llvm::SourceMgr &srcMgr, unsigned bufferId,
   if (emit == Emit::Butterfly) {
     ButterflyOutcome r = emitButterfly(program, diags, out.os());
     if (r == ButterflyOutcome::NoNetwork) {
-      llvm::WithColor::error(userErrs(), "mapc")
+      driverError()
           << "--emit=butterfly needs a mesh or hypercube machine, not "
           << program.machine.kindName() << "; declare one, e.g. "
           << "machine mesh(pes = [16, 16, 16], memory = 1);\n";
