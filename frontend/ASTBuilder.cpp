@@ -307,7 +307,9 @@ AlignSub Builder::alignSub(MapParser::AlignSubContext *ctx) {
       sub.terms.push_back(term(e->term(), negate));
     for (auto *a : e->addTerm())
       if (a->term())
-        sub.terms.push_back(term(a->term(), a->op && a->op->getText() == "-"));
+        sub.terms.push_back(
+            term(a->term(), (a->op && a->op->getText() == "-") !=
+                                (a->sign && a->sign->getText() == "-")));
     return sub;
   }
   sub.kind = ctx->getText() == "*" ? AlignSub::Star : AlignSub::Colon;

@@ -41,7 +41,8 @@ alignment      : alignee=IDENT '(' alignDummy (',' alignDummy)* ')'
 alignDummy     : IDENT | ':' ;
 alignSub       : '*' | ':' | linExpr ;
 linExpr        : lead=('+' | '-')? term addTerm* ;
-addTerm        : op=('+' | '-') term ;
+// `i + -1` and `i - -1`: a term may carry its own sign after the operator.
+addTerm        : op=('+' | '-') sign=('+' | '-')? term ;
 term           : INT ('*' IDENT)? | IDENT ('*' INT)? ;
 
 // ---- layouts ------------------------------------------------------------

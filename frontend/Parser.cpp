@@ -119,6 +119,11 @@ public:
       hint = "a bits or digits layout lists the device's bits in "
              "sections, PE bits after 'p:' and memory bits after 'm:' "
              "(most significant first): bits [p: a3 a2 | m: a1 a0]";
+    // `T(i*j)`: a subscript is linear in one dummy, its stride a number.
+    if (parser && offending && offending->getType() == MapLexer::IDENT &&
+        dynamic_cast<MapParser::TermContext *>(parser->getContext()))
+      hint = "a subscript is linear in one dummy: s*i + c, with the stride s "
+             "and the offset c numbers (HPF align)";
     // Keyword tokens are numbered first, up to RESHAPE (see Map.g4).
     if (offending && offending->getType() >= MapLexer::MACHINE &&
         offending->getType() <= MapLexer::RESHAPE && t.contains("a name"))
