@@ -104,7 +104,7 @@ int64_t exchangeDegree(StepMove &move, unsigned pes) {
 /// draws function 6.1's diagonals.
 void printExchangeRounds(StepMove &move, bool inPlace, llvm::raw_ostream &os) {
   const rt::TileMap &before = move.from, &after = move.to;
-  std::vector<std::vector<rt::ExchangeSend>> rounds;
+  rt::ExchangeRoundList rounds;
   std::vector<rt::ExchangeSend> fanOut;
   unsigned pes = unsigned(std::max(rt::pesOf(before), rt::pesOf(after)));
   if (!after.replicates()) {
@@ -129,7 +129,7 @@ void printExchangeRounds(StepMove &move, bool inPlace, llvm::raw_ostream &os) {
     return;
   for (size_t r = 0; r < rounds.size(); ++r) {
     os << "    round " << (r + 1) << ":";
-    std::vector<rt::ExchangeSend> sends = rounds[r];
+    std::vector<rt::ExchangeSend> sends = rounds[r].vec();
     std::sort(sends.begin(), sends.end(),
               [](const rt::ExchangeSend &x, const rt::ExchangeSend &y) {
                 return x.srcPe < y.srcPe;

@@ -142,15 +142,19 @@ namespace {
 /// element.
 bool colourByShift(std::vector<ExchangeSend> sends, unsigned pes, uint64_t span,
                    const std::vector<int64_t> &grid,
-                   std::vector<std::vector<ExchangeSend>> &rounds) {
+                   ExchangeRoundList &rounds) {
   auto shift = [&](const ExchangeSend &e) {
     return (e.dstPe + span - e.srcPe % span) % span;
   };
-  // A stable counting sort: shifts are below `span`.
+  // A stable counting sort (shifts are below `span`), in place: on few PEs
+  // the sends are most of --run's memory.
   std::vector<size_t> start;
-  std::vector<ExchangeSend> sorted;
-  countingSort(sends, span, shift, start, sorted);
-  std::vector<ExchangeSend>().swap(sends); // sorted holds them now
+  std::vector<ExchangeSend> &sorted = sends;
+  if (!std::is_sorted(sorted.begin(), sorted.end(),
+                      [&](const ExchangeSend &x, const ExchangeSend &y) {
+                        return shift(x) < shift(y);
+                      }))
+    countingSortInPlace(sorted, span, shift, start);
   if (sorted.size() > kPairScheduleFrom &&
       scheduleByPairs(sorted, pes, grid, rounds))
     return true;
@@ -161,10 +165,7 @@ bool colourByShift(std::vector<ExchangeSend> sends, unsigned pes, uint64_t span,
   uint32_t count = 0;
   if (!colourBipartite(edges, pes, colour, count, 64 * edges.size() + 4096))
     return false;
-  size_t first = rounds.size();
-  rounds.resize(first + count);
-  for (size_t e = 0; e < sorted.size(); ++e)
-    rounds[first + colour[e]].push_back(sorted[e]);
+  rounds.appendByRound(sorted, colour, count);
   return true;
 }
 
@@ -179,8 +180,7 @@ bool colourByShift(std::vector<ExchangeSend> sends, unsigned pes, uint64_t span,
 /// matching of free holders to receivers. `lists[i]` are element i's deliveries
 /// (the source in srcPe/srcSlot). False if the search runs past `budget` steps.
 bool gatherTogether(const std::vector<const std::vector<ExchangeSend> *> &lists,
-                    unsigned pes, uint64_t budget,
-                    std::vector<std::vector<ExchangeSend>> &rounds) {
+                    unsigned pes, uint64_t budget, ExchangeRoundList &rounds) {
   struct Holder {
     uint32_t pe, slot;
     bool forwarded;
@@ -297,14 +297,14 @@ bool gatherTogether(const std::vector<const std::vector<ExchangeSend> *> &lists,
       if (work > budget)
         return false;
     }
-    std::vector<ExchangeSend> round;
     std::vector<std::pair<uint32_t, Holder>> arrived;
+    rounds.addRound();
     for (uint32_t q = 0; q < pes; ++q) {
       if (want[q] == kNone)
         continue;
       const Want w = wants[q][want[q]];
       const Holder &from = holders[w.element][holder[q]];
-      round.push_back({from.pe, q, from.slot, w.slot, from.forwarded});
+      rounds.push({from.pe, q, from.slot, w.slot, from.forwarded});
       arrived.push_back({w.element, {q, w.slot, true}});
       wants[q][want[q]] = wants[q].back();
       wants[q].pop_back();
@@ -312,7 +312,6 @@ bool gatherTogether(const std::vector<const std::vector<ExchangeSend> *> &lists,
     }
     for (const auto &[i, h] : arrived)
       holders[i].push_back(h);
-    rounds.push_back(std::move(round));
   }
   return true;
 }
@@ -325,8 +324,7 @@ constexpr uint64_t kMaxColouredPeRounds = uint64_t(1) << 24;
 
 bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
                                 const std::vector<uint32_t> &sources,
-                                unsigned pes,
-                                std::vector<std::vector<ExchangeSend>> &rounds,
+                                unsigned pes, ExchangeRoundList &rounds,
                                 std::vector<ExchangeSend> &fanOut,
                                 bool forward) {
   const int64_t toPes = pesOf(to), fromSlots = slotsOf(from),
@@ -341,27 +339,40 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
   // them as they come, without the hash tables (the same rounds, faster).
   {
     std::vector<uint8_t> seen(size_t(from.deviceSize()), 0);
-    // At most a send per destination cell, reserved at once: grown by
-    // doubling, a list past the heap's mmap threshold faults every copy in
-    // anew (5 x 10^7 elements on 2 PEs spent most of --run there).
-    std::vector<ExchangeSend> direct;
-    direct.reserve(sources.size());
-    bool repeats = false;
-    for (int64_t q = 0; q < toPes && !repeats; ++q)
-      for (int64_t t = 0; t < toSlots; ++t) {
-        uint32_t a = sources[size_t(q * toSlots + t)];
-        if (a == kNoSource || int64_t(a) / fromSlots == q)
-          continue;
-        if (seen[a]++) {
-          repeats = true;
-          break;
+    // The sends listed in colourByShift's order, by shift (a stable
+    // counting sort as they are found): counted in a first pass, then
+    // placed, so that no second list of them is made.
+    const uint64_t span = uint64_t(std::max<int64_t>(1, toPes));
+    auto forEachSend = [&](auto &&send) {
+      for (int64_t q = 0; q < toPes; ++q)
+        for (int64_t t = 0; t < toSlots; ++t) {
+          uint32_t a = sources[size_t(q * toSlots + t)];
+          if (a == kNoSource || int64_t(a) / fromSlots == q)
+            continue;
+          if (!send(ExchangeSend{uint32_t(int64_t(a) / fromSlots), uint32_t(q),
+                                 uint32_t(int64_t(a) % fromSlots), uint32_t(t)},
+                    a))
+            return false;
         }
-        direct.push_back({uint32_t(int64_t(a) / fromSlots), uint32_t(q),
-                          uint32_t(int64_t(a) % fromSlots), uint32_t(t)});
-      }
-    if (!repeats)
-      return colourByShift(std::move(direct), pes,
-                           uint64_t(std::max<int64_t>(1, toPes)), grid, rounds);
+      return true;
+    };
+    auto shiftOf = [&](const ExchangeSend &e) {
+      return size_t((e.dstPe + span - e.srcPe % span) % span);
+    };
+    std::vector<size_t> start;
+    CountingSort<size_t> byShift(start, size_t(span));
+    if (forEachSend([&](const ExchangeSend &e, uint32_t a) {
+          byShift.count(shiftOf(e));
+          return !seen[a]++; // a repeat: the grouping below
+        })) {
+      byShift.sum();
+      std::vector<ExchangeSend> direct(byShift.total());
+      forEachSend([&](const ExchangeSend &e, uint32_t) {
+        direct[byShift.place(shiftOf(e))] = e;
+        return true;
+      });
+      return colourByShift(std::move(direct), pes, span, grid, rounds);
+    }
   }
   // An element bound for several cells of one PE (a destination replicated
   // in memory) travels once; the receiver copies it (003 6.2.1, "Data
@@ -472,7 +483,7 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
   // All elements' copies scheduled together (when its search stays small:
   // it looks at every wanted element), and an all-gather built
   // (ReplicationRounds.h).
-  std::vector<std::vector<ExchangeSend>> together, built;
+  ExchangeRoundList together, built;
   const bool gathered = gatherTogether(
       lists, pes, 64 * deliveries + (uint64_t(1) << 20), together);
   const bool allGather = allGatherRounds(lists, pes, built);
@@ -485,14 +496,14 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
     rounds.swap(built);
     return true;
   }
-  std::vector<std::vector<ExchangeSend>> waves;
+  ExchangeRoundList waves;
   for (std::vector<ExchangeSend> &wave : waveSends)
     if (!colourByShift(std::move(wave), pes, span, grid, waves))
       return false;
   // The fewest rounds, the direct colouring's first (not built); on a tie
   // the earlier stays.
   size_t fewest = degree;
-  std::vector<std::vector<ExchangeSend>> *best = nullptr;
+  ExchangeRoundList *best = nullptr;
   if (waves.size() < fewest) {
     fewest = waves.size();
     best = &waves;
@@ -510,9 +521,9 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
 }
 
 // See ExchangeRounds.h.
-bool mapc::rt::inPlaceGroups(
-    const std::vector<std::vector<ExchangeSend>> &rounds, uint64_t cellsPerPe,
-    unsigned maxHeld, std::vector<std::vector<uint32_t>> &groups) {
+bool mapc::rt::inPlaceGroups(const ExchangeRoundList &rounds,
+                             uint64_t cellsPerPe, unsigned maxHeld,
+                             RoundGroups &groups) {
   // The rounds that send from each cell (a replicated destination sends one
   // cell in several rounds, and all must precede its overwrite), bucketed
   // by cell: a counting sort, as cells number at most PEs x slots.
@@ -532,16 +543,29 @@ bool mapc::rt::inPlaceGroups(
   for (uint32_t r = 0; r < rounds.size(); ++r)
     for (const ExchangeSend &e : rounds[r])
       sentIn[byCell.place(size_t(e.srcPe * cellsPerPe + e.srcSlot))] = r;
-  std::vector<std::vector<uint32_t>> needs(rounds.size());
-  for (uint32_t r = 0; r < rounds.size(); ++r)
-    for (const ExchangeSend &e : rounds[r]) {
-      const uint64_t cell = e.dstPe * cellsPerPe + e.dstSlot;
-      if (cell >= cells)
-        continue; // no round sends from it
-      for (uint32_t k = start[size_t(cell)]; k < start[size_t(cell) + 1]; ++k)
-        if (sentIn[k] != r)
-          needs[r].push_back(sentIn[k]);
-    }
+  // Round r needs the rounds needList[needStart[r], needStart[r + 1]): one
+  // list, counted then filled (a list a round held most of --run's memory
+  // on few PEs).
+  std::vector<uint32_t> needStart(rounds.size() + 1, 0), needList;
+  auto forEachNeed = [&](auto &&need) {
+    for (uint32_t r = 0; r < rounds.size(); ++r)
+      for (const ExchangeSend &e : rounds[r]) {
+        const uint64_t cell = e.dstPe * cellsPerPe + e.dstSlot;
+        if (cell >= cells)
+          continue; // no round sends from it
+        for (uint32_t k = start[size_t(cell)]; k < start[size_t(cell) + 1]; ++k)
+          if (sentIn[k] != r)
+            need(r, sentIn[k]);
+      }
+  };
+  forEachNeed([&](uint32_t r, uint32_t) { ++needStart[r + 1]; });
+  for (size_t r = 1; r < needStart.size(); ++r)
+    needStart[r] += needStart[r - 1];
+  needList.resize(needStart.back());
+  {
+    std::vector<uint32_t> at(needStart.begin(), needStart.end() - 1);
+    forEachNeed([&](uint32_t r, uint32_t w) { needList[at[r]++] = w; });
+  }
   // Iterative Tarjan: a component is emitted after every component it
   // needs, which is the order to run them in.
   const uint32_t none = ~uint32_t(0);
@@ -561,8 +585,8 @@ bool mapc::rt::inPlaceGroups(
         stack.push_back(v);
         onStack[v] = 1;
       }
-      if (edge < needs[v].size()) {
-        uint32_t w = needs[v][edge++];
+      if (edge < needStart[v + 1] - needStart[v]) {
+        uint32_t w = needList[needStart[v] + edge++];
         if (index[w] == none)
           work.push_back({w, 0});
         else if (onStack[w])
@@ -570,17 +594,16 @@ bool mapc::rt::inPlaceGroups(
         continue;
       }
       if (low[v] == index[v]) {
-        std::vector<uint32_t> group;
+        groups.addGroup();
         uint32_t w;
         do {
           w = stack.back();
           stack.pop_back();
           onStack[w] = 0;
-          group.push_back(w);
+          groups.push(w);
         } while (w != v);
-        if (group.size() > maxHeld)
+        if (groups.back().size() > maxHeld)
           return false;
-        groups.push_back(std::move(group));
       }
       uint32_t done = v;
       work.pop_back();

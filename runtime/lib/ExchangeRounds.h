@@ -59,6 +59,35 @@ bool forEachGroupedDelivery(const std::vector<uint32_t> &sources, int64_t toPes,
   return true;
 }
 
+/// Groups of an exchange step's rounds, in the order to run them: group
+/// g's rounds are rounds[starts[g], starts[g + 1]), in one list.
+class RoundGroups {
+public:
+  /// The rounds of one group.
+  struct Group {
+    const uint32_t *first;
+    size_t count;
+    const uint32_t *begin() const { return first; }
+    const uint32_t *end() const { return first + count; }
+    size_t size() const { return count; }
+    uint32_t operator[](size_t i) const { return first[i]; }
+  };
+  size_t size() const { return starts.size() - 1; }
+  Group operator[](size_t g) const {
+    return {rounds.data() + starts[g], size_t(starts[g + 1] - starts[g])};
+  }
+  Group back() const { return (*this)[size() - 1]; }
+  void addGroup() { starts.push_back(uint32_t(rounds.size())); }
+  /// Adds round r to the last group.
+  void push(uint32_t r) {
+    rounds.push_back(r);
+    starts.back() = uint32_t(rounds.size());
+  }
+
+private:
+  std::vector<uint32_t> rounds, starts{0};
+};
+
 /// The order in which an exchange step's rounds can run in place: a round
 /// that stores into a cell must not come before the rounds that send the
 /// element there, so each group loads the elements of all its rounds before
@@ -67,9 +96,8 @@ bool forEachGroupedDelivery(const std::vector<uint32_t> &sources, int64_t toPes,
 /// component, Tarjan's algorithm), listed so that every need is met first.
 /// `cellsPerPe` bounds the slots. False if a group would hold more than
 /// `maxHeld` rounds per PE.
-bool inPlaceGroups(const std::vector<std::vector<ExchangeSend>> &rounds,
-                   uint64_t cellsPerPe, unsigned maxHeld,
-                   std::vector<std::vector<uint32_t>> &groups);
+bool inPlaceGroups(const ExchangeRoundList &rounds, uint64_t cellsPerPe,
+                   unsigned maxHeld, RoundGroups &groups);
 
 } // namespace mapc::rt
 

@@ -1077,13 +1077,13 @@ bool GeneralStepRunner::runExchange(std::string *why) {
   struct Last {
     TileMap from, to;
     bool forward = false, found = false;
-    std::vector<std::vector<ExchangeSend>> rounds;
+    ExchangeRoundList rounds;
     std::vector<ExchangeSend> fanOut;
   };
   thread_local std::unique_ptr<Last> last;
-  std::vector<std::vector<ExchangeSend>> ownRounds;
+  ExchangeRoundList ownRounds;
   std::vector<ExchangeSend> ownFanOut;
-  const std::vector<std::vector<ExchangeSend>> *rounds = &ownRounds;
+  const ExchangeRoundList *rounds = &ownRounds;
   const std::vector<ExchangeSend> *fanOutOf = &ownFanOut;
   const bool forward = !inPlace;
   if (m.pricingOnly() && last && last->from == from && last->to == to &&
@@ -1110,28 +1110,24 @@ bool GeneralStepRunner::runExchange(std::string *why) {
     if (!found)
       return fail("no contention-free schedule found within the search budget");
   }
-  const std::vector<std::vector<ExchangeSend>> &byRound = *rounds;
+  const ExchangeRoundList &byRound = *rounds;
   const std::vector<ExchangeSend> &fanOut = *fanOutOf;
-  // Out of place every round is a group of its own.
-  std::vector<std::vector<uint32_t>> groups;
+  // Out of place every round is a group of its own (no list of groups).
+  RoundGroups groups;
   constexpr unsigned kMaxHeld = 8; // elements a PE holds in registers
   if (inPlace) {
-    for (const auto &round : byRound)
-      for (const ExchangeSend &e : round)
-        if (e.forwarded)
-          return fail("an in-place exchange step cannot forward copies");
+    for (const ExchangeSend &e : byRound.sends())
+      if (e.forwarded)
+        return fail("an in-place exchange step cannot forward copies");
     uint64_t cells = uint64_t(std::max(fromSlots, toSlots));
     if (!inPlaceGroups(byRound, cells, kMaxHeld, groups))
       return fail("in place, the exchange rounds would hold more than 8 "
                   "elements per PE at once");
-  } else {
-    for (uint32_t r = 0; r < byRound.size(); ++r)
-      groups.push_back({r});
   }
   Mask active(pes, 0), received(pes, 0);
   Plural dest(pes, 0), raddr(pes, 0), recvAddr(pes, 0);
   std::vector<std::vector<Plural>> held;
-  auto setUp = [&](const std::vector<ExchangeSend> &round, unsigned x) {
+  auto setUp = [&](ExchangeRound round, unsigned x) {
     for (const ExchangeSend &e : round) {
       active[e.srcPe] = 1;
       dest[e.srcPe] = e.dstPe;
@@ -1141,15 +1137,16 @@ bool GeneralStepRunner::runExchange(std::string *why) {
       recvAddr[e.dstPe] = writeAddr(e.dstSlot, x);
     }
   };
-  auto tearDown = [&](const std::vector<ExchangeSend> &round) {
+  auto tearDown = [&](ExchangeRound round) {
     for (const ExchangeSend &e : round)
       active[e.srcPe] = 0;
   };
-  for (const std::vector<uint32_t> &group : groups) {
+  auto runGroup = [&](RoundGroups::Group group) {
     // Every round of the group reads its elements first ...
-    held.assign(group.size(), std::vector<Plural>(xfers));
+    if (held.size() < group.size())
+      held.resize(group.size(), std::vector<Plural>(xfers));
     for (size_t g = 0; g < group.size(); ++g) {
-      const std::vector<ExchangeSend> &round = byRound[group[g]];
+      const ExchangeRound round = byRound[group[g]];
       setUp(round, 0);
       m.tableLoad(8, active); // this round's schedule entry
       for (unsigned x = 0; x < xfers; ++x) {
@@ -1160,7 +1157,7 @@ bool GeneralStepRunner::runExchange(std::string *why) {
     }
     // ... then sends and stores them.
     for (size_t g = 0; g < group.size(); ++g) {
-      const std::vector<ExchangeSend> &round = byRound[group[g]];
+      const ExchangeRound round = byRound[group[g]];
       for (unsigned x = 0; x < xfers; ++x) {
         setUp(round, x);
         Plural got =
@@ -1169,7 +1166,13 @@ bool GeneralStepRunner::runExchange(std::string *why) {
       }
       tearDown(round);
     }
-  }
+  };
+  if (inPlace)
+    for (size_t g = 0; g < groups.size(); ++g)
+      runGroup(groups[g]);
+  else
+    for (uint32_t r = 0; r < byRound.size(); ++r)
+      runGroup({&r, 1});
   copyWithinPes(fanOut);
   return true;
 }

@@ -193,9 +193,9 @@ mapc::rt::planPairRounds(const std::vector<PairCount> &pairs, unsigned pes,
   return plan;
 }
 
-bool mapc::rt::scheduleByPairs(const std::vector<ExchangeSend> &sends,
-                               unsigned pes, const std::vector<int64_t> &grid,
-                               std::vector<std::vector<ExchangeSend>> &rounds) {
+bool mapc::rt::scheduleByPairs(std::vector<ExchangeSend> &sends, unsigned pes,
+                               const std::vector<int64_t> &grid,
+                               ExchangeRoundList &rounds) {
   // The pairs, numbered sender by sender, and each send's pair.
   std::vector<uint32_t> senderStart, bySender(sends.size());
   CountingSort<uint32_t> perSender(senderStart, pes);
@@ -218,6 +218,7 @@ bool mapc::rt::scheduleByPairs(const std::vector<ExchangeSend> &sends,
   }
   if (!pairScheduleApplies(sends.size(), pairs.size()))
     return false;
+  std::vector<uint32_t>().swap(bySender);
   // Each pair's sends, in the order of `sends`.
   std::vector<uint32_t> pairStart, member(sends.size());
   CountingSort<uint32_t> perPair(pairStart, pairs.size());
@@ -226,25 +227,32 @@ bool mapc::rt::scheduleByPairs(const std::vector<ExchangeSend> &sends,
   perPair.sum();
   for (uint32_t i = 0; i < sends.size(); ++i)
     member[perPair.place(pairOf[i])] = i;
+  std::vector<uint32_t>().swap(pairOf);
   const std::vector<PairRound> plan = planPairRounds(pairs, pes, grid);
-  // The elements, each pair's in order.
+  // Each send's place in the rounds, each pair's elements in order, and
+  // where each round ends (reserved at once: on 2 PEs there are half as
+  // many rounds as elements).
   std::vector<uint32_t> next(pairStart.begin(),
                              pairStart.begin() + pairs.size());
-  // The rounds' list reserved at once (not doubled and copied: on 2 PEs
-  // there are half as many rounds as elements).
-  uint64_t total = rounds.size();
+  uint64_t total = 0;
   for (const PairRound &r : plan)
     total += r.times;
-  rounds.reserve(size_t(total));
+  std::vector<uint32_t> placeOf(sends.size()), ends;
+  ends.reserve(size_t(total));
+  uint32_t placed = 0;
   for (const PairRound &r : plan)
     for (uint64_t t = 0; t < r.times; ++t) {
-      std::vector<ExchangeSend> round;
-      round.reserve(r.pairs.size());
       for (uint32_t k : r.pairs) {
         assert(next[k] < pairStart[k + 1] && "a pair used too often");
-        round.push_back(sends[member[next[k]++]]);
+        placeOf[member[next[k]++]] = placed++;
       }
-      rounds.push_back(std::move(round));
+      ends.push_back(placed);
     }
+  assert(placed == sends.size() && "every send in a round");
+  std::vector<uint32_t>().swap(member);
+  // The sends put in round order where they are, then moved to `rounds`.
+  permuteInPlace(sends, placeOf);
+  rounds.appendRounds(std::move(sends), ends);
+  sends.clear();
   return true;
 }

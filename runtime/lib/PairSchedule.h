@@ -40,13 +40,15 @@ std::vector<PairRound> planPairRounds(const std::vector<PairCount> &pairs,
 /// dim of `grid`, the PE grid both layouts share, first dim fastest; empty
 /// when they differ) as long as each covers every PE of the current largest
 /// degree, then colourPairs on what remains. The elements of one pair go
-/// in the order `sends` lists them. Appends to `rounds`; false, appending
-/// nothing, when the sends are few and spread over many pairs (fewer than
-/// 64 a pair, at most 2^18), which element colouring does as well (its
-/// shift order suits the router clusters of digit exchanges better).
-bool scheduleByPairs(const std::vector<ExchangeSend> &sends, unsigned pes,
+/// in the order `sends` lists them. Appends to `rounds`, moving the sends
+/// there (`sends` is left empty); false, appending nothing and leaving
+/// `sends` as it was, when the sends are few and spread over many pairs
+/// (fewer than 64 a pair, at most 2^18), which element colouring does as
+/// well (its shift order suits the router clusters of digit exchanges
+/// better).
+bool scheduleByPairs(std::vector<ExchangeSend> &sends, unsigned pes,
                      const std::vector<int64_t> &grid,
-                     std::vector<std::vector<ExchangeSend>> &rounds);
+                     ExchangeRoundList &rounds);
 
 } // namespace mapc::rt
 

@@ -32,7 +32,7 @@ using namespace mapc::rt;
 
 bool mapc::rt::allGatherRounds(
     const std::vector<const std::vector<ExchangeSend> *> &lists, unsigned pes,
-    std::vector<std::vector<ExchangeSend>> &rounds) {
+    ExchangeRoundList &rounds) {
   const uint32_t n = uint32_t(lists.size());
   if (n < 2 || n > pes)
     return false;
@@ -65,14 +65,21 @@ bool mapc::rt::allGatherRounds(
       peAt[t++] = q;
     }
   // Element i sent from position `from` to position `to` (held there).
-  std::vector<std::vector<ExchangeSend>> out(allGatherRoundCount(n, pes));
+  // The sends come round by round (forEachAllGatherSend).
+  ExchangeRoundList out;
+  out.reserve(allGatherRoundCount(n, pes), size_t(n) * (pes - 1));
   forEachAllGatherSend(
       n, pes, [&](uint32_t round, uint32_t i, uint32_t from, uint32_t to) {
         const uint32_t p = peAt[from], q = peAt[to];
         const uint32_t *at = &slotAt[size_t(i) * pes];
-        out[round].push_back({p, q, at[p], at[q], from != i});
+        while (out.size() <= round)
+          out.addRound();
+        assert(round + 1 == out.size() && "the sends come round by round");
+        out.push({p, q, at[p], at[q], from != i});
       });
-  rounds = std::move(out);
+  while (out.size() < allGatherRoundCount(n, pes))
+    out.addRound();
+  rounds.swap(out);
   return true;
 }
 

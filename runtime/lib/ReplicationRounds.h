@@ -17,7 +17,7 @@ namespace mapc::rt {
 /// all-gather.
 bool allGatherRounds(
     const std::vector<const std::vector<ExchangeSend> *> &lists, unsigned pes,
-    std::vector<std::vector<ExchangeSend>> &rounds);
+    ExchangeRoundList &rounds);
 
 /// The built schedule's rounds for n elements over `pes` PEs (2 <= n <=
 /// pes): ceil(log2(pes / n + (pes % n > 0))) doubling rounds, then n - 1

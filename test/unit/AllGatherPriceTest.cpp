@@ -144,14 +144,13 @@ bool sameSends(const std::vector<rt::ExchangeSend> &a,
                     });
 }
 
-bool sameRounds(const std::vector<std::vector<rt::ExchangeSend>> &a,
-                const std::vector<std::vector<rt::ExchangeSend>> &b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), sameSends);
+bool sameRounds(const rt::ExchangeRoundList &a,
+                const rt::ExchangeRoundList &b) {
+  return a == b; // every send's fields, round by round
 }
 
 /// What runExchange charges for `rounds` out of place, round by round.
-void chargeRounds(rt::MasPar &m,
-                  const std::vector<std::vector<rt::ExchangeSend>> &rounds,
+void chargeRounds(rt::MasPar &m, const rt::ExchangeRoundList &rounds,
                   unsigned xferBytes, unsigned xfers) {
   const unsigned pes = m.peCount();
   rt::Mask active(pes, 0), received(pes, 0);
@@ -208,7 +207,7 @@ TEST(AllGatherPrice, StructureEqualsRounds) {
     if (rt::builtAllGatherChosen(*gather) != std::optional<bool>(true))
       continue;
     ++tested;
-    std::vector<std::vector<rt::ExchangeSend>> rounds, built;
+    rt::ExchangeRoundList rounds, built;
     std::vector<rt::ExchangeSend> fanOut;
     ASSERT_TRUE(
         rt::exchangeSchedule(from, to, sources, pes, rounds, fanOut, true));
@@ -312,7 +311,7 @@ TEST(AllGatherPrice, WavesFloorClosedForm) {
     const uint64_t floor = wavesFloorOf(lists, pes);
     ASSERT_EQ(rt::allGatherWavesFloor(gather->sourcePe, pes), floor) << what;
 
-    std::vector<std::vector<rt::ExchangeSend>> rounds, built;
+    rt::ExchangeRoundList rounds, built;
     std::vector<rt::ExchangeSend> fanOut;
     ASSERT_TRUE(
         rt::exchangeSchedule(from, to, sources, pes, rounds, fanOut, true));
@@ -358,7 +357,7 @@ TEST(AllGatherPrice, BuiltKeptOnlyBelowWavesFloor) {
                              std::to_string(iter);
     const auto lists = groupedDeliveries(sources, fromSlots, toSlots, pes);
     const uint64_t floor = wavesFloorOf(lists, pes);
-    std::vector<std::vector<rt::ExchangeSend>> rounds, built;
+    rt::ExchangeRoundList rounds, built;
     std::vector<rt::ExchangeSend> fanOut;
     ASSERT_TRUE(
         rt::exchangeSchedule(from, to, sources, pes, rounds, fanOut, true));

@@ -20,6 +20,8 @@
 
 using mapc::rt::CountingSort;
 using mapc::rt::countingSort;
+using mapc::rt::countingSortInPlace;
+using mapc::rt::permuteInPlace;
 
 namespace {
 
@@ -92,6 +94,43 @@ TEST(CountingSort, CountsManyAtOnceAndSizeTStarts) {
   EXPECT_EQ(sort.place(2), 3u);
   EXPECT_EQ(sort.place(2), 4u);
   EXPECT_EQ(start, (std::vector<size_t>{0, 1, 1, 5, 5}));
+}
+
+TEST(CountingSort, InPlaceEqualsTheCopy) {
+  // permuteInPlace follows the cycles of random permutations (fixed
+  // points, one long cycle, many short ones), and countingSortInPlace
+  // gives countingSort's order without the second list.
+  std::mt19937 rng(7);
+  std::vector<uint32_t> start;
+  for (int draw = 0; draw < 300; ++draw) {
+    const size_t n = rng() % 200;
+    std::vector<uint32_t> to(n);
+    for (uint32_t i = 0; i < n; ++i)
+      to[i] = i;
+    std::shuffle(to.begin(), to.end(), rng);
+    if (draw % 3 == 0) // mostly fixed points
+      for (uint32_t i = 0; i < n; ++i)
+        if (rng() % 4)
+          std::swap(to[i], to[std::find(to.begin(), to.end(), i) - to.begin()]);
+    std::vector<Item> items(n), want(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      items[i] = {uint32_t(rng() % 5), i};
+      want[to[i]] = items[i];
+    }
+    std::vector<uint32_t> moved = to;
+    permuteInPlace(items, moved);
+    EXPECT_EQ(items, want) << "draw " << draw;
+    for (uint32_t i = 0; i < n; ++i)
+      EXPECT_EQ(moved[i], i) << "left as the identity";
+    const size_t buckets = 1 + rng() % 6;
+    for (Item &x : items)
+      x.first %= buckets;
+    std::vector<Item> copy;
+    auto key = [](const Item &x) { return x.first; };
+    countingSort(items, buckets, key, start, copy);
+    countingSortInPlace(items, buckets, key, start);
+    EXPECT_EQ(items, copy) << "draw " << draw;
+  }
 }
 
 } // namespace

@@ -279,7 +279,7 @@ TEST(GeneralRemap, ReplicationByRecursiveDoubling) {
   dst.device = {SpaceDim::plain(8), SpaceDim::plain(32)};
   ASSERT_TRUE(src.verify().empty());
   ASSERT_TRUE(dst.verify().empty());
-  std::vector<std::vector<rt::ExchangeSend>> rounds;
+  rt::ExchangeRoundList rounds;
   std::vector<rt::ExchangeSend> fanOut;
   ASSERT_TRUE(rt::exchangeSchedule(src, dst, rt::sourcesOf(src, dst), 32,
                                    rounds, fanOut));
@@ -557,7 +557,7 @@ TEST(GeneralRemap, ReplicatedVectorOverThirty) {
   test::replicatedVector(8, 30, src, dst);
   ASSERT_TRUE(src.verify().empty());
   ASSERT_TRUE(dst.verify().empty());
-  std::vector<std::vector<rt::ExchangeSend>> rounds;
+  rt::ExchangeRoundList rounds;
   std::vector<rt::ExchangeSend> fanOut;
   ASSERT_TRUE(rt::exchangeSchedule(src, dst, rt::sourcesOf(src, dst), 30,
                                    rounds, fanOut));

@@ -187,7 +187,7 @@ TEST(PairColouring, LargeHpfRedistributions) {
 
     // The schedule itself.
     std::vector<uint32_t> sources = rt::sourcesOf(a, b);
-    std::vector<std::vector<rt::ExchangeSend>> rounds;
+    rt::ExchangeRoundList rounds;
     std::vector<rt::ExchangeSend> fanOut;
     ASSERT_TRUE(rt::exchangeSchedule(a, b, sources, pes, rounds, fanOut));
     EXPECT_TRUE(fanOut.empty()) << what;

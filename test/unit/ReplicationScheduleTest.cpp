@@ -29,7 +29,7 @@ namespace {
 /// cell) element by element; returns the receive bound.
 size_t checkSchedule(int64_t fromSlots, int64_t toSlots, unsigned pes,
                      const std::vector<uint32_t> &sources,
-                     const std::vector<std::vector<rt::ExchangeSend>> &rounds,
+                     const rt::ExchangeRoundList &rounds,
                      const std::vector<rt::ExchangeSend> &fanOut,
                      const std::string &what) {
   constexpr uint32_t kNone = ~uint32_t(0);
@@ -87,7 +87,7 @@ TEST(ReplicationSchedule, EightOverThirty) {
   for (unsigned q = 0; q < pes; ++q)
     for (uint32_t t = 0; t < 8; ++t)
       sources[q * 8 + t] = t; // element t: PE t, slot 0
-  std::vector<std::vector<rt::ExchangeSend>> rounds;
+  rt::ExchangeRoundList rounds;
   std::vector<rt::ExchangeSend> fanOut;
   ASSERT_TRUE(rt::exchangeSchedule(deviceOf(1, pes), deviceOf(8, pes), sources,
                                    pes, rounds, fanOut));
@@ -117,7 +117,7 @@ TEST(ReplicationSchedule, RandomReplication) {
     for (uint32_t &s : sources)
       if (pick(1, 100) <= fill)
         s = elems[size_t(pick(0, elements - 1))];
-    std::vector<std::vector<rt::ExchangeSend>> rounds;
+    rt::ExchangeRoundList rounds;
     std::vector<rt::ExchangeSend> fanOut;
     std::string what = "iter " + std::to_string(iter);
     ASSERT_TRUE(rt::exchangeSchedule(deviceOf(fromSlots, pes),
@@ -193,7 +193,7 @@ TEST(ReplicationSchedule, AllGatherTwoHundredOverThousand) {
   for (unsigned q = 0; q < pes; ++q)
     for (uint32_t t = 0; t < n; ++t)
       sources[q * n + t] = t;
-  std::vector<std::vector<rt::ExchangeSend>> rounds;
+  rt::ExchangeRoundList rounds;
   std::vector<rt::ExchangeSend> fanOut;
   ASSERT_TRUE(rt::exchangeSchedule(deviceOf(1, pes), deviceOf(n, pes), sources,
                                    pes, rounds, fanOut));
@@ -228,7 +228,7 @@ TEST(ReplicationSchedule, RandomAllGather) {
     const bool twice = toSlots > n && pick(0, 1);
     const std::vector<uint32_t> sources =
         allGather(pe, slot, fromSlots, toSlots, pes, twice, rng);
-    std::vector<std::vector<rt::ExchangeSend>> rounds;
+    rt::ExchangeRoundList rounds;
     std::vector<rt::ExchangeSend> fanOut;
     const std::string what = "all-gather " + std::to_string(n) + " over " +
                              std::to_string(pes) + ", iter " +

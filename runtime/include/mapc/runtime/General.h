@@ -62,6 +62,7 @@
 #ifndef MAPC_RUNTIME_GENERAL_H
 #define MAPC_RUNTIME_GENERAL_H
 
+#include "mapc/runtime/ExchangeRoundList.h"
 #include "mapc/runtime/Execute.h"
 #include "mapc/runtime/MoveCounts.h"
 #include "mapc/runtime/TileMap.h"
@@ -176,13 +177,6 @@ bool colourBipartite(const std::vector<std::pair<uint32_t, uint32_t>> &edges,
                      unsigned vertices, std::vector<uint32_t> &colour,
                      uint32_t &colours, uint64_t budget);
 
-/// One element an exchange step sends.
-struct ExchangeSend {
-  uint32_t srcPe, dstPe, srcSlot, dstSlot;
-  /// A copy the sender received earlier in the step (recursive doubling):
-  /// read from the written region, not the source.
-  bool forwarded = false;
-};
 /// The rounds of an exchange step from `from` to `to` (`sources` from
 /// sourcesOf) on a machine of `pes` PEs: in each, every PE sends at most one
 /// element and receives at most one, in as few rounds as the busiest PE
@@ -196,7 +190,7 @@ struct ExchangeSend {
 /// past its budget.
 bool exchangeSchedule(const TileMap &from, const TileMap &to,
                       const std::vector<uint32_t> &sources, unsigned pes,
-                      std::vector<std::vector<ExchangeSend>> &rounds,
+                      ExchangeRoundList &rounds,
                       std::vector<ExchangeSend> &fanOut, bool forward = true);
 
 /// Which region step i of `plan` reads and which it writes.
