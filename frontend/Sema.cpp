@@ -1293,7 +1293,10 @@ std::optional<Layout> Sema::mapLayout(const LayoutExpr &e, const Entity &array,
     return std::nullopt;
   }
   if (map.deviceSize() > (int64_t(1) << 40)) {
-    diags.error(e.loc, "the device space has more than 2^40 cells", "");
+    diags.error(e.loc, "the device space has more than 2^40 cells",
+                "mapc's index spaces hold at most 2^40 cells "
+                "(docs/language.md, \"Sizes\"): use fewer or smaller "
+                "constant and '*' digits");
     return std::nullopt;
   }
   if (bits && !checkInvertible(rows, map.dataBases.size(), e, name))
@@ -1692,9 +1695,9 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
       if (const Entity *t = findEntity(d->dist.target.name);
           t && t->valid && t->kind == Entity::Template) {
         diags.error(d->dist.target.loc,
-                    "redistribute of a template is not supported: '" +
-                        t->name + "' is a template, and mapc redistributes "
-                                  "arrays",
+                    "redistribute of a template is not supported: '" + t->name +
+                        "' is a template, and mapc redistributes "
+                        "arrays",
                     "redistribute each array aligned with '" + t->name +
                         "', or realign it with a template distributed as "
                         "you want (docs/language.md, \"Known limitations\")");

@@ -150,7 +150,9 @@ std::vector<KTileProblem> KTile::verify() const {
   }
   if (total != kdims.size()) {
     out.push_back(
-        {KField::K, "k groups do not account for every k-Tile dim", ""});
+        {KField::K, "k groups do not account for every k-Tile dim",
+         "every k-Tile dim belongs to one group of k: a group per data dim, "
+         "then one group of empty dims"});
     return out;
   }
   for (unsigned j = 0; j < data.size(); ++j)
@@ -270,6 +272,8 @@ std::vector<KTileProblem> KTile::verify() const {
     return out;
 
   if (deviceSize() > kMaxSpaceSize)
-    out.push_back({KField::D, "the device space has more than 2^40 cells", ""});
+    out.push_back({KField::D, "the device space has more than 2^40 cells",
+                   "mapc's index spaces hold at most 2^40 cells "
+                   "(docs/language.md, \"Sizes\"): use a smaller device"});
   return out;
 }

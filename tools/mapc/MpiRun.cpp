@@ -135,6 +135,17 @@ int emitCpp(const Program &program, const MpiDriver &driver, bool header) {
 
 } // namespace
 
+std::string mapc::givenMpiOption() {
+  const cl::Option *options[] = {&mpiAlgorithm, &mpiTransport, &mpiRadix,
+                                 &mpiTs,        &mpiTw,        &mpiTo,
+                                 &mpiTc,        &mpiTq,        &mpiCmaCosts,
+                                 &mpiShmCosts,  &corruptRank,  &ranksOpt};
+  for (const cl::Option *o : options)
+    if (o->getNumOccurrences())
+      return o->ArgStr.str();
+  return {};
+}
+
 #ifndef MAPC_HAVE_MPI
 
 #ifdef MAPC_MPI_DRIVER

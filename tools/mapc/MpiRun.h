@@ -32,6 +32,9 @@ llvm::raw_ostream &driverError();
 
 /// The --mpi-* options and --ranks, shown by --help beside mapc's own.
 llvm::cl::OptionCategory &mpiOptionCategory();
+/// The name of the first of those options the command line gives (without
+/// its dashes), or empty: they mean nothing without --target=mpi.
+std::string givenMpiOption();
 
 enum class MpiMode { Run, Plan, Cpp, Header };
 

@@ -336,6 +336,14 @@ static int checkNativeUsage() {
     driverError() << msg << "\n";
     return 2;
   };
+  if (const std::string mpi = givenMpiOption();
+      !mpi.empty() && target != Target::Mpi)
+    return usage("--" + mpi + " applies to --target=mpi (docs/mpi.md); add " +
+                 "--target=mpi or drop it");
+  if (headerName.getNumOccurrences() && emit != Emit::Cpp &&
+      emit != Emit::Header)
+    return usage("--header-name names the header that --emit=cpp includes "
+                 "and --emit=header guards; give it with one of those");
   if (target != Target::Native) {
     if (threads->getNumOccurrences())
       return usage("--threads applies to --target=native; the simulators "
