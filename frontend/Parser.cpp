@@ -76,8 +76,19 @@ public:
     // The parser's errors (null for the lexer's).
     auto *parser = dynamic_cast<antlr4::Parser *>(recognizer);
     // A missing token is reported just after the token before it, where
-    // the user has to type it (as clang does).
-    if (parser && llvm::StringRef(msg).starts_with("missing "))
+    // the user has to type it (as clang does). So is a ';' the parser
+    // wanted when the next token is on a later line (`array M(6, 4)` then
+    // `distribute ...`): the statement before ends without it.
+    const bool semicolonAtEnd =
+        parser && offending &&
+        llvm::StringRef(msg).starts_with("mismatched input ") &&
+        llvm::StringRef(msg).contains("';'") && [&] {
+          antlr4::Token *prev = parser->getTokenStream()->LT(-1);
+          return prev && prev->getType() != antlr4::Token::EOF &&
+                 prev->getLine() > 0 && offending->getLine() > prev->getLine();
+        }();
+    if (parser &&
+        (llvm::StringRef(msg).starts_with("missing ") || semicolonAtEnd))
       if (antlr4::Token *prev = parser->getTokenStream()->LT(-1))
         if (prev->getType() != antlr4::Token::EOF && prev->getLine() > 0) {
           size_t endCol =
@@ -88,6 +99,13 @@ public:
     errors.push_back(where);
     llvm::StringRef m(msg);
     if (m.consume_front("token recognition error at: ")) {
+      // A '/' that does not start '//' is reported with the character the
+      // lexer read after it, looking for the second '/': say the '/' alone.
+      std::string one;
+      if (m.size() > 3 && m.starts_with("'/") && m[2] != '/') {
+        one = "'/'";
+        m = one;
+      }
       if (auto *lexer = dynamic_cast<antlr4::Lexer *>(recognizer))
         skippedAt.push_back(
             {lexer->tokenStartCharIndex, lexer->tokenStartLine});
@@ -111,7 +129,8 @@ public:
     std::string text = friendlyTokens(msg);
     std::string hint = "see docs/language.md for the statement forms";
     llvm::StringRef t(text);
-    if (t.starts_with("missing ';'") || t.contains("expecting ';'"))
+    if (t.starts_with("missing ';'") || t.contains("expecting ';'") ||
+        semicolonAtEnd)
       hint = "every statement ends with ';'";
     // `bits [a0 a1]`: the device bits come in labelled sections.
     if (parser &&
@@ -130,8 +149,11 @@ public:
       hint = "'" + offending->getText() +
              "' is a keyword of the language (in any case); choose another "
              "name";
-    if (t.consume_front("mismatched input ") ||
-        t.consume_front("extraneous input ")) {
+    if (semicolonAtEnd && t.consume_front("mismatched input ")) {
+      auto [got, expected] = t.split(" expecting ");
+      text = "expected " + expected.str() + " before " + got.str();
+    } else if (t.consume_front("mismatched input ") ||
+               t.consume_front("extraneous input ")) {
       auto [got, expected] = t.split(" expecting ");
       text = "unexpected " + got.str() +
              (expected.empty() ? "" : "; expected " + expected.str());
@@ -189,9 +211,13 @@ bool checkText(llvm::StringRef text, Diagnostics &diags) {
     bad = text.begin() + nul;
   if (!bad)
     return true;
+  // A NUL is UTF-8, but no text file holds one.
   diags.error(llvm::SMLoc::getFromPointer(bad),
-              "the file is not UTF-8 text (found byte 0x" +
-                  llvm::utohexstr(static_cast<unsigned char>(*bad)) + ")",
+              *bad == '\0'
+                  ? std::string("the file holds a NUL byte, which "
+                                "text does not")
+                  : "the file is not UTF-8 text (found byte 0x" +
+                        llvm::utohexstr(static_cast<unsigned char>(*bad)) + ")",
               "mapc reads .map source files; check the file name");
   return false;
 }

@@ -93,8 +93,10 @@ private:
   // ---- mappings ---------------------------------------------------------
   /// The static k-Tile format of an array or template (lowered once).
   const KTile *mappingOf(const std::string &name, llvm::SMLoc useLoc);
+  /// `keyword`: the statement's, for its messages.
   std::optional<KTile> lowerDistribution(const Distribution &d,
-                                         const Entity &target);
+                                         const Entity &target,
+                                         const char *keyword = "distribute");
   std::optional<KTile> lowerAlignment(const Alignment &a, const Entity &alignee,
                                       const KTile &target);
   KTile defaultMapping(const Entity &e);
@@ -573,7 +575,8 @@ KTile Sema::defaultMapping(const Entity &e) {
 }
 
 std::optional<KTile> Sema::lowerDistribution(const Distribution &d,
-                                             const Entity &target) {
+                                             const Entity &target,
+                                             const char *keyword) {
   Entity *procs = expect(d.procs, Entity::Processors, "processors");
   if (!procs)
     return std::nullopt;
@@ -615,7 +618,8 @@ std::optional<KTile> Sema::lowerDistribution(const Distribution &d,
     return std::nullopt;
   if (formats.size() != target.shape.size()) {
     diags.error(d.loc,
-                "distribute gives " + str(formats.size()) + " formats for " +
+                std::string(keyword) + " gives " + str(formats.size()) +
+                    (formats.size() == 1 ? " format for " : " formats for ") +
                     target.name + ", which has rank " +
                     str(target.shape.size()),
                 "give one of block, cyclic or * per dimension");
@@ -1708,7 +1712,7 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
         continue;
       Entity view = *a;
       view.shape = shapes[a->name];
-      auto t = lowerDistribution(d->dist, view);
+      auto t = lowerDistribution(d->dist, view, "redistribute");
       if (!t || !checkTile(*t, d->dist.loc))
         continue;
       int to = addDynamic(*t, a->name, d->dist.loc);

@@ -30,6 +30,27 @@ void Diagnostics::note(llvm::SMLoc loc, const llvm::Twine &msg) {
     pending.back().notes.push_back({loc, msg.str()});
 }
 
+std::pair<unsigned, unsigned> Diagnostics::lineAndColumn(llvm::SMLoc loc,
+                                                         unsigned bufferId) {
+  auto [line, col] = srcMgr.getLineAndColumn(loc, bufferId);
+  auto found = loneReturns.find(bufferId);
+  if (found == loneReturns.end()) {
+    std::vector<size_t> at;
+    llvm::StringRef text = srcMgr.getMemoryBuffer(bufferId)->getBuffer();
+    for (size_t k = text.find('\r'); k != llvm::StringRef::npos;
+         k = text.find('\r', k + 1))
+      if (k + 1 == text.size() || text[k + 1] != '\n')
+        at.push_back(k);
+    found = loneReturns.emplace(bufferId, std::move(at)).first;
+  }
+  const size_t offset = size_t(
+      loc.getPointer() - srcMgr.getMemoryBuffer(bufferId)->getBufferStart());
+  const std::vector<size_t> &returns = found->second;
+  line += unsigned(std::lower_bound(returns.begin(), returns.end(), offset) -
+                   returns.begin());
+  return {line, col};
+}
+
 void Diagnostics::printNote(const Note &n) {
   // A note without the source line: the error above already showed it.
   if (!n.loc.isValid()) {
@@ -37,7 +58,7 @@ void Diagnostics::printNote(const Note &n) {
     return;
   }
   unsigned bufferId = srcMgr.FindBufferContainingLoc(n.loc);
-  auto [line, col] = srcMgr.getLineAndColumn(n.loc, bufferId);
+  auto [line, col] = lineAndColumn(n.loc, bufferId);
   os << srcMgr.getMemoryBuffer(bufferId)->getBufferIdentifier() << ":" << line
      << ":" << col << ": note: " << n.msg << "\n";
 }
@@ -66,11 +87,12 @@ void Diagnostics::printMessage(const Entry &e) {
   const llvm::StringRef lineText = text.slice(begin, end);
   const bool ascii = llvm::all_of(
       lineText, [](char c) { return static_cast<unsigned char>(c) < 0x80; });
-  if (end - begin <= 2 * kWindow + 40 && ascii) {
+  auto [line, col] = lineAndColumn(e.loc, bufferId);
+  if (end - begin <= 2 * kWindow + 40 && ascii &&
+      line == srcMgr.getLineAndColumn(e.loc, bufferId).first) {
     srcMgr.PrintMessage(os, e.loc, e.kind, e.msg);
     return;
   }
-  auto [line, col] = srcMgr.getLineAndColumn(e.loc, bufferId);
   os << srcMgr.getMemoryBuffer(bufferId)->getBufferIdentifier() << ":" << line
      << ":" << col << ": "
      << (e.kind == llvm::SourceMgr::DK_Error ? "error" : "warning") << ": "
@@ -116,8 +138,9 @@ void Diagnostics::flush() {
 void Diagnostics::printSummary() {
   flush();
   if (numErrors > maxErrors)
-    os << "error: " << (numErrors - maxErrors)
-       << " more errors not shown (first " << maxErrors << " printed)\n";
+    os << "mapc: note: " << (numErrors - maxErrors)
+       << " more errors not shown (the first " << maxErrors
+       << " are printed); fix those and run mapc again\n";
   if (numErrors)
     os << numErrors << (numErrors == 1 ? " error" : " errors")
        << " generated.\n";

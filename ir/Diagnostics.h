@@ -15,6 +15,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -60,10 +61,18 @@ private:
 
   void printNote(const Note &n);
   void printMessage(const Entry &e);
+  /// SourceMgr's line and column of `loc`, the line counting a lone '\r'
+  /// (an old Mac line end) as a line end too: SourceMgr counts lines by
+  /// '\n' alone but starts its columns and the source line it shows after
+  /// either.
+  std::pair<unsigned, unsigned> lineAndColumn(llvm::SMLoc loc,
+                                              unsigned bufferId);
 
   llvm::SourceMgr &srcMgr;
   llvm::raw_ostream &os;
   std::vector<Entry> pending;
+  /// Per buffer, the offsets of its lone '\r's, ascending (found once).
+  std::map<unsigned, std::vector<size_t>> loneReturns;
   bool lastKept = false;
   unsigned numErrors = 0, numKept = 0, numPrinted = 0;
 };

@@ -4,6 +4,11 @@
 #include "../runtime/lib/StepAnalysis.h"
 #include "passes/SplitMemoryPermutation.h"
 
+#include "mapc/runtime/Execute.h"
+#include "mapc/runtime/MasPar.h"
+
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 
 using namespace mapc;
@@ -105,6 +110,8 @@ public:
   std::variant<Plan, std::string> run(PlannerKind kind);
 
 private:
+  void priceWithDisabledBits(Plan &plan) const;
+
   const PlanRequest &r;
   unsigned n, mB;
 
@@ -448,6 +455,42 @@ Planner::Candidate Planner::atomic(const BitMove &g) const {
   return build(moves, whys);
 }
 
+/// predictStepTicks prices every PE and slot as holding data. With a
+/// disabled bit some hold none and send nothing, and the price is only an
+/// upper bound: the chosen plan is then run on a machine that keeps the
+/// ledger alone (rt::MasPar::pricing, every instruction priced as --run
+/// prices it), and its ticks, step by step, are the prediction.
+void Planner::priceWithDisabledBits(Plan &plan) const {
+  auto disabled = [](const rt::BitLayout &l) {
+    return llvm::is_contained(l.dataBit, -1);
+  };
+  if (!disabled(r.src) && !disabled(r.dst))
+    return;
+  // The run walks every slot of every PE: some 0.25 s at 2^22 cells, the
+  // most it is done for.
+  if (r.src.bits() > kMaxLedgerPricedBits) {
+    plan.ticksAreBound = true;
+    return;
+  }
+  rt::MasPar machine = rt::MasPar::pricing(r.shape.width, r.shape.height,
+                                           r.shape.clusterSize, r.cost);
+  std::vector<int64_t> after;
+  const bool ran = rt::executePlan(machine, plan, rt::Regions{{0}, {0}, {0}},
+                                   [&](unsigned, const rt::BitLayout &) {
+                                     after.push_back(machine.ledger().total());
+                                   });
+  if (!ran || after.size() != plan.steps.size()) {
+    plan.ticksAreBound = true; // --run reports the step that cannot run
+    return;
+  }
+  int64_t before = 0;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    plan.steps[i].predictedTicks = after[i] - before;
+    before = after[i];
+  }
+  plan.predictedTicks = before;
+}
+
 std::variant<Plan, std::string> Planner::run(PlannerKind kind) {
   BitMove g;
   std::string why;
@@ -489,6 +532,7 @@ std::variant<Plan, std::string> Planner::run(PlannerKind kind) {
     return "internal: no executable plan for this remap: " + c.failure;
   plan.steps = std::move(c.steps);
   plan.predictedTicks = c.ticks;
+  priceWithDisabledBits(plan);
   plan.lowerBound =
       rt::lowerBound(r.src, r.dst, r.elemBytes, r.copy, r.shape, r.cost);
   return plan;

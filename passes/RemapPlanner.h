@@ -37,6 +37,10 @@ struct PlanRequest {
   rt::CostModel cost;
 };
 
+/// The largest remap, in device bits, whose plan is priced by running it
+/// when a bit is disabled (smaller ones' predictions equal --run's).
+constexpr unsigned kMaxLedgerPricedBits = 22;
+
 /// The largest remap, in device bits, the brute-force planner takes: it
 /// prices every element (2^22 cells plan in a few seconds).
 constexpr unsigned kMaxBruteForceBits = 22;

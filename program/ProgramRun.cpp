@@ -530,6 +530,13 @@ void mapc::printPlans(const ProgramPlans &plans, llvm::raw_ostream &os) {
     if (p.steps.empty())
       os << "  no data moves\n";
     printPlanTotal(p.predictedTicks, p.lowerBound, plans.onNetwork, os);
+    if (p.ticksAreBound)
+      os << "  note: the total is an upper bound: a disabled bit leaves "
+            "PEs or slots without data, priced as if they held it, and at "
+            "more than 2^"
+         << kMaxLedgerPricedBits
+         << " device cells the plan is not priced by running it; --run "
+            "gives the ticks\n";
     if (!plans.onNetwork && p.predictedTicks < p.lowerBound)
       os << "  note: the bound covers plans that send every element once "
             "through the router (003 fig. 5.4); "

@@ -453,8 +453,9 @@ bool mapc::rt::executePlan(MasPar &machine, const Plan &plan, Regions regions,
                 " PEs but the machine has " +
                 std::to_string(machine.peCount()));
   uint64_t need = plan.source.memorySize() * plan.elemBytes;
+  // A pricing machine has no memory: it only keeps the ledger.
   for (const Region &r : {regions.src, regions.dst})
-    if (r.base + need > machine.memoryBytes())
+    if (!machine.pricingOnly() && r.base + need > machine.memoryBytes())
       return fail("the array does not fit in PE memory");
   if (plan.copy && plan.steps.empty())
     return fail("a copy plan needs at least one step");
@@ -480,7 +481,8 @@ bool mapc::rt::executePlan(MasPar &machine, const Plan &plan, Regions regions,
     uint64_t readBase = copyFirst ? regions.src.base : regions.dst.base;
     bool viaScratch = step.kind == StepKind::BruteForce && !copyFirst;
     uint64_t writeBase = viaScratch ? regions.scratch.base : regions.dst.base;
-    if (viaScratch && regions.scratch.base + need > machine.memoryBytes())
+    if (viaScratch && !machine.pricingOnly() &&
+        regions.scratch.base + need > machine.memoryBytes())
       return fail("no scratch memory for an in-place brute-force step");
     StepRunner runner(machine, step, an, now, next, plan.elemBytes, readBase,
                       writeBase, copyFirst);

@@ -78,6 +78,10 @@ struct Plan {
   std::vector<Step> steps;
   int64_t predictedTicks = 0;
   int64_t lowerBound = 0;
+  /// predictedTicks only bound the run's from above: a bit is disabled and
+  /// the layouts span more device cells than the planner runs the plan on
+  /// (RemapPlanner.cpp, priceWithDisabledBits).
+  bool ticksAreBound = false;
 
   /// Affine plans (a layout is Gray-coded or XORs data bits, 001): the
   /// real layouts. `source` and `dest` are then the bit layouts the
