@@ -1839,12 +1839,26 @@ std::optional<Layout> Sema::reshapedLayout(const Layout &now,
 mapc::Program Sema::run(const ast::Program &ast) {
   collect(ast);
   // Every mapping and layout is checked even if nothing prints it.
+  // Layouts in the order they are declared, as the mappings below: a chain
+  // declared from its start then resolves a link at a time (the depth
+  // limit of enterChain counts links resolved inside one another).
+  // (A declaration dropped for a syntax error has no decl and never
+  // resolves.)
+  std::vector<LayoutEntry *> inOrder;
+  for (auto &[name, entry] : layouts)
+    if (entry.decl && entry.state == LayoutEntry::Unresolved)
+      inOrder.push_back(&entry);
+  llvm::sort(inOrder, [](const LayoutEntry *a, const LayoutEntry *b) {
+    return a->decl->name.loc.getPointer() < b->decl->name.loc.getPointer();
+  });
+  for (LayoutEntry *entry : inOrder)
+    if (entry->state == LayoutEntry::Unresolved)
+      resolveLayout(*entry);
+  // Then the arrays' and templates' mappings (an array placed in the last
+  // layout of a long chain finds it resolved).
   for (const std::string &name : declOrder)
     if (findEntity(name)->kind != Entity::Processors && findEntity(name)->valid)
       mappingOf(name, findEntity(name)->loc);
-  for (auto &[name, entry] : layouts)
-    if (entry.state == LayoutEntry::Unresolved)
-      resolveLayout(entry);
   mapc::Program out;
   out.machine = machine;
   statements(ast, out);
