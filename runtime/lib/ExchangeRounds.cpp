@@ -133,6 +133,12 @@ bool mapc::rt::colourBipartite(
 
 namespace {
 
+/// A send's shift: receiver - sender, modulo `span` PEs. colourByShift
+/// orders sends by it, and exchangeSchedule lists them in that order.
+size_t shiftOf(const ExchangeSend &e, uint64_t span) {
+  return size_t((e.dstPe + span - e.srcPe % span) % span);
+}
+
 /// Colours `sends` into rounds appended to `rounds`, in order of their shift
 /// (receiver - sender, modulo `span` PEs): sends of one shift never share a
 /// sender or a receiver, so a remap whose shifts each carry one element per
@@ -143,9 +149,7 @@ namespace {
 bool colourByShift(std::vector<ExchangeSend> sends, unsigned pes, uint64_t span,
                    const std::vector<int64_t> &grid,
                    ExchangeRoundList &rounds) {
-  auto shift = [&](const ExchangeSend &e) {
-    return (e.dstPe + span - e.srcPe % span) % span;
-  };
+  auto shift = [&](const ExchangeSend &e) { return shiftOf(e, span); };
   // A stable counting sort (shifts are below `span`), in place: on few PEs
   // the sends are most of --run's memory.
   std::vector<size_t> start;
@@ -356,19 +360,16 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
         }
       return true;
     };
-    auto shiftOf = [&](const ExchangeSend &e) {
-      return size_t((e.dstPe + span - e.srcPe % span) % span);
-    };
     std::vector<size_t> start;
     CountingSort<size_t> byShift(start, size_t(span));
     if (forEachSend([&](const ExchangeSend &e, uint32_t a) {
-          byShift.count(shiftOf(e));
+          byShift.count(shiftOf(e, span));
           return !seen[a]++; // a repeat: the grouping below
         })) {
       byShift.sum();
       std::vector<ExchangeSend> direct(byShift.total());
       forEachSend([&](const ExchangeSend &e, uint32_t) {
-        direct[byShift.place(shiftOf(e))] = e;
+        direct[byShift.place(shiftOf(e, span))] = e;
         return true;
       });
       return colourByShift(std::move(direct), pes, span, grid, rounds);
@@ -432,9 +433,7 @@ bool mapc::rt::exchangeSchedule(const TileMap &from, const TileMap &to,
   std::vector<uint32_t> count;
   std::vector<ExchangeSend> sorted;
   for (auto &list : bySource) {
-    auto shift = [&](const ExchangeSend &e) {
-      return (e.dstPe + span - e.srcPe % span) % span;
-    };
+    auto shift = [&](const ExchangeSend &e) { return shiftOf(e, span); };
     if (list.size() * 4 < span) {
       std::stable_sort(list.begin(), list.end(),
                        [&](const ExchangeSend &x, const ExchangeSend &y) {
@@ -544,9 +543,9 @@ bool mapc::rt::inPlaceGroups(const ExchangeRoundList &rounds,
     for (const ExchangeSend &e : rounds[r])
       sentIn[byCell.place(size_t(e.srcPe * cellsPerPe + e.srcSlot))] = r;
   // Round r needs the rounds needList[needStart[r], needStart[r + 1]): one
-  // list, counted then filled (a list a round held most of --run's memory
-  // on few PEs).
-  std::vector<uint32_t> needStart(rounds.size() + 1, 0), needList;
+  // list, bucketed by round with a counting sort (a list a round held most
+  // of --run's memory on few PEs).
+  std::vector<uint32_t> needStart, needList;
   auto forEachNeed = [&](auto &&need) {
     for (uint32_t r = 0; r < rounds.size(); ++r)
       for (const ExchangeSend &e : rounds[r]) {
@@ -558,14 +557,11 @@ bool mapc::rt::inPlaceGroups(const ExchangeRoundList &rounds,
             need(r, sentIn[k]);
       }
   };
-  forEachNeed([&](uint32_t r, uint32_t) { ++needStart[r + 1]; });
-  for (size_t r = 1; r < needStart.size(); ++r)
-    needStart[r] += needStart[r - 1];
-  needList.resize(needStart.back());
-  {
-    std::vector<uint32_t> at(needStart.begin(), needStart.end() - 1);
-    forEachNeed([&](uint32_t r, uint32_t w) { needList[at[r]++] = w; });
-  }
+  CountingSort<uint32_t> byRound(needStart, rounds.size());
+  forEachNeed([&](uint32_t r, uint32_t) { byRound.count(r); });
+  byRound.sum();
+  needList.resize(byRound.total());
+  forEachNeed([&](uint32_t r, uint32_t w) { needList[byRound.place(r)] = w; });
   // Iterative Tarjan: a component is emitted after every component it
   // needs, which is the order to run them in.
   const uint32_t none = ~uint32_t(0);
