@@ -61,13 +61,5 @@ void ExchangeRoundList::append(const ExchangeRoundList &other) {
 }
 
 bool ExchangeRoundList::operator==(const ExchangeRoundList &other) const {
-  if (starts != other.starts)
-    return false;
-  for (size_t i = 0; i < all.size(); ++i) {
-    const ExchangeSend &a = all[i], &b = other.all[i];
-    if (a.srcPe != b.srcPe || a.dstPe != b.dstPe || a.srcSlot != b.srcSlot ||
-        a.dstSlot != b.dstSlot || a.forwarded != b.forwarded)
-      return false;
-  }
-  return true;
+  return starts == other.starts && all == other.all;
 }

@@ -66,8 +66,9 @@ bool mapc::rt::allGatherRounds(
     }
   // Element i sent from position `from` to position `to` (held there).
   // The sends come round by round (forEachAllGatherSend).
+  const uint32_t roundCount = allGatherRoundCount(n, pes);
   ExchangeRoundList out;
-  out.reserve(allGatherRoundCount(n, pes), size_t(n) * (pes - 1));
+  out.reserve(roundCount, size_t(n) * (pes - 1));
   forEachAllGatherSend(
       n, pes, [&](uint32_t round, uint32_t i, uint32_t from, uint32_t to) {
         const uint32_t p = peAt[from], q = peAt[to];
@@ -77,7 +78,7 @@ bool mapc::rt::allGatherRounds(
         assert(round + 1 == out.size() && "the sends come round by round");
         out.push({p, q, at[p], at[q], from != i});
       });
-  while (out.size() < allGatherRoundCount(n, pes))
+  while (out.size() < roundCount)
     out.addRound();
   rounds.swap(out);
   return true;

@@ -22,11 +22,6 @@ namespace {
 
 using Nested = std::vector<std::vector<ExchangeSend>>;
 
-bool sameSend(const ExchangeSend &a, const ExchangeSend &b) {
-  return a.srcPe == b.srcPe && a.dstPe == b.dstPe && a.srcSlot == b.srcSlot &&
-         a.dstSlot == b.dstSlot && a.forwarded == b.forwarded;
-}
-
 /// Every round of `list` holds the sends of the same round of `nested`.
 void expectSame(const ExchangeRoundList &list, const Nested &nested) {
   ASSERT_EQ(list.size(), nested.size());
@@ -34,7 +29,7 @@ void expectSame(const ExchangeRoundList &list, const Nested &nested) {
   for (auto round : list) {
     ASSERT_EQ(round.size(), nested[r].size()) << "round " << r;
     for (size_t i = 0; i < round.size(); ++i)
-      EXPECT_TRUE(sameSend(round[i], nested[r][i])) << "round " << r;
+      EXPECT_TRUE(round[i] == nested[r][i]) << "round " << r;
     ++r;
   }
   EXPECT_EQ(r, nested.size());

@@ -40,18 +40,6 @@ void expectSameShape(const rt::MoveShape &a, const rt::MoveShape &b,
   EXPECT_EQ(a.leaving, b.leaving) << what;
 }
 
-bool sameSends(const std::vector<rt::ExchangeSend> &a,
-               const std::vector<rt::ExchangeSend> &b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].srcPe != b[i].srcPe || a[i].dstPe != b[i].dstPe ||
-        a[i].srcSlot != b[i].srcSlot || a[i].dstSlot != b[i].dstSlot ||
-        a[i].forwarded != b[i].forwarded)
-      return false;
-  return true;
-}
-
 /// A machine of at least `pes` PEs: 1 to 3 rows, clusters of 1 to 32.
 rt::MachineShape machineFor(std::mt19937 &rng, int64_t pes) {
   const unsigned height = 1 + unsigned(rng() % 3);
@@ -148,7 +136,7 @@ void expectRowPrices(std::mt19937 &rng, const rt::TileMap &from,
   if (byRow) {
     EXPECT_EQ(byRow->pes, byTable->pes) << what;
     EXPECT_EQ(byRow->sourcePe, byTable->sourcePe) << what;
-    EXPECT_TRUE(sameSends(byRow->fanOut, byTable->fanOut)) << what;
+    EXPECT_TRUE(byRow->fanOut == byTable->fanOut) << what;
   }
   rt::GeneralPlan plan;
   plan.source = from;

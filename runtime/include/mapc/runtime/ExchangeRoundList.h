@@ -25,6 +25,12 @@ struct ExchangeSend {
   /// A copy the sender received earlier in the step (recursive doubling):
   /// read from the written region, not the source.
   bool forwarded = false;
+
+  bool operator==(const ExchangeSend &o) const {
+    return srcPe == o.srcPe && dstPe == o.dstPe && srcSlot == o.srcSlot &&
+           dstSlot == o.dstSlot && forwarded == o.forwarded;
+  }
+  bool operator!=(const ExchangeSend &o) const { return !(*this == o); }
 };
 
 /// The sends of one round: a view into an ExchangeRoundList (or any array
