@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Sema.h"
+#include "frontend/UltimateAlignment.h"
 
 #include "ir/Reshape.h"
 #include "passes/Lowering.h"
@@ -134,6 +135,20 @@ private:
 
   // ---- statements -------------------------------------------------------
   void statements(const ast::Program &ast, mapc::Program &out);
+  /// The static alignments, as links of `alignment` (targets first).
+  void linkStaticAlignments(UltimateAlignment &alignment);
+  /// The tiles of `root`'s alignees when root's tile becomes `rootTile`
+  /// at the redistribute at `loc`, each link lowered once; null where a
+  /// link fails (reported). Empty when the program's budget of lowerings
+  /// is spent (reported).
+  std::optional<std::vector<std::pair<std::string, std::optional<KTile>>>>
+  followersOf(const UltimateAlignment &alignment, const std::string &root,
+              const KTile &rootTile, llvm::SMLoc loc);
+  /// Links a program may lower for alignees that follow a redistribute, in
+  /// all: a 2 MiB source could otherwise ask for 10^9 (a redistribute of
+  /// the root of a 50,000-link chain, 50,000 times).
+  static constexpr size_t kMaxFollowerLowerings = 200000;
+  size_t followerLowerings = 0;
   /// `now` with A's data bits kept and the shape changed (001), or nothing
   /// after reporting why not at `loc`.
   std::optional<Layout> reshapedLayout(const Layout &now,
@@ -1529,6 +1544,106 @@ std::optional<KTile> Sema::transformLayout(const LayoutExpr &e,
 // Statements and the program
 // ---------------------------------------------------------------------------
 
+void Sema::linkStaticAlignments(UltimateAlignment &alignment) {
+  // A chain may be declared in any order: each object's targets are linked
+  // before it, walking up iteratively (chains run to 50,000 links). A
+  // mapping that lowered has no cycle.
+  std::set<std::string> linked;
+  auto staticTarget = [&](const std::string &name) -> const Entity * {
+    const Entity *e = findEntity(name);
+    if (!e || !e->align || !mappings.count(name) || linked.count(name))
+      return nullptr;
+    return findEntity(e->align->align.target.name);
+  };
+  for (const std::string &name : declOrder) {
+    std::vector<std::string> up;
+    for (std::string at = name; const Entity *t = staticTarget(at);
+         at = t->name) {
+      linked.insert(at);
+      up.push_back(at);
+    }
+    for (auto it = up.rbegin(); it != up.rend(); ++it) {
+      const Entity &e = *findEntity(*it);
+      alignment.align(e.name, e.align->align, e.shape,
+                      e.align->align.target.name);
+    }
+  }
+}
+
+std::optional<std::vector<std::pair<std::string, std::optional<KTile>>>>
+Sema::followersOf(const UltimateAlignment &alignment, const std::string &root,
+                  const KTile &rootTile, llvm::SMLoc loc) {
+  std::vector<std::pair<std::string, std::optional<KTile>>> out;
+  const std::vector<std::string> alignees = alignment.alignees(root);
+  if (alignees.empty())
+    return out;
+  // The links to lower, each once, counted against the budget before any
+  // is lowered (and the count stops at the budget, so that a spent budget
+  // costs every later statement nothing).
+  const size_t left = kMaxFollowerLowerings - followerLowerings;
+  std::set<int> toLower;
+  for (const std::string &a : alignees) {
+    int at = alignment.linkOf(a);
+    while (at >= 0 && toLower.size() <= left && toLower.insert(at).second)
+      at = alignment.link(at).through;
+  }
+  if (toLower.size() > left) {
+    diags.error(loc,
+                "this redistribute would lower again the alignments of the "
+                "objects aligned with '" +
+                    root + "', past mapc's limit of " +
+                    str(int64_t(kMaxFollowerLowerings)) +
+                    " such lowerings in one program",
+                "redistribute '" + root +
+                    "' fewer times, or realign the arrays that must move with "
+                    "it and redistribute them one by one");
+    followerLowerings = kMaxFollowerLowerings;
+    return std::nullopt;
+  }
+  followerLowerings += toLower.size();
+  // Each link's tile, from the root down its chain (a link's target is
+  // lowered before it, whatever the order of the alignees).
+  std::map<int, std::optional<KTile>> lowered;
+  auto tileOf = [&](int link) -> const KTile * {
+    std::vector<int> path;
+    int at = link;
+    for (; at >= 0 && !lowered.count(at); at = alignment.link(at).through)
+      path.push_back(at);
+    const KTile *base = at < 0        ? &rootTile
+                        : lowered[at] ? &*lowered[at]
+                                      : nullptr;
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      const UltimateAlignment::Link &l = alignment.link(*it);
+      std::optional<KTile> tile;
+      if (base) {
+        Entity view = *findEntity(l.alignee);
+        view.shape = l.shape;
+        const unsigned before = diags.errorCount();
+        tile = lowerAlignment(*l.align, view, *base);
+        if (tile && !checkTile(*tile, loc))
+          tile.reset();
+        if (!tile && diags.errorCount() == before)
+          diags.error(l.align->loc, "'" + l.alignee +
+                                        "' cannot follow the redistribute "
+                                        "of '" +
+                                        root + "'");
+        if (!tile)
+          diags.note(loc, "'" + l.alignee + "' is aligned with '" + root +
+                              "' and follows its redistribute here");
+      }
+      auto &slot = lowered[*it];
+      slot = std::move(tile);
+      base = slot ? &*slot : nullptr;
+    }
+    return base;
+  };
+  for (const std::string &a : alignees) {
+    const KTile *t = tileOf(alignment.linkOf(a));
+    out.emplace_back(a, t ? std::optional<KTile>(*t) : std::nullopt);
+  }
+  return out;
+}
+
 void Sema::statements(const ast::Program &ast, mapc::Program &out) {
   // Static layouts in source order: arrays at their declaration, named
   // layouts at theirs.
@@ -1584,6 +1699,19 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
       if (int named = indexOfNamed(e->place->second.name); named >= 0)
         current[a.name] = named;
 
+  // Which objects follow a redistribute (UltimateAlignment.h), and the
+  // templates' current mappings (a redistribute changes them).
+  std::map<std::string, size_t> rank;
+  for (size_t i = 0; i < declOrder.size(); ++i)
+    rank.emplace(declOrder[i], i);
+  UltimateAlignment alignment(std::move(rank));
+  linkStaticAlignments(alignment);
+  std::map<std::string, KTile> templateNow;
+  auto templateTile = [&](const Entity &t, llvm::SMLoc loc) -> const KTile * {
+    auto it = templateNow.find(t.name);
+    return it != templateNow.end() ? &it->second : mappingOf(t.name, loc);
+  };
+
   auto currentOf = [&](const Ident &name) -> Entity * {
     Entity *e = expect(name, Entity::Array, "array");
     if (e && !current.count(e->name))
@@ -1613,6 +1741,38 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
     Layout l;
     l.tile = canonicalize(tile);
     return addLayout(std::move(l), array, loc);
+  };
+  // `root` takes `rootTile` at the redistribute at `loc`: every object
+  // ultimately aligned with it follows (HPF 2.0 sec. 8.5), an array by a
+  // redistribute statement of its own, in declaration order.
+  auto moveAlignees = [&](const std::string &root, const KTile &rootTile,
+                          llvm::SMLoc loc) {
+    auto followers = followersOf(alignment, root, rootTile, loc);
+    if (!followers)
+      return;
+    for (auto &[name, tile] : *followers) {
+      if (!tile) {
+        alignment.detach(name); // reported; it stays where it is
+        continue;
+      }
+      if (findEntity(name)->kind == Entity::Template) {
+        templateNow[name] = std::move(*tile);
+        continue;
+      }
+      if (!current.count(name))
+        continue;
+      const unsigned before = diags.errorCount();
+      int to = addDynamic(std::move(*tile), name, loc);
+      if (to >= 0) {
+        moveTo(mapc::Statement::Redistribute, name, to, loc);
+        continue;
+      }
+      if (diags.errorCount() > before)
+        diags.note(alignment.link(alignment.linkOf(name)).align->loc,
+                   "'" + name + "' is aligned with '" + root +
+                       "' here, so it follows its redistribute");
+      alignment.detach(name);
+    }
   };
 
   for (const ast::Statement &s : ast.statements) {
@@ -1652,6 +1812,9 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
           continue;
         }
         moveTo(mapc::Statement::Remap, a->name, to, p->loc);
+        // A remap leaves A's alignment, and its alignees stay behind.
+        alignment.detach(a->name);
+        alignment.orphanAlignees(a->name);
       } else {
         Entity *b = currentOf(p->second);
         if (!b)
@@ -1693,18 +1856,16 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
                                   p->loc});
       }
     } else if (auto *d = std::get_if<DistributeDecl>(&s); d && d->dynamic) {
-      // HPF's redistribute of a template moves every array aligned with
-      // it; mapc remaps arrays one by one and says so, not only that the
-      // name is not an array's.
-      if (const Entity *t = findEntity(d->dist.target.name);
+      // A template holds no data: its redistribute moves only the objects
+      // aligned with it.
+      if (Entity *t = findEntity(d->dist.target.name);
           t && t->valid && t->kind == Entity::Template) {
-        diags.error(d->dist.target.loc,
-                    "redistribute of a template is not supported: '" + t->name +
-                        "' is a template, and mapc redistributes "
-                        "arrays",
-                    "redistribute each array aligned with '" + t->name +
-                        "', or realign it with a template distributed as "
-                        "you want (docs/language.md, \"Known limitations\")");
+        auto tile = lowerDistribution(d->dist, *t, "redistribute");
+        if (!tile || !checkTile(*tile, d->dist.loc))
+          continue;
+        alignment.detach(t->name);
+        templateNow[t->name] = *tile;
+        moveAlignees(t->name, *tile, d->dist.loc);
         continue;
       }
       Entity *a = currentOf(d->dist.target);
@@ -1716,8 +1877,13 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
       if (!t || !checkTile(*t, d->dist.loc))
         continue;
       int to = addDynamic(*t, a->name, d->dist.loc);
-      if (to >= 0)
-        moveTo(mapc::Statement::Redistribute, a->name, to, d->dist.loc);
+      if (to < 0)
+        continue;
+      moveTo(mapc::Statement::Redistribute, a->name, to, d->dist.loc);
+      // An alignee redistributed is aligned no more (HPF forbids it; mapc
+      // takes it as a new root).
+      alignment.detach(a->name);
+      moveAlignees(a->name, *t, d->dist.loc);
     } else if (auto *r = std::get_if<AlignDecl>(&s); r && r->dynamic) {
       Entity *a = currentOf(r->align.alignee);
       Entity *target =
@@ -1740,7 +1906,7 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
         }
         tt = &*now.tile;
       } else {
-        tt = mappingOf(target->name, r->align.target.loc);
+        tt = templateTile(*target, r->align.target.loc);
       }
       if (!tt)
         continue;
@@ -1750,8 +1916,16 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
       if (!t || !checkTile(*t, r->align.loc))
         continue;
       int to = addDynamic(*t, a->name, r->align.loc);
-      if (to >= 0)
-        moveTo(mapc::Statement::Realign, a->name, to, r->align.loc);
+      if (to < 0)
+        continue;
+      moveTo(mapc::Statement::Realign, a->name, to, r->align.loc);
+      // A realign moves only its alignee (HPF 2.0 sec. 8.5): the objects
+      // aligned with it stay, no longer aligned with it.
+      alignment.orphanAlignees(a->name);
+      if (target->name == a->name)
+        alignment.detach(a->name);
+      else
+        alignment.align(a->name, r->align, shapes[a->name], target->name);
     } else if (auto *r = std::get_if<ReshapeStmt>(&s)) {
       Entity *a = currentOf(r->array);
       if (!a)
@@ -1783,6 +1957,8 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
         continue;
       }
       shapes[a->name] = shape;
+      alignment.detach(a->name);
+      alignment.orphanAlignees(a->name);
       out.statements.push_back(
           {mapc::Statement::Reshape, a->name, "", from, to, shape, r->loc});
       current[a->name] = to;

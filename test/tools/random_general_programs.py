@@ -10,7 +10,10 @@ arrangements, then redistributed, remapped to random index digit maps (the
 array's size factorised into digits of mixed radix, spread over PE and
 memory digits, some reversed), realigned with transpositions and
 replication, and copied between arrays of one shape distributed differently.
-Every statement is valid, so `mapc --run` must verify all of them
+A redistribute also moves the arrays ultimately aligned with its array
+(HPF 2.0 sec. 8.5), each by a statement of its own: the header says how many
+statements run in all, from the rules docs/language.md states, kept here
+apart from mapc. Every statement is valid, so `mapc --run` must verify all of them
 (test/run/general-random.test) and the emitted C++ must agree with it
 (test/run/emitted-general-random.test). The same seed always writes the
 same program.
@@ -46,6 +49,19 @@ class Gen:
         self.in_digits = set()  # arrays whose current layout is a digit map
         self.procs = []       # (name, shape)
         self.layouts = 0
+        self.root = {}        # alignee -> its ultimate align target
+        self.executed = 0     # statements that run, followers included
+
+    def align(self, name, target):
+        """`name` is realigned with `target`: its alignees stay behind."""
+        self.orphan(name)
+        root = self.root.get(target, target)
+        if root != name:
+            self.root[name] = root
+
+    def orphan(self, name):
+        for a in [a for a, r in self.root.items() if r == name]:
+            del self.root[a]
 
     def emit(self, line):
         self.lines.append(line)
@@ -148,10 +164,12 @@ class Gen:
                 self.emit("array %s(%d, %d) : %s;" % (
                     name, shape[1], shape[0], ty))
                 self.emit("align %s(i, j) with A%d(j, i);" % (name, count - 1))
+                self.align(name, "A%d" % (count - 1))
                 name = "R%d" % k
                 self.arrays[name] = ([shape[0]], ty)
                 self.emit("array %s(%d) : %s;" % (name, shape[0], ty))
                 self.emit("align %s(i) with A%d(i, *);" % (name, count - 1))
+                self.align(name, "A%d" % (count - 1))
         moved = 0
         names = sorted(self.arrays)
         while moved < self.want:
@@ -161,12 +179,18 @@ class Gen:
             if r < 0.45:
                 self.emit("redistribute %s;" % self.distribution(name))
                 self.in_digits.discard(name)
+                self.root.pop(name, None)
+                followers = [a for a, r in self.root.items() if r == name]
+                self.executed += len(followers)
+                self.in_digits.difference_update(followers)
             elif r < 0.7:
                 lname = self.digit_layout(name)
                 if not lname:
                     continue
                 self.emit("remap %s to %s;" % (name, lname))
                 self.in_digits.add(name)
+                self.root.pop(name, None)
+                self.orphan(name)
             elif r < 0.85:
                 twins = [t for t in names if t != name and
                          self.arrays[t] == self.arrays[name]]
@@ -184,7 +208,9 @@ class Gen:
                 else:
                     self.emit("realign %s(i) with %s(i, *);" % (name, source))
                 self.in_digits.discard(name)
+                self.align(name, source)
             moved += 1
+        self.executed += moved
         return "\n".join(self.lines) + "\n"
 
 
@@ -195,11 +221,13 @@ def main():
     ap.add_argument("--machine", choices=["maspar", "mesh"], default="maspar")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args()
-    text = Gen(random.Random(args.seed), args.statements, args.machine).run()
+    gen = Gen(random.Random(args.seed), args.statements, args.machine)
+    text = gen.run()
     header = ("// Written by test/tools/random_general_programs.py --seed %d "
-              "--statements %d%s\n" % (args.seed, args.statements,
-                                       "" if args.machine == "maspar" else
-                                       " --machine " + args.machine))
+              "--statements %d%s\n// executes %d statements\n" %
+              (args.seed, args.statements,
+               "" if args.machine == "maspar" else
+               " --machine " + args.machine, gen.executed))
     if args.output == "-":
         sys.stdout.write(header + text)
     else:
