@@ -639,7 +639,7 @@ struct mapc::rt::RouteWalk::State {
     unsigned hops = 0;
     if (!links.forEachIn<Kind>(
             m.from, m.to, [&](size_t link) __attribute__((always_inline)) {
-              first = calendar.takeTwoAfter(link, first, second);
+              first = calendar.takeTwoNextOrAfter(link, first, second);
               cycles[hops++] = second;
               least = std::min(least, second);
               return first != 0;
@@ -697,7 +697,7 @@ struct mapc::rt::RouteWalk::State {
       const size_t pair = size_t(m.from) * pairNodes + m.to;
       uint32_t cycle = 0;
       for (uint32_t l = pairStart[pair]; l < pairStart[pair + 1]; ++l)
-        if ((cycle = calendar.takeAfter<false>(pairLinks[l], cycle)) == 0) {
+        if ((cycle = calendar.takeNextOrAfter(pairLinks[l], cycle)) == 0) {
           failed = true; // past the bitmaps' cap
           return -1;
         }
@@ -787,7 +787,7 @@ int64_t mapc::rt::RouteWalk::advance(int64_t stopAt) {
                 // A cube's queues are short: its takes look in the
                 // arrival's word first.
                 cycle = Kind::cube ? calendar.takeNear(link, cycle)
-                                   : calendar.takeAfter<false>(link, cycle);
+                                   : calendar.takeNextOrAfter(link, cycle);
                 return cycle != 0;
               }))
         return false; // past the bitmaps' cap

@@ -219,6 +219,55 @@ TEST(NetworkTiming, NearTakesTheFirstFreeCycle) {
   EXPECT_GT(near, 1000000u);
 }
 
+// LinkCalendar::takeNextOrAfter and takeTwoNextOrAfter (the mesh walks'
+// takes, which try the cycle after the arrival first) take what
+// takeAfter<false> and takeTwoAfter take: 2,000 random runs of up to 3,000
+// takes or pairs on 1-4 links, all four kinds mixed on one calendar, with
+// queues a few cycles deep (where the tried cycle is mostly taken) or
+// sparse ones that grow the bitmaps, against a vector<bool> a link; a
+// pair's second arrives with the first or later, as in the walks, or
+// (a quarter of the pairs) earlier, which only takeTwoAfter may serve.
+TEST(NetworkTiming, NextOrAfterTakesWhatAfterTakes) {
+  std::mt19937 rng(20261202);
+  unsigned tried = 0;
+  for (int run = 0; run < 2000; ++run) {
+    const size_t links = 1 + rng() % 4;
+    const uint32_t spread = 1 + rng() % (run % 3 == 0   ? 8
+                                         : run % 3 == 1 ? 200
+                                                        : 20000);
+    rt::LinkCalendar calendar(links, rng() % 2 ? 64 : spread, size_t(1) << 24,
+                              /*listTaken=*/false);
+    std::vector<std::vector<bool>> taken(links);
+    const unsigned takes = 1 + rng() % 3000;
+    for (unsigned k = 0; k < takes; ++k) {
+      const size_t link = rng() % links;
+      const uint32_t ready = uint32_t(rng() % spread);
+      const unsigned kind = rng() % 4;
+      if (kind < 2) {
+        const uint32_t expected = referenceTake(taken[link], ready);
+        tried += kind == 0;
+        ASSERT_EQ(kind == 0 ? calendar.takeNextOrAfter(link, ready)
+                            : calendar.takeAfter<false>(link, ready),
+                  expected)
+            << "run " << run << " take " << k << " ready " << ready;
+        continue;
+      }
+      uint32_t second = rng() % 4 == 0 && ready > 0
+                            ? uint32_t(rng() % ready)
+                            : ready + uint32_t(rng() % 4);
+      const uint32_t first = referenceTake(taken[link], ready);
+      const uint32_t expected = referenceTake(taken[link], second);
+      tried += kind == 2;
+      ASSERT_EQ(kind == 2 ? calendar.takeTwoNextOrAfter(link, ready, second)
+                          : calendar.takeTwoAfter(link, ready, second),
+                first)
+          << "run " << run << " pair " << k << " ready " << ready;
+      ASSERT_EQ(second, expected) << "run " << run << " pair " << k;
+    }
+  }
+  EXPECT_GT(tried, 1000000u);
+}
+
 // The calendar's bitmaps come from calloc and grow by realloc
 // (rt::ZeroedWords): on memory a previous owner left dirty, every cycle
 // still starts free, and so does every word a growth appends. 600 runs:

@@ -91,6 +91,52 @@ public:
       return taken<MayList>(link, below, from, c);
     return takeByScan(link, below, from);
   }
+  /// takeAfter<false>, tried first at ready + 1, the cycle an element
+  /// that is not held up takes. That test reads one bit at an address
+  /// known before this link's word is loaded, so when the branch goes as
+  /// predicted the next hop's address does not wait for this load: a walk's
+  /// hops overlap instead of queuing one load each (on a 31 x 33 mesh four
+  /// hops in five go straight on). A cycle below `takenBelow` is taken, so
+  /// a free ready + 1 is at or above it: the cycle takeAfter takes.
+  [[gnu::always_inline]] uint32_t takeNextOrAfter(size_t link, uint32_t ready) {
+    assert(!listTaken && "a calendar without its list of links");
+    const uint32_t c = ready + 1;
+    const size_t w = c >> 6;
+    if (__builtin_expect(w < words, 1)) {
+      uint64_t &word = bits[w * links + link];
+      const uint64_t bit = uint64_t(1) << (c & 63);
+      if (__builtin_expect(!(word & bit), 1)) {
+        takeFree(link, w, word, bit, c);
+        return c;
+      }
+    }
+    return takeAfter<false>(link, ready);
+  }
+  /// takeTwoAfter, tried first at the cycles the two take when neither is
+  /// held up: ready + 1 for the first, and for the second the cycle after
+  /// its own arrival or after the first's, whichever is later (that is
+  /// takeTwoAfter's cycle for it when free: every cycle between its
+  /// arrival and the first's is taken, since the first took the first
+  /// free one). As takeNextOrAfter, the addresses do not wait on loads.
+  [[gnu::always_inline]] uint32_t
+  takeTwoNextOrAfter(size_t link, uint32_t ready, uint32_t &second) {
+    const uint32_t c = ready + 1, d = std::max(second + 1, c + 1);
+    const size_t w = c >> 6, v = d >> 6;
+    // A second that arrived before the first might take a cycle below the
+    // first's: only takeTwoAfter finds it (the walks' pairs never do).
+    if (__builtin_expect(v < words && second >= ready, 1)) {
+      uint64_t &word = bits[w * links + link], &other = bits[v * links + link];
+      const uint64_t bit = uint64_t(1) << (c & 63), otherBit = uint64_t(1)
+                                                               << (d & 63);
+      if (__builtin_expect(!(word & bit) && !(other & otherBit), 1)) {
+        takeFree(link, w, word, bit, c);
+        takeFree(link, v, bits[v * links + link], otherBit, d);
+        second = d;
+        return c;
+      }
+    }
+    return takeTwoAfter(link, ready, second);
+  }
   /// takeAfter<false> for short queues (a cube's links): the word of
   /// ready + 1 first, without the cycle below which all are taken, which
   /// only a scan past that word reads and keeps (it may lag: every cycle
@@ -163,6 +209,18 @@ public:
   }
 
 private:
+  /// Marks free cycle c (bit `bit` of `word`, word w of `link`) taken: its
+  /// word's summary bit when it fills, and the cycle below which all are
+  /// taken when c was that cycle (a free cycle is never below it).
+  [[gnu::always_inline]] void takeFree(size_t link, size_t w, uint64_t &word,
+                                       uint64_t bit, uint32_t c) {
+    word |= bit;
+    if (word == ~uint64_t(0))
+      full[(w >> 6) * links + link] |= uint64_t(1) << (w & 63);
+    uint32_t &below = takenBelow[link];
+    if (below == c)
+      below = c + 1;
+  }
   /// Takes into `c` the first free cycle at or after `from` within from's
   /// own word of `link`, if it has one: one load and one store, the word's
   /// address computed once and its bit the lowest open one (a word that
