@@ -185,15 +185,14 @@ TEST(NetworkTiming, CalendarTakesTheFirstFreeCycle) {
   }
 }
 
-// LinkCalendar::takeNear (the cube walks' take: the arrival's word first,
-// the cycle below which all are taken read and kept only past it) takes
-// what takeAfter takes: 2,000 random runs of up to 3,000 takes on 1-4
-// links, the two mixed on one calendar without its list of links, queues
-// hundreds of cycles deep (ready times in a few cycles) or sparse ones
-// that grow the bitmaps, against a vector<bool> a link.
-TEST(NetworkTiming, NearTakesTheFirstFreeCycle) {
-  std::mt19937 rng(20261128);
-  unsigned near = 0;
+/// 2,000 random runs of up to 3,000 takes on a calendar of 1-4 links
+/// without its list of links, queues hundreds of cycles deep (ready times
+/// in a few cycles) or sparse ones that grow the bitmaps: calls
+/// take(calendar, link, ready, taken) for each, `taken` the link's taken
+/// cycles as a vector<bool> for referenceTake; it asserts (the caller
+/// checks for a failure after the call).
+template <class Take> void forRandomTakes(uint32_t seed, Take &&take) {
+  std::mt19937 rng(seed);
   for (int run = 0; run < 2000; ++run) {
     const size_t links = 1 + rng() % 4;
     const uint32_t spread = 1 + rng() % (run % 3 == 0   ? 8
@@ -206,65 +205,65 @@ TEST(NetworkTiming, NearTakesTheFirstFreeCycle) {
     for (unsigned k = 0; k < takes; ++k) {
       const size_t link = rng() % links;
       const uint32_t ready = uint32_t(rng() % spread);
-      const uint32_t expected = referenceTake(taken[link], ready);
-      const bool byNear = rng() % 4 != 0;
-      near += byNear;
-      ASSERT_EQ(byNear ? calendar.takeNear(link, ready)
-                       : calendar.takeAfter<false>(link, ready),
-                expected)
-          << "run " << run << " take " << k << " link " << link << " ready "
-          << ready << (byNear ? " near" : "");
+      take(calendar, link, ready, taken[link], rng);
+      if (::testing::Test::HasFatalFailure())
+        return;
     }
   }
+}
+
+// LinkCalendar::takeNear (the cube walks' take: the arrival's word first,
+// the cycle below which all are taken read and kept only past it) takes
+// what takeAfter takes, the two mixed on one calendar (forRandomTakes).
+TEST(NetworkTiming, NearTakesTheFirstFreeCycle) {
+  unsigned near = 0;
+  forRandomTakes(20261128, [&](rt::LinkCalendar &calendar, size_t link,
+                               uint32_t ready, std::vector<bool> &taken,
+                               std::mt19937 &rng) {
+    const uint32_t expected = referenceTake(taken, ready);
+    const bool byNear = rng() % 4 != 0;
+    near += byNear;
+    ASSERT_EQ(byNear ? calendar.takeNear(link, ready)
+                     : calendar.takeAfter<false>(link, ready),
+              expected)
+        << "link " << link << " ready " << ready << (byNear ? " near" : "");
+  });
   EXPECT_GT(near, 1000000u);
 }
 
 // LinkCalendar::takeNextOrAfter and takeTwoNextOrAfter (the mesh walks'
 // takes, which try the cycle after the arrival first) take what
-// takeAfter<false> and takeTwoAfter take: 2,000 random runs of up to 3,000
-// takes or pairs on 1-4 links, all four kinds mixed on one calendar, with
-// queues a few cycles deep (where the tried cycle is mostly taken) or
-// sparse ones that grow the bitmaps, against a vector<bool> a link; a
-// pair's second arrives with the first or later, as in the walks, or
-// (a quarter of the pairs) earlier, which only takeTwoAfter may serve.
+// takeAfter<false> and takeTwoAfter take, all four kinds mixed on one
+// calendar (forRandomTakes; in the queues a few cycles deep the tried
+// cycle is mostly taken). A pair's second arrives with the first or
+// later, as in the walks, or (a quarter of the pairs) earlier, which only
+// takeTwoAfter may serve.
 TEST(NetworkTiming, NextOrAfterTakesWhatAfterTakes) {
-  std::mt19937 rng(20261202);
   unsigned tried = 0;
-  for (int run = 0; run < 2000; ++run) {
-    const size_t links = 1 + rng() % 4;
-    const uint32_t spread = 1 + rng() % (run % 3 == 0   ? 8
-                                         : run % 3 == 1 ? 200
-                                                        : 20000);
-    rt::LinkCalendar calendar(links, rng() % 2 ? 64 : spread, size_t(1) << 24,
-                              /*listTaken=*/false);
-    std::vector<std::vector<bool>> taken(links);
-    const unsigned takes = 1 + rng() % 3000;
-    for (unsigned k = 0; k < takes; ++k) {
-      const size_t link = rng() % links;
-      const uint32_t ready = uint32_t(rng() % spread);
-      const unsigned kind = rng() % 4;
-      if (kind < 2) {
-        const uint32_t expected = referenceTake(taken[link], ready);
-        tried += kind == 0;
-        ASSERT_EQ(kind == 0 ? calendar.takeNextOrAfter(link, ready)
-                            : calendar.takeAfter<false>(link, ready),
-                  expected)
-            << "run " << run << " take " << k << " ready " << ready;
-        continue;
-      }
-      uint32_t second = rng() % 4 == 0 && ready > 0
-                            ? uint32_t(rng() % ready)
-                            : ready + uint32_t(rng() % 4);
-      const uint32_t first = referenceTake(taken[link], ready);
-      const uint32_t expected = referenceTake(taken[link], second);
-      tried += kind == 2;
-      ASSERT_EQ(kind == 2 ? calendar.takeTwoNextOrAfter(link, ready, second)
-                          : calendar.takeTwoAfter(link, ready, second),
-                first)
-          << "run " << run << " pair " << k << " ready " << ready;
-      ASSERT_EQ(second, expected) << "run " << run << " pair " << k;
+  forRandomTakes(20261202, [&](rt::LinkCalendar &calendar, size_t link,
+                               uint32_t ready, std::vector<bool> &taken,
+                               std::mt19937 &rng) {
+    const unsigned kind = rng() % 4;
+    if (kind < 2) {
+      const uint32_t expected = referenceTake(taken, ready);
+      tried += kind == 0;
+      ASSERT_EQ(kind == 0 ? calendar.takeNextOrAfter(link, ready)
+                          : calendar.takeAfter<false>(link, ready),
+                expected)
+          << "ready " << ready;
+      return;
     }
-  }
+    uint32_t second = rng() % 4 == 0 && ready > 0 ? uint32_t(rng() % ready)
+                                                  : ready + uint32_t(rng() % 4);
+    const uint32_t first = referenceTake(taken, ready);
+    const uint32_t expected = referenceTake(taken, second);
+    tried += kind == 2;
+    ASSERT_EQ(kind == 2 ? calendar.takeTwoNextOrAfter(link, ready, second)
+                        : calendar.takeTwoAfter(link, ready, second),
+              first)
+        << "pair, ready " << ready;
+    ASSERT_EQ(second, expected) << "pair, ready " << ready;
+  });
   EXPECT_GT(tried, 1000000u);
 }
 
