@@ -386,9 +386,15 @@ Entity *Sema::expect(const Ident &name, Entity::Kind kind, const char *what) {
   if (e && !e->valid)
     return nullptr; // its declaration was already reported
   if (!e) {
-    diags.error(
-        name.loc, std::string("unknown ") + what + " '" + name.name + "'",
-        std::string("declare it, e.g. '") + what + " " + name.name + "(...);'");
+    // "array or template" is two declarations, not one.
+    const std::string example =
+        std::string(what) == "array or template"
+            ? "'array " + name.name + "(...);' or 'template " + name.name +
+                  "(...);'"
+            : "'" + std::string(what) + " " + name.name + "(...);'";
+    diags.error(name.loc,
+                std::string("unknown ") + what + " '" + name.name + "'",
+                "declare it, e.g. " + example);
     return nullptr;
   }
   if (e->kind != kind &&
@@ -1858,8 +1864,11 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
     } else if (auto *d = std::get_if<DistributeDecl>(&s); d && d->dynamic) {
       // A template holds no data: its redistribute moves only the objects
       // aligned with it.
-      if (Entity *t = findEntity(d->dist.target.name);
-          t && t->valid && t->kind == Entity::Template) {
+      Entity *named =
+          expect(d->dist.target, Entity::Array, "array or template");
+      if (!named)
+        continue;
+      if (Entity *t = named; t->kind == Entity::Template) {
         auto tile = lowerDistribution(d->dist, *t, "redistribute");
         if (!tile || !checkTile(*tile, d->dist.loc))
           continue;
@@ -1868,9 +1877,9 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
         moveAlignees(t->name, *tile, d->dist.loc);
         continue;
       }
-      Entity *a = currentOf(d->dist.target);
-      if (!a)
-        continue;
+      if (!current.count(named->name))
+        continue; // its mapping failed and was reported
+      Entity *a = named;
       Entity view = *a;
       view.shape = shapes[a->name];
       auto t = lowerDistribution(d->dist, view, "redistribute");
@@ -1915,6 +1924,15 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
       auto t = lowerAlignment(r->align, view, *tt);
       if (!t || !checkTile(*t, r->align.loc))
         continue;
+      // As `align A(i) with A(i)` is (mappingOf): HPF aligns an object
+      // with another one or with a template.
+      if (target == a) {
+        diags.error(
+            r->align.target.loc, "'" + a->name + "' is realigned with itself",
+            "realign it with a template or another array; to move " + a->name +
+                " within its own storage, remap it to a layout");
+        continue;
+      }
       int to = addDynamic(*t, a->name, r->align.loc);
       if (to < 0)
         continue;
@@ -1922,10 +1940,7 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
       // A realign moves only its alignee (HPF 2.0 sec. 8.5): the objects
       // aligned with it stay, no longer aligned with it.
       alignment.orphanAlignees(a->name);
-      if (target->name == a->name)
-        alignment.detach(a->name);
-      else
-        alignment.align(a->name, r->align, shapes[a->name], target->name);
+      alignment.align(a->name, r->align, shapes[a->name], target->name);
     } else if (auto *r = std::get_if<ReshapeStmt>(&s)) {
       Entity *a = currentOf(r->array);
       if (!a)

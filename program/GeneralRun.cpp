@@ -302,55 +302,88 @@ void mapc::traceGeneralPlan(const ProgramPlans &plans, const StatementPlan &sp,
                             llvm::raw_ostream &os) {
   const rt::GeneralPlan &p = *sp.general;
   const std::string &array = sp.statement->array;
-  // The twin's elements are their own data indices, 8 bytes each, on a
-  // twin of the machine (a MasPar, or the hypercube or mesh).
-  rt::GeneralPlan twin = p;
-  twin.elemBytes = 8;
-  uint64_t scale = 8 / std::min(8u, p.elemBytes);
-  std::optional<rt::MasPar> maspar;
-  std::optional<rt::NetworkMachine> network;
-  if (plans.onNetwork)
-    network.emplace(plans.network, plans.memoryBytes * scale);
-  else
-    maspar.emplace(plans.shape.width, plans.shape.height,
-                   plans.memoryBytes * scale, plans.shape.clusterSize);
-  auto memoryOf = [&](unsigned pe) {
-    return network ? network->memory(pe) : maspar->memoryOf(pe);
-  };
-  rt::Regions r2{
-      {sp.srcBase * scale}, {sp.dstBase * scale}, {plans.scratchBase * scale}};
-  rt::forEachAddress(p.source, 8, p.copy ? r2.src.base : r2.dst.base,
-                     [&](uint64_t d, unsigned pe, uint64_t at) {
-                       for (unsigned k = 0; k < 8; ++k)
-                         memoryOf(pe)[at + k] = uint8_t(d >> (8 * k));
-                     });
-  auto show = [&](unsigned step, const rt::TileMap &now) {
-    uint64_t base = p.copy ? r2.src.base : r2.dst.base, unused;
-    if (step > 0)
-      rt::stepRegions(twin, step - 1, r2, unused, base);
+  // The plan runs as --run runs it, its own element size and regions (a
+  // wider twin may not run in place where the plan does), once per
+  // plane: each element holds bytes [j eb, (j + 1) eb) of its data index in
+  // pass j, and the steps' cells put the planes together. The plan moves
+  // elements whatever they hold, so every pass moves them alike. A trace
+  // spans at most 65,536 cells (ProgramRun.cpp): the steps' cells are kept
+  // and printed after the last pass.
+  const unsigned eb = std::min(8u, p.elemBytes);
+  unsigned indexBytes = 1;
+  while (indexBytes < 8 && uint64_t(p.source.dataSize()) >> (8 * indexBytes))
+    ++indexBytes;
+  const unsigned planes = (indexBytes + eb - 1) / eb;
+  std::vector<rt::TileMap> layouts{p.source};
+  std::vector<std::vector<uint64_t>> cells;
+  std::string why;
+  bool ran = true;
+  size_t stepsRun = SIZE_MAX; // in every pass so far
+  for (unsigned plane = 0; plane < planes; ++plane) {
+    std::optional<rt::MasPar> maspar;
+    std::optional<rt::NetworkMachine> network;
+    if (plans.onNetwork)
+      network.emplace(plans.network, plans.memoryBytes);
+    else
+      maspar.emplace(plans.shape.width, plans.shape.height, plans.memoryBytes,
+                     plans.shape.clusterSize);
+    auto memoryOf = [&](unsigned pe) {
+      return network ? network->memory(pe) : maspar->memoryOf(pe);
+    };
+    const rt::Regions regions{{sp.srcBase}, {sp.dstBase}, {plans.scratchBase}};
+    const unsigned shift = 8 * eb * plane;
+    rt::forEachAddress(p.source, p.elemBytes,
+                       p.copy ? regions.src.base : regions.dst.base,
+                       [&](uint64_t d, unsigned pe, uint64_t at) {
+                         for (unsigned k = 0; k < eb; ++k)
+                           memoryOf(pe)[at + k] = uint8_t(d >> (shift + 8 * k));
+                       });
+    size_t steps = 0;
+    auto keep = [&](unsigned step, const rt::TileMap &now) {
+      uint64_t base = p.copy ? regions.src.base : regions.dst.base, unused;
+      if (step > 0)
+        rt::stepRegions(p, step - 1, regions, unused, base);
+      if (plane == 0 && step > 0)
+        layouts.push_back(now);
+      if (cells.size() <= step)
+        cells.emplace_back(size_t(now.deviceSize()), 0);
+      const int64_t slots = rt::slotsOf(now);
+      std::vector<uint64_t> &at = cells[step];
+      for (int64_t a = 0; a < now.deviceSize(); ++a) {
+        if (now.dataAt(a) < 0)
+          continue;
+        const uint8_t *mem = memoryOf(unsigned(a / slots)) + base +
+                             uint64_t(a % slots) * p.elemBytes;
+        for (unsigned k = 0; k < eb; ++k)
+          at[size_t(a)] |= uint64_t(mem[k]) << (shift + 8 * k);
+      }
+      steps = step + 1;
+    };
+    keep(0, p.source);
+    bool passRan =
+        network ? rt::executeGeneralPlan(*network, p, regions, keep, &why)
+                : rt::executeGeneralPlan(*maspar, p, regions, keep, &why);
+    stepsRun = std::min(stepsRun, steps);
+    if (!passRan) {
+      ran = false;
+      break;
+    }
+  }
+  for (size_t step = 0; step < stepsRun; ++step) {
+    const rt::TileMap &now = layouts[step];
     os << "trace " << array << " step " << step << "\n";
-    const int64_t slots = rt::slotsOf(now), cells = now.deviceSize();
-    for (int64_t a = 0; a < cells; ++a) {
+    const int64_t slots = rt::slotsOf(now), count = now.deviceSize();
+    for (int64_t a = 0; a < count; ++a) {
       if (a % slots)
         os << " ";
-      if (now.dataAt(a) < 0) {
+      if (now.dataAt(a) < 0)
         os << ".";
-      } else {
-        const uint8_t *mem =
-            memoryOf(unsigned(a / slots)) + base + (a % slots) * 8;
-        uint64_t v = 0;
-        for (unsigned k = 0; k < 8; ++k)
-          v |= uint64_t(mem[k]) << (8 * k);
-        os << v;
-      }
+      else
+        os << cells[step][size_t(a)];
       if (a % slots == slots - 1)
         os << "\n";
     }
-  };
-  show(0, p.source);
-  std::string why;
-  bool ran = network ? rt::executeGeneralPlan(*network, twin, r2, show, &why)
-                     : rt::executeGeneralPlan(*maspar, twin, r2, show, &why);
+  }
   if (!ran)
     os << "trace " << array << ": the traced run stopped: " << why << "\n";
 }
