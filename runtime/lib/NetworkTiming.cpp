@@ -117,8 +117,7 @@ uint32_t LinkCalendar::takeByScan(size_t link, uint32_t &below, uint32_t from) {
     return 0;
   uint64_t &word = bits[(c >> 6) * links + link];
   word |= uint64_t(1) << (c & 63);
-  if (word == ~uint64_t(0)) // a full word: scans skip it by its summary
-    full[(c >> 12) * links + link] |= uint64_t(1) << ((c >> 6) & 63);
+  noteIfFull(link, c >> 6, word);
   return taken(link, below, from, c);
 }
 

@@ -183,8 +183,7 @@ public:
         const uint64_t after =
             (next >> 6) == w ? ~now & (~uint64_t(0) << (next & 63)) : 0;
         word = now | (after & (~after + 1));
-        if (word == ~uint64_t(0))
-          full[(w >> 6) * links + link] |= uint64_t(1) << (w & 63);
+        noteIfFull(link, w, word);
         if (after) {
           second = uint32_t((w << 6) + unsigned(__builtin_ctzll(after)));
           if (next == below)
@@ -209,14 +208,19 @@ public:
   }
 
 private:
+  /// Word w of `link` (`word`) just took a cycle: when it is full its
+  /// summary bit is set, so that scans skip it.
+  [[gnu::always_inline]] void noteIfFull(size_t link, size_t w, uint64_t word) {
+    if (word == ~uint64_t(0))
+      full[(w >> 6) * links + link] |= uint64_t(1) << (w & 63);
+  }
   /// Marks free cycle c (bit `bit` of `word`, word w of `link`) taken: its
   /// word's summary bit when it fills, and the cycle below which all are
   /// taken when c was that cycle (a free cycle is never below it).
   [[gnu::always_inline]] void takeFree(size_t link, size_t w, uint64_t &word,
                                        uint64_t bit, uint32_t c) {
     word |= bit;
-    if (word == ~uint64_t(0))
-      full[(w >> 6) * links + link] |= uint64_t(1) << (w & 63);
+    noteIfFull(link, w, word);
     uint32_t &below = takenBelow[link];
     if (below == c)
       below = c + 1;
@@ -236,8 +240,7 @@ private:
     if (!open)
       return false;
     word |= open & (~open + 1);
-    if (word == ~uint64_t(0))
-      full[(w >> 6) * links + link] |= uint64_t(1) << (w & 63);
+    noteIfFull(link, w, word);
     c = uint32_t((w << 6) + unsigned(__builtin_ctzll(open)));
     return true;
   }
