@@ -1607,46 +1607,33 @@ Sema::followersOf(const UltimateAlignment &alignment, const std::string &root,
     return std::nullopt;
   }
   followerLowerings += toLower.size();
-  // Each link's tile, from the root down its chain (a link's target is
-  // lowered before it, whatever the order of the alignees).
+  // Each link's tile from its target's: a link goes through an earlier
+  // one (UltimateAlignment::Link), so in ascending order every target is
+  // lowered first.
   std::map<int, std::optional<KTile>> lowered;
-  auto tileOf = [&](int link) -> const KTile * {
-    std::vector<int> path;
-    int at = link;
-    for (; at >= 0 && !lowered.count(at); at = alignment.link(at).through)
-      path.push_back(at);
-    const KTile *base = at < 0        ? &rootTile
-                        : lowered[at] ? &*lowered[at]
-                                      : nullptr;
-    for (auto it = path.rbegin(); it != path.rend(); ++it) {
-      const UltimateAlignment::Link &l = alignment.link(*it);
-      std::optional<KTile> tile;
-      if (base) {
-        Entity view = *findEntity(l.alignee);
-        view.shape = l.shape;
-        const unsigned before = diags.errorCount();
-        tile = lowerAlignment(*l.align, view, *base);
-        if (tile && !checkTile(*tile, loc))
-          tile.reset();
-        if (!tile && diags.errorCount() == before)
-          diags.error(l.align->loc, "'" + l.alignee +
-                                        "' cannot follow the redistribute "
-                                        "of '" +
-                                        root + "'");
-        if (!tile)
-          diags.note(loc, "'" + l.alignee + "' is aligned with '" + root +
-                              "' and follows its redistribute here");
-      }
-      auto &slot = lowered[*it];
-      slot = std::move(tile);
-      base = slot ? &*slot : nullptr;
-    }
-    return base;
-  };
-  for (const std::string &a : alignees) {
-    const KTile *t = tileOf(alignment.linkOf(a));
-    out.emplace_back(a, t ? std::optional<KTile>(*t) : std::nullopt);
+  for (int at : toLower) {
+    const UltimateAlignment::Link &l = alignment.link(at);
+    const std::optional<KTile> *target =
+        l.through < 0 ? nullptr : &lowered.at(l.through);
+    std::optional<KTile> &tile = lowered[at];
+    if (target && !*target)
+      continue; // its target failed, and said so
+    Entity view = *findEntity(l.alignee);
+    view.shape = l.shape;
+    const unsigned before = diags.errorCount();
+    tile = lowerAlignment(*l.align, view, target ? **target : rootTile);
+    if (tile && !checkTile(*tile, loc))
+      tile.reset();
+    if (!tile && diags.errorCount() == before)
+      diags.error(l.align->loc, "'" + l.alignee +
+                                    "' cannot follow the redistribute of '" +
+                                    root + "'");
+    if (!tile)
+      diags.note(loc, "'" + l.alignee + "' is aligned with '" + root +
+                          "' and follows its redistribute here");
   }
+  for (const std::string &a : alignees)
+    out.emplace_back(a, lowered.at(alignment.linkOf(a)));
   return out;
 }
 
@@ -1818,9 +1805,7 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
           continue;
         }
         moveTo(mapc::Statement::Remap, a->name, to, p->loc);
-        // A remap leaves A's alignment, and its alignees stay behind.
-        alignment.detach(a->name);
-        alignment.orphanAlignees(a->name);
+        alignment.movedAlone(a->name);
       } else {
         Entity *b = currentOf(p->second);
         if (!b)
@@ -1868,18 +1853,18 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
           expect(d->dist.target, Entity::Array, "array or template");
       if (!named)
         continue;
-      if (Entity *t = named; t->kind == Entity::Template) {
-        auto tile = lowerDistribution(d->dist, *t, "redistribute");
+      if (named->kind == Entity::Template) {
+        auto tile = lowerDistribution(d->dist, *named, "redistribute");
         if (!tile || !checkTile(*tile, d->dist.loc))
           continue;
-        alignment.detach(t->name);
-        templateNow[t->name] = *tile;
-        moveAlignees(t->name, *tile, d->dist.loc);
+        alignment.detach(named->name);
+        templateNow[named->name] = *tile;
+        moveAlignees(named->name, *tile, d->dist.loc);
         continue;
       }
-      if (!current.count(named->name))
-        continue; // its mapping failed and was reported
       Entity *a = named;
+      if (!current.count(a->name))
+        continue; // its mapping failed and was reported
       Entity view = *a;
       view.shape = shapes[a->name];
       auto t = lowerDistribution(d->dist, view, "redistribute");
@@ -1972,8 +1957,7 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
         continue;
       }
       shapes[a->name] = shape;
-      alignment.detach(a->name);
-      alignment.orphanAlignees(a->name);
+      alignment.movedAlone(a->name);
       out.statements.push_back(
           {mapc::Statement::Reshape, a->name, "", from, to, shape, r->loc});
       current[a->name] = to;

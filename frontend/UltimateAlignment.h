@@ -33,7 +33,9 @@ namespace mapc {
 class UltimateAlignment {
 public:
   /// One alignment as it was made: `align` of `alignee` (then of `shape`)
-  /// with the object whose own link is `through` (-1: with the root).
+  /// with the object whose own link is `through` (-1: with the root). A
+  /// link's `through` is always an earlier link, so ascending indices
+  /// list every chain from its root down.
   struct Link {
     const ast::Alignment *align;
     std::string alignee;
@@ -46,6 +48,12 @@ public:
   explicit UltimateAlignment(std::map<std::string, size_t> rank)
       : rank(std::move(rank)) {}
 
+  /// `object` moved to a layout of its own (remap, reshape): it is aligned
+  /// with nothing, and the objects aligned with it stay where they are.
+  void movedAlone(const std::string &object) {
+    detach(object);
+    orphanAlignees(object);
+  }
   /// `object` (of `shape`) is now aligned by `align` with `target`, and so
   /// with target's ultimate align target. Its earlier alignment ends.
   void align(const std::string &object, const ast::Alignment &align,

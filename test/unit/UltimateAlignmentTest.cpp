@@ -116,8 +116,11 @@ TEST(UltimateAlignment, AgreesWithWholeChainsOnRandomSequences) {
         }
         std::vector<std::string> walked;
         int at = got.linkOf(obj);
-        for (; at >= 0; at = got.link(at).through)
+        for (; at >= 0; at = got.link(at).through) {
+          // Sema lowers links in ascending order, targets first.
+          ASSERT_LT(got.link(at).through, at);
           walked.insert(walked.begin(), got.link(at).alignee);
+        }
         walked.insert(walked.begin(), got.link(got.linkOf(obj)).root);
         ASSERT_EQ(walked, it->second) << "trial " << trial << " " << obj;
       }
