@@ -112,10 +112,14 @@ public:
       // A letter past ASCII is most likely meant as part of a name.
       const bool ascii = llvm::all_of(
           m, [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+      // The language has no fractions: a '.' is most likely in a number.
+      const bool point = m == "'.'";
       diags.error(loc, "unexpected character " + m.str(),
-                  ascii ? "remove it; comments start with '//'"
-                        : "names are ASCII letters, digits and '_': replace "
-                          "it, or remove it; comments start with '//'");
+                  point   ? "numbers are whole: lengths, offsets, strides and "
+                            "sizes are integers; write one without the '.'"
+                  : ascii ? "remove it; comments start with '//'"
+                          : "names are ASCII letters, digits and '_': replace "
+                            "it, or remove it; comments start with '//'");
       return;
     }
     // A character the lexer skipped earlier in this statement is the

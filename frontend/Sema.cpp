@@ -506,12 +506,35 @@ void Sema::collect(const ast::Program &ast) {
     int64_t n = 1;
     for (int64_t p : e.shape)
       n = satMul(n, p);
-    if (n > machine.peCount())
+    if (n > machine.peCount()) {
       diags.error(e.loc,
                   "processors " + name + " has " + str(n) +
                       " PEs but the machine has " + str(machine.peCount()),
                   "mapc maps processors onto physical PEs (003 7.1.2): "
                   "declare at most as many as the machine has");
+      e.valid = false; // its uses stay silent, as a dropped declaration's
+      continue;
+    }
+    // An arrangement of the machine's rank maps dim by dim onto the PE
+    // grid (docs/language.md): said here, not at each distribute onto it.
+    if (e.shape.size() != machine.pes.size())
+      continue;
+    for (size_t i = 0; i < e.shape.size(); ++i)
+      if (e.shape[i] > machine.pes[i]) {
+        std::string grid;
+        for (int64_t p : machine.pes)
+          grid += (grid.empty() ? "" : " x ") + str(p);
+        diags.error(e.loc,
+                    "processors " + name + " has " + str(e.shape[i]) +
+                        " along dim " + str(i + 1) + " but the machine's " +
+                        grid + " PE grid has " + str(machine.pes[i]),
+                    "an arrangement of the machine's rank maps dim by dim "
+                    "onto the PE grid: declare at most " +
+                        grid + ", or another rank (for example 'processors " +
+                        name + "(" + str(n) + ")')");
+        e.valid = false;
+        break;
+      }
   }
 }
 

@@ -76,12 +76,29 @@ LowerResult mapc::lowerDistribute(llvm::ArrayRef<int64_t> shape,
   unsigned distributed = 0;
   for (const DistFormatSpec &f : formats)
     distributed += f.kind != DistFormatSpec::Star;
-  if (distributed != procs.size())
+  if (distributed != procs.size()) {
+    const std::string what = str(distributed) + " distributed dim" +
+                             (distributed == 1 ? "" : "s") + " onto a " +
+                             str(procs.size()) + "-d processor arrangement";
+    if (procs.size() <= shape.size())
+      return LoweringError{what, "HPF maps each distributed dim to one "
+                                 "processor dim: use as many block/cyclic "
+                                 "formats as the processors have dims, the "
+                                 "rest '*'"};
+    // More processor dims than the array has: no formats fit, only
+    // another arrangement of the same processors.
+    int64_t count = 1;
+    for (int64_t p : procs)
+      count *= p;
     return LoweringError{
-        std::to_string(distributed) + " distributed dims onto a " +
-            str(procs.size()) + "-d processor arrangement",
-        "HPF maps each distributed dim to one processor dim: use as many "
-        "block/cyclic formats as the processors have dims, the rest '*'"};
+        what,
+        "HPF maps each distributed dim to one processor dim, and the "
+        "array has " +
+            str(shape.size()) + ": distribute it onto processors of " +
+            (shape.size() == 1 ? std::string("one dim")
+                               : "at most " + str(shape.size()) + " dims") +
+            " (for example 'processors Q(" + str(count) + ")')"};
+  }
 
   TileBuilder b(shape, 1 + procs.size());
   unsigned pc = 0;

@@ -178,16 +178,28 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
       auto src = program.layouts[st.from].tileMap();
       auto dst = program.layouts[st.to].tileMap();
       if (!src || !dst) {
+        // A layout with XOR items has no k-Tile form (the general planner's
+        // rt::TileMap): it is planned only as a GF(2)-affine map, against
+        // another bit map on a power-of-two machine (001).
+        const std::string &xorLayout =
+            program.layouts[src ? st.to : st.from].name;
+        std::string note =
+            !out.radix2
+                ? "a layout with XOR items is GF(2)-affine: both layouts "
+                  "must be bit maps on a power-of-two " +
+                      std::string(out.onNetwork ? "mesh or hypercube (001)"
+                                                : "PE grid (001)")
+                : "a layout with XOR items ('" + xorLayout +
+                      "') has no k-Tile form, so it is remapped only to and "
+                      "from bit maps; remap through a bit map without XOR "
+                      "items first (a Gray code is a k-Tile with 'e = [g]')";
         diags.error(
             st.loc,
             "cannot plan this statement: " +
                 (why ? *why
                      : std::string("its layouts XOR data bits, which needs a "
                                    "power-of-two machine")),
-            "a layout with XOR items is GF(2)-affine: both layouts "
-            "must be bit maps on a power-of-two " +
-                std::string(out.onNetwork ? "mesh or hypercube (001)"
-                                          : "PE grid (001)"));
+            note);
         ok = false;
         continue;
       }
@@ -435,8 +447,15 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
         sp.cycles = "no cycle notation: " + std::get<std::string>(cycles);
     }
     if (!why.empty()) {
+      // The one reason that is not the layouts': --exchange-start past
+      // the PE bits (ExchangeDecomposition.cpp).
+      const bool startTooHigh =
+          exchangeStart && *exchangeStart >= pBits && pBits > 0;
       diags.error(st.loc, "cannot plan this statement: " + why,
-                  "both layouts must fit the machine's memory and PEs");
+                  startTooHigh
+                      ? "give --exchange-start a PE bit from 0 to " +
+                            std::to_string(pBits - 1) + ", or drop it"
+                      : "both layouts must fit the machine's memory and PEs");
       ok = false;
       continue;
     }

@@ -461,6 +461,22 @@ template <class Opt> static bool checkEnumValue(llvm::StringRef arg, Opt &opt) {
   return false;
 }
 
+/// The same for a number option given `--NAME=VALUE` whose value is not a
+/// whole number, which LLVM's parser reports as "'abc' value invalid for
+/// integer argument!" on its own stream.
+static bool checkNumberValue(llvm::StringRef arg, llvm::StringRef name) {
+  llvm::StringRef rest = arg.ltrim('-');
+  if (arg == rest || !rest.consume_front(name) || !rest.consume_front("="))
+    return true;
+  long long value;
+  if (!rest.getAsInteger(0, value))
+    return true;
+  driverError() << "--" << name << "=" << rest << ": '" << rest
+                << "' is not a whole number; give one, as in --" << name
+                << "=2\n";
+  return false;
+}
+
 static bool checkEnumValues(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg(argv[i]);
@@ -470,6 +486,11 @@ static bool checkEnumValues(int argc, char **argv) {
         !checkEnumValue(arg, planner) || !checkEnumValue(arg, target) ||
         !checkEnumValue(arg, progress))
       return false;
+    // mapc's number options (mapc.cpp, MpiRun.cpp).
+    for (llvm::StringRef name :
+         {"exchange-start", "threads", "mpi-radix", "ranks"})
+      if (!checkNumberValue(arg, name))
+        return false;
   }
   return true;
 }
@@ -837,8 +858,9 @@ static int compileSource(llvm::SourceMgr &srcMgr, unsigned bufferId,
     if (layoutBytes >= kAnnouncedLayoutBytes)
       llvm::WithColor::note(llvm::errs(), "mapc")
           << "--emit=layout writes " << layoutCells << " cells of "
-          << program.numStaticLayouts << " layouts, up to "
-          << (layoutBytes >> 20) << " MiB of text\n";
+          << program.numStaticLayouts
+          << (program.numStaticLayouts == 1 ? " layout" : " layouts")
+          << ", up to " << (layoutBytes >> 20) << " MiB of text\n";
   }
   std::optional<Progress> layoutProgress;
   if (emit == Emit::Layout)
