@@ -154,6 +154,10 @@ IntLit Builder::intLit(const Token *tok) {
   std::string text = tok->getText(); // getText() returns a temporary
   unsigned long long v;
   if (llvm::StringRef(text).getAsInteger(10, v) || v > uint64_t(kMaxLiteral)) {
+    // A number of 100,000 digits is said by its first ones.
+    if (text.size() > 40)
+      text = text.substr(0, 32) + "... (" + std::to_string(text.size()) +
+             " digits)";
     diags.error(lit.loc, "number '" + text + "' is too large",
                 "numbers in .map files must be at most 2^48");
     return lit;

@@ -15,6 +15,39 @@ using namespace mapc;
 
 namespace {
 
+/// The user's text quoted in a message, each piece longer than 40 bytes
+/// cut to its first 32 and its length: a 300,000-byte token made a message
+/// line as long (the caret line is cut to 80 bytes each side already).
+std::string shortenQuoted(llvm::StringRef text) {
+  constexpr size_t kLongest = 40, kKept = 32;
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t open = text.find('\'', i);
+    const size_t close = open == llvm::StringRef::npos
+                             ? llvm::StringRef::npos
+                             : text.find('\'', open + 1);
+    if (close == llvm::StringRef::npos) {
+      out += text.substr(i);
+      break;
+    }
+    llvm::StringRef inner = text.slice(open + 1, close);
+    out += text.slice(i, open + 1);
+    if (inner.size() > kLongest) {
+      size_t cut = kKept; // not inside a UTF-8 sequence
+      while (cut > 0 && (static_cast<unsigned char>(inner[cut]) & 0xC0) == 0x80)
+        --cut;
+      out += inner.take_front(cut).str() + "... (" +
+             std::to_string(inner.size()) + " bytes)";
+    } else {
+      out += inner;
+    }
+    out += '\'';
+    i = close + 1;
+  }
+  return out;
+}
+
 /// Rewrites ANTLR's token names into words a user knows.
 std::string friendlyTokens(std::string text) {
   static const std::pair<const char *, const char *> names[] = {
@@ -167,7 +200,7 @@ public:
     } else if (t.consume_front("no viable alternative at input ")) {
       text = "cannot parse " + t.str();
     }
-    diags.error(loc, "syntax error: " + text, hint);
+    diags.error(loc, "syntax error: " + shortenQuoted(text), hint);
   }
 
   /// Where each syntax error was found, to drop the statements holding them.
