@@ -442,6 +442,8 @@ void Sema::declareMapping(const Ident &target, llvm::SMLoc loc,
     diags.error(loc, "'" + target.name + "' is already mapped",
                 "give each array one distribute, align or place; use "
                 "redistribute or realign to change it later");
+    if (e->mappingLoc.isValid())
+      diags.note(e->mappingLoc, "previous mapping of '" + target.name + "'");
     return;
   }
   e->distribute = dist;
