@@ -523,9 +523,7 @@ void Sema::collect(const ast::Program &ast) {
       continue;
     for (size_t i = 0; i < e.shape.size(); ++i)
       if (e.shape[i] > machine.pes[i]) {
-        std::string grid;
-        for (int64_t p : machine.pes)
-          grid += (grid.empty() ? "" : " x ") + str(p);
+        const std::string grid = machine.gridText();
         diags.error(e.loc,
                     "processors " + name + " has " + str(e.shape[i]) +
                         " along dim " + str(i + 1) + " but the machine's " +

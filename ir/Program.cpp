@@ -26,6 +26,13 @@ std::optional<ElemType> mapc::parseElemType(llvm::StringRef name) {
 
 int64_t Machine::peCount() const { return shapeSize(pes); }
 
+std::string Machine::gridText() const {
+  std::string s;
+  for (size_t i = 0; i < pes.size(); ++i)
+    s += (i ? " x " : "") + std::to_string(pes[i]);
+  return s;
+}
+
 const char *Machine::kindName() const {
   switch (kind) {
   case MasPar:

@@ -45,6 +45,8 @@ struct Machine {
   llvm::SMLoc loc; ///< the `machine` declaration; invalid for the default
   int64_t peCount() const;
   const char *kindName() const;
+  /// The PE grid as it is said in messages: "4 x 2".
+  std::string gridText() const;
 };
 
 struct ArrayInfo {

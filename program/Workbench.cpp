@@ -109,9 +109,7 @@ std::string machineText(const Machine &m) {
     s += ", " + std::to_string(dims) + " dims (" + std::to_string(m.peCount()) +
          " nodes)";
   } else {
-    s += ", PEs ";
-    for (size_t i = 0; i < m.pes.size(); ++i)
-      s += (i ? " x " : "") + std::to_string(m.pes[i]);
+    s += ", PEs " + m.gridText();
   }
   s += ", memory " + std::to_string(m.memory);
   if (m.kind == Machine::MasPar)

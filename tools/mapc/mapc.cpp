@@ -440,14 +440,21 @@ static int compileNative(const Program &program, llvm::SourceMgr &srcMgr,
   return finish(out, good ? 0 : 1);
 }
 
+/// Whether `arg` is `--NAME=VALUE` (or `-NAME=VALUE`); its VALUE in `value`.
+static bool valueGiven(llvm::StringRef arg, llvm::StringRef name,
+                       llvm::StringRef &value) {
+  value = arg.ltrim('-');
+  return arg != value && value.consume_front(name) && value.consume_front("=");
+}
+
 /// A value of one of mapc's named-value options (--emit=, --target=, ...)
 /// that is not one of them: said with the values, before LLVM's parser
 /// says "Cannot find option named 'foo'!" on its own stream. False if one
 /// was reported.
 template <class Opt> static bool checkEnumValue(llvm::StringRef arg, Opt &opt) {
   llvm::StringRef name = opt.ArgStr;
-  llvm::StringRef rest = arg.ltrim('-');
-  if (arg == rest || !rest.consume_front(name) || !rest.consume_front("="))
+  llvm::StringRef rest;
+  if (!valueGiven(arg, name, rest))
     return true;
   auto &parser = opt.getParser();
   std::string values;
@@ -465,8 +472,8 @@ template <class Opt> static bool checkEnumValue(llvm::StringRef arg, Opt &opt) {
 /// whole number, which LLVM's parser reports as "'abc' value invalid for
 /// integer argument!" on its own stream.
 static bool checkNumberValue(llvm::StringRef arg, llvm::StringRef name) {
-  llvm::StringRef rest = arg.ltrim('-');
-  if (arg == rest || !rest.consume_front(name) || !rest.consume_front("="))
+  llvm::StringRef rest;
+  if (!valueGiven(arg, name, rest))
     return true;
   long long value;
   if (!rest.getAsInteger(0, value))
@@ -477,7 +484,7 @@ static bool checkNumberValue(llvm::StringRef arg, llvm::StringRef name) {
   return false;
 }
 
-static bool checkEnumValues(int argc, char **argv) {
+static bool checkOptionValues(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg(argv[i]);
     if (arg == "--")
@@ -497,7 +504,7 @@ static bool checkEnumValues(int argc, char **argv) {
 
 /// The command-line parser's messages, said as mapc's other usage errors
 /// are: `mapc: error: ...` with what to do. (A value the option's parser
-/// rejects is reported on LLVM's own stream: checkEnumValues says the
+/// rejects is reported on LLVM's own stream: checkOptionValues says the
 /// named values' first.)
 static void printUsageErrors(llvm::StringRef text) {
   llvm::SmallVector<llvm::StringRef, 4> lines;
@@ -547,7 +554,7 @@ int main(int argc, char **argv) {
   registerThreadsOption();
   cl::HideUnrelatedOptions({&mapcCategory, &mpiOptionCategory()});
   cl::SetVersionPrinter(printVersion);
-  if (!checkEnumValues(argc, argv))
+  if (!checkOptionValues(argc, argv))
     return 2;
   std::string usageErrors;
   llvm::raw_string_ostream usageOut(usageErrors);
