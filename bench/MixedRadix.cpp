@@ -777,6 +777,7 @@ int main(int argc, char **argv) {
   bool quick = false;
   std::string firstPlansFile, as = "--run";
   std::string only;     // --only=GROUP: one group of problems (for profiling)
+  std::string named;    // --problem=TEXT: the problems whose names hold TEXT
   std::string writeDir; // --write=DIR: each problem's program, not run
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -786,6 +787,8 @@ int main(int argc, char **argv) {
       pairedTimes = true;
     else if (a.rfind("--only=", 0) == 0)
       only = a.substr(7);
+    else if (a.rfind("--problem=", 0) == 0)
+      named = a.substr(10);
     else if (a.rfind("--write=", 0) == 0)
       writeDir = a.substr(8);
     else if (a.rfind("--first-plans=", 0) == 0)
@@ -795,6 +798,7 @@ int main(int argc, char **argv) {
     else {
       std::fprintf(stderr, "usage: mapc-bench-mixed-radix [--quick] [--paired] "
                            "[--only=6.2.1|swap|random|hpf|network|replicate] "
+                           "[--problem=TEXT] "
                            "[--write=DIR]\n");
       return 2;
     }
@@ -833,10 +837,14 @@ int main(int argc, char **argv) {
   for (Problem &p : replicationProblems(quick))
     problems.push_back(std::move(p));
 
+  auto chosen = [&](const Problem &pb) {
+    return (only.empty() || only == pb.group) &&
+           pb.name.find(named) != std::string::npos;
+  };
   // The programs as .map files, to profile `mapc FILE --emit=plan` on them.
   if (!writeDir.empty()) {
     for (const Problem &pb : problems) {
-      if (!only.empty() && only != pb.group)
+      if (!chosen(pb))
         continue;
       std::string file = pb.group + "-" + pb.name;
       for (char &ch : file)
@@ -853,8 +861,7 @@ int main(int argc, char **argv) {
   }
   std::vector<Row> rows;
   for (const Problem &pb : problems)
-    for (Row &r :
-         only.empty() || only == pb.group ? runProblem(pb) : std::vector<Row>{})
+    for (Row &r : chosen(pb) ? runProblem(pb) : std::vector<Row>{})
       rows.push_back(std::move(r));
 
   // The goals of issue 11.
