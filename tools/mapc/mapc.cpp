@@ -484,6 +484,21 @@ static bool checkNumberValue(llvm::StringRef arg, llvm::StringRef name) {
   return false;
 }
 
+/// The same for a time option (the MPI cost model's seconds, MpiRun.cpp),
+/// which LLVM reports as "'abc' value invalid for floating point argument!".
+static bool checkSecondsValue(llvm::StringRef arg, llvm::StringRef name) {
+  llvm::StringRef rest;
+  if (!valueGiven(arg, name, rest))
+    return true;
+  double value;
+  if (!rest.getAsDouble(value))
+    return true;
+  driverError() << "--" << name << "=" << rest << ": '" << rest
+                << "' is not a number of seconds; give one, as in --" << name
+                << "=2e-6\n";
+  return false;
+}
+
 static bool checkOptionValues(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg(argv[i]);
@@ -497,6 +512,10 @@ static bool checkOptionValues(int argc, char **argv) {
     for (llvm::StringRef name :
          {"exchange-start", "threads", "mpi-radix", "ranks"})
       if (!checkNumberValue(arg, name))
+        return false;
+    for (llvm::StringRef name :
+         {"mpi-ts", "mpi-tw", "mpi-to", "mpi-tc", "mpi-tq"})
+      if (!checkSecondsValue(arg, name))
         return false;
   }
   return true;
