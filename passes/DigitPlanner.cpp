@@ -443,7 +443,20 @@ std::optional<PricedPlan> mapc::pricedPlanOf(const GeneralPlanRequest &req,
   plan.copy = req.copy;
   plan.steps = std::move(steps);
   // The same cells as the aligned form: the plan ends in the request's own.
-  plan.steps.back().to = req.dst;
+  // A form of another device shape (the destination with a constant PE
+  // digit on top, 003 3.2.5, and 6.3.2's gathered form without it) may run
+  // the step otherwise: an exchange coloured over 4 PEs, priced 15424, ran
+  // in 15904 over the destination's 8 (ResignifyWithin.
+  // ReversedDigitsOverAConstantPeDigit). That step is priced again.
+  rt::GeneralStep &last = plan.steps.back();
+  const bool reshaped = last.to.deviceShape() != req.dst.deviceShape();
+  last.to = req.dst;
+  if (reshaped) {
+    last.predictedTicks = rt::predictGeneralStep(plan, plan.steps.size() - 1,
+                                                 req.shape, req.cost);
+    if (last.predictedTicks < 0)
+      return std::nullopt;
+  }
   // Distinct bases, only to see which region the plan ends in.
   const rt::Regions regions{{1}, {2}, {3}};
   size_t outOfPlace = 0;

@@ -294,3 +294,17 @@ TEST(ResignifyWithin, RandomConstant) {
   EXPECT_GT(c.candidates, 300u);
   EXPECT_GT(c.chosen, 75u); // 88; 66 with the halves planned in place only
 }
+
+// Found with another seed of RandomConstant (2026-12-02): the 6.3.2
+// exchange to the gathered layout of a map with reversed digits and a
+// constant PE digit of base 2 on top was priced 15424 ticks and ran in
+// 15904.
+TEST(ResignifyWithin, ReversedDigitsOverAConstantPeDigit) {
+  KTile a = digitTile({4, 7, 4}, {2, 0}, {1});
+  KTile b = digitTile({4, 4, 7}, {1, 2}, {0});
+  b.kdims[1].sense = b.kdims[2].sense = rt::Sense::Minus;
+  addConstant(b, 2, 0, 1, 99);
+  const rt::MachineShape grid{8, 2, 8};
+  const GeneralPlanRequest req = test::planRequest(a, b, 2, true, grid, 56);
+  EXPECT_GT(checkCandidates(req, "4 x 7 x 4 to a constant PE digit"), 0u);
+}
