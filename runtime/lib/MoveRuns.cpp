@@ -327,18 +327,21 @@ std::optional<std::vector<MoveFamily>> familiesOf(const Form *a, const Form *b,
     mergeRuns(ra, rb, 1, 0, 0, out);
     return out;
   }
+  // One side listed against the other's period. When that would make too
+  // many families (plain cyclic against cyclic(31) on 11 PEs), two periodic
+  // sides may still repeat together (below).
   if (runsA <= listLimit && b->topPe == 0) {
     explicitRuns(*a, 0, n, ra);
-    if (!crossPeriodic(ra, *b, false, out))
-      return std::nullopt;
-    return out;
-  }
-  if (runsB <= listLimit && a->topPe == 0) {
+    if (crossPeriodic(ra, *b, false, out))
+      return out;
+  } else if (runsB <= listLimit && a->topPe == 0) {
     explicitRuns(*b, 0, n, rb);
-    if (!crossPeriodic(rb, *a, true, out))
-      return std::nullopt;
-    return out;
+    if (crossPeriodic(rb, *a, true, out))
+      return out;
   }
+  out.clear();
+  ra.clear();
+  rb.clear();
   if (a->topPe != 0 || b->topPe != 0)
     return std::nullopt;
   // Both periodic: they repeat together every lcm of their periods.
