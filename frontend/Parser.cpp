@@ -11,6 +11,11 @@
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
 using namespace mapc;
 
 namespace {
@@ -95,6 +100,106 @@ std::string friendlyTokens(std::string text) {
   return out;
 }
 
+/// Whether `type` starts a statement, and so ends the one before it.
+bool startsStatement(size_t type) {
+  switch (type) {
+  case MapLexer::MACHINE:
+  case MapLexer::PROCESSORS:
+  case MapLexer::TEMPLATE:
+  case MapLexer::ARRAY:
+  case MapLexer::DISTRIBUTE:
+  case MapLexer::REDISTRIBUTE:
+  case MapLexer::ALIGN:
+  case MapLexer::REALIGN:
+  case MapLexer::LAYOUT:
+  case MapLexer::PLACE:
+  case MapLexer::REMAP:
+  case MapLexer::COPY:
+  case MapLexer::RESHAPE:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool isOpenList(const antlr4::Token *t) {
+  return t->getText() == "(" || t->getText() == "[";
+}
+bool isOpening(const antlr4::Token *t) {
+  return isOpenList(t) || t->getText() == "{";
+}
+bool isClosing(const antlr4::Token *t) {
+  const std::string &s = t->getText();
+  return s == ")" || s == "]" || s == "}";
+}
+
+/// Token `i` of the stream (the end of file past it), reading ahead as far
+/// as needed: in doubling steps, as LT(k) walks k tokens.
+antlr4::Token *tokenAt(antlr4::TokenStream &tokens, size_t i) {
+  if (i >= tokens.size())
+    tokens.LT(ssize_t(std::max(i + 1, 2 * tokens.size()) - tokens.index()));
+  return tokens.get(std::min(i, tokens.size() - 1));
+}
+
+/// The start of the statement that `ctx` is inside, if it is in one.
+antlr4::Token *statementStart(antlr4::ParserRuleContext *ctx) {
+  for (; ctx; ctx = dynamic_cast<antlr4::ParserRuleContext *>(ctx->parent))
+    if (ctx->getRuleIndex() == MapParser::RuleStatement)
+      return ctx->getStart();
+  return nullptr;
+}
+
+/// The rule context `ctx` or an ancestor of rule `rule`, if any.
+antlr4::ParserRuleContext *enclosing(antlr4::ParserRuleContext *ctx,
+                                     size_t rule) {
+  for (; ctx; ctx = dynamic_cast<antlr4::ParserRuleContext *>(ctx->parent))
+    if (ctx->getRuleIndex() == rule)
+      return ctx;
+  return nullptr;
+}
+
+/// The last token of the statement that holds token `from`, `depth`
+/// brackets being open there: its ';', the token before the next
+/// statement's keyword, or the end of the file.
+size_t statementEnd(antlr4::TokenStream &tokens, size_t from, int depth) {
+  for (size_t i = from;; ++i) {
+    antlr4::Token *t = tokenAt(tokens, i);
+    if (t->getType() == antlr4::Token::EOF)
+      return i;
+    if (i > from && startsStatement(t->getType()))
+      return i - 1;
+    depth += isOpening(t) ? 1 : isClosing(t) ? -1 : 0;
+    if (t->getText() == ";" && depth <= 0)
+      return i;
+  }
+}
+
+/// Tokens `first`..`last` as the user wrote them, each gap one space, less
+/// those `drop` says (a gap next to a dropped token stays one space, none
+/// just inside a bracket).
+template <typename Drop>
+std::string tokenText(antlr4::TokenStream &tokens, size_t first, size_t last,
+                      Drop drop) {
+  std::string out;
+  bool gap = false;
+  for (size_t i = first; i <= last; ++i) {
+    antlr4::Token *t = tokenAt(tokens, i);
+    if (t->getType() == antlr4::Token::EOF)
+      break;
+    if (i > first &&
+        t->getStartIndex() > tokenAt(tokens, i - 1)->getStopIndex() + 1)
+      gap = true;
+    if (drop(i, t))
+      continue;
+    if (gap && !out.empty() && out.back() != '(' && out.back() != '[' &&
+        !isClosing(t))
+      out += ' ';
+    gap = false;
+    out += t->getText();
+  }
+  return out;
+}
+
 /// Turns ANTLR syntax errors into diagnostics with a location and a hint.
 class ErrorListener : public antlr4::BaseErrorListener {
 public:
@@ -130,6 +235,12 @@ public:
           where = {prev->getLine(), endCol};
         }
     errors.push_back(where);
+    // The rest of a statement whose first error explains it (nested
+    // brackets, HPF's '*' dummy, a missing 'onto') would only cascade.
+    if (parser && offending && quietUntil &&
+        offending->getTokenIndex() >= quietFrom &&
+        offending->getTokenIndex() <= *quietUntil)
+      return;
     llvm::StringRef m(msg);
     if (m.consume_front("token recognition error at: ")) {
       // A '/' that does not start '//' is reported with the character the
@@ -186,6 +297,14 @@ public:
       hint = "'" + offending->getText() +
              "' is a keyword of the language (in any case); choose another "
              "name";
+    if (parser && offending) {
+      if (deferMissingOnto(*parser, offending, msg))
+        return;
+      if (auto h = nestingHint(*parser, offending))
+        hint = *h;
+      else if (auto h = starDummyHint(*parser, offending))
+        hint = *h;
+    }
     if (semicolonAtEnd && t.consume_front("mismatched input ")) {
       auto [got, expected] = t.split(" expecting ");
       text = "expected " + expected.str() + " before " + got.str();
@@ -206,17 +325,261 @@ public:
   /// Where each syntax error was found, to drop the statements holding them.
   std::vector<TextPos> errors;
 
+  /// Reports the errors that wait for the whole file: a missing 'onto'
+  /// names the first processors declared, wherever they are.
+  void finish(antlr4::TokenStream &tokens) {
+    for (const MissingOnto &p : missingOnto)
+      reportMissingOnto(tokens, p);
+    missingOnto.clear();
+  }
+
 private:
+  struct MissingOnto {
+    llvm::SMLoc loc;
+    size_t start;     ///< the statement's first token
+    size_t offending; ///< the token where 'onto' was wanted
+  };
+
+  /// Keeps the parser quiet for the rest of the statement holding `t`.
+  void quietRest(antlr4::TokenStream &tokens, antlr4::Token *t, int depth) {
+    quietFrom = t->getTokenIndex();
+    quietUntil = statementEnd(tokens, quietFrom, depth);
+  }
+
+  /// `array A((4))`: a hint that lists do not nest, with the list written
+  /// without the extra brackets. The grammar has no recursive rule, so
+  /// ANTLR's recovery reported every level; the rest of the statement is
+  /// quiet.
+  std::optional<std::string> nestingHint(antlr4::Parser &parser,
+                                         antlr4::Token *offending) {
+    antlr4::Token *start = statementStart(parser.getContext());
+    const size_t o = offending->getTokenIndex();
+    if (!start || !isOpenList(offending) || o == size_t(-1) ||
+        start->getTokenIndex() >= o)
+      return std::nullopt;
+    antlr4::TokenStream &tokens = *parser.getTokenStream();
+    // The innermost '(' or '[' open at the offending token, and how many
+    // brackets of any kind were open outside it.
+    std::vector<std::pair<size_t, int>> open;
+    int depth = 0;
+    for (size_t i = start->getTokenIndex(); i < o; ++i) {
+      antlr4::Token *t = tokens.get(i);
+      if (isOpenList(t))
+        open.push_back({i, depth});
+      if (isOpening(t))
+        ++depth;
+      else if (isClosing(t)) {
+        --depth;
+        if (!open.empty() && open.back().second >= depth)
+          open.pop_back();
+      }
+    }
+    if (open.empty())
+      return std::nullopt;
+    const auto [b, outside] = open.back();
+    quietRest(tokens, offending, depth);
+    std::string hint =
+        "lists do not nest in a .map file: remove the extra brackets";
+    // The bracket's match, if the statement has it.
+    int d = depth;
+    for (size_t i = o; i <= *quietUntil; ++i) {
+      antlr4::Token *t = tokenAt(tokens, i);
+      d += isOpening(t) ? 1 : isClosing(t) ? -1 : 0;
+      if (d != outside)
+        continue;
+      if (i - b > 64) // too long to quote
+        break;
+      antlr4::Token *before = b > 0 ? tokens.get(b - 1) : nullptr;
+      std::string fixed =
+          (before && before->getType() == MapLexer::IDENT ? before->getText()
+                                                          : "") +
+          tokens.get(b)->getText() +
+          tokenText(tokens, b + 1, i - 1,
+                    [](size_t, antlr4::Token *t) {
+                      return isOpenList(t) || t->getText() == ")" ||
+                             t->getText() == "]";
+                    }) +
+          (tokens.get(b)->getText() == "(" ? ")" : "]");
+      if (fixed.size() <= 60)
+        hint += ", as in '" + fixed + "'";
+      break;
+    }
+    return hint;
+  }
+
+  /// `align E(*, j) with A(j)`: HPF collapses a dim with '*' among the
+  /// dummies; mapc with a dummy that no subscript uses.
+  std::optional<std::string> starDummyHint(antlr4::Parser &parser,
+                                           antlr4::Token *offending) {
+    auto *alignment = enclosing(parser.getContext(), MapParser::RuleAlignment);
+    const size_t o = offending->getTokenIndex();
+    if (!alignment || offending->getText() != "*" || o == size_t(-1))
+      return std::nullopt;
+    antlr4::TokenStream &tokens = *parser.getTokenStream();
+    // Only inside the dummies: right after `E(`, at bracket depth 1.
+    const size_t open = alignment->getStart()->getTokenIndex() + 1;
+    if (open >= o || tokens.get(open)->getText() != "(")
+      return std::nullopt;
+    for (size_t i = open + 1; i < o; ++i)
+      if (isOpening(tokens.get(i)) || isClosing(tokens.get(i)))
+        return std::nullopt;
+    antlr4::Token *keyword = statementStart(parser.getContext());
+    if (!keyword)
+      return std::nullopt;
+    quietRest(tokens, offending, 1);
+    // The statement with a fresh dummy for every '*' among the dummies.
+    std::set<std::string> taken;
+    size_t close = *quietUntil;
+    for (size_t i = keyword->getTokenIndex(); i <= *quietUntil; ++i) {
+      antlr4::Token *t = tokenAt(tokens, i);
+      if (t->getType() == MapLexer::IDENT)
+        taken.insert(t->getText());
+      if (i > open && close == *quietUntil && t->getText() == ")")
+        close = i;
+    }
+    std::map<size_t, std::string> fresh;
+    const char *const names[] = {"i", "j", "k", "l", "m", "n"};
+    for (size_t i = o, next = 0; i < close; ++i) {
+      if (tokenAt(tokens, i)->getText() != "*")
+        continue;
+      std::string name;
+      for (; name.empty() || taken.count(name); ++next)
+        name = next < 6 ? names[next] : "i" + std::to_string(next - 5);
+      taken.insert(name);
+      fresh[i] = name;
+    }
+    std::string fixed;
+    size_t i = keyword->getTokenIndex();
+    for (size_t last : {close, *quietUntil}) {
+      for (; i <= last; ++i) {
+        antlr4::Token *t = tokenAt(tokens, i);
+        if (t->getType() == antlr4::Token::EOF)
+          break;
+        if (i > keyword->getTokenIndex() &&
+            t->getStartIndex() > tokenAt(tokens, i - 1)->getStopIndex() + 1 &&
+            t->getText() != ")")
+          fixed += ' ';
+        auto f = fresh.find(i);
+        fixed += f == fresh.end() ? t->getText() : f->second;
+      }
+      // A statement too long to quote, or cut short: its dummies only.
+      if (last == close && (tokenAt(tokens, *quietUntil)->getText() != ";" ||
+                            *quietUntil - close > 40)) {
+        fixed += " with ...";
+        break;
+      }
+    }
+    return "mapc collapses an alignee dim with a dummy that no subscript "
+           "uses, where HPF writes '*': '" +
+           fixed + "'";
+  }
+
+  /// `distribute A(block);`: held back to the end of the parse, which
+  /// knows the processors declared after the statement too.
+  bool deferMissingOnto(antlr4::Parser &parser, antlr4::Token *offending,
+                        const std::string &msg) {
+    auto *dist = enclosing(parser.getContext(), MapParser::RuleDistribution);
+    antlr4::Token *start = statementStart(parser.getContext());
+    const size_t o = offending->getTokenIndex();
+    if (!dist || !start || o == size_t(-1) ||
+        offending->getType() == MapLexer::ONTO ||
+        !llvm::StringRef(msg).contains("ONTO"))
+      return false;
+    antlr4::TokenStream &tokens = *parser.getTokenStream();
+    // 'onto' goes right after the formats.
+    antlr4::Token *prev = o > 0 ? tokens.get(o - 1) : offending;
+    llvm::SMLoc loc =
+        locator.loc(prev->getLine(),
+                    prev->getCharPositionInLine() + prev->getText().size());
+    missingOnto.push_back({loc, start->getTokenIndex(), o});
+    quietRest(tokens, offending, 0);
+    return true;
+  }
+
+  void reportMissingOnto(antlr4::TokenStream &tokens, const MissingOnto &p) {
+    antlr4::Token *offending = tokens.get(p.offending);
+    // The distributed dims: formats other than '*' inside the first '('.
+    unsigned rank = 0;
+    int depth = 0;
+    for (size_t i = p.start; i < p.offending; ++i) {
+      antlr4::Token *t = tokens.get(i);
+      depth += isOpening(t) ? 1 : isClosing(t) ? -1 : 0;
+      rank += depth == 1 && t->getType() == MapLexer::IDENT;
+    }
+    // The first processors declared, of that rank if there are such.
+    std::string procs;
+    bool procsOfRank = false;
+    for (size_t i = 0; i + 2 < tokens.size() && !procsOfRank; ++i) {
+      if (tokens.get(i)->getType() != MapLexer::PROCESSORS ||
+          tokens.get(i + 1)->getType() != MapLexer::IDENT)
+        continue;
+      unsigned dims = 0;
+      for (size_t j = i + 2; j < tokens.size() && j < i + 80; ++j) {
+        antlr4::Token *t = tokens.get(j);
+        if (t->getType() == MapLexer::INT)
+          ++dims;
+        else if (t->getText() != "(" && t->getText() != ",")
+          break;
+      }
+      procsOfRank = dims == rank;
+      if (procs.empty() || procsOfRank)
+        procs = tokens.get(i + 1)->getText();
+    }
+    // `distribute A(block) P;`: the name is there, without 'onto'.
+    const bool named = offending->getType() == MapLexer::IDENT;
+    if (named)
+      procs = offending->getText();
+    std::string fix = tokenText(tokens, p.start, p.offending - 1,
+                                [](size_t, antlr4::Token *) { return false; });
+    std::string got = offending->getType() == antlr4::Token::EOF
+                          ? "end of file"
+                          : "'" + offending->getText() + "'";
+    if (procs.empty()) {
+      std::string shape = "4";
+      if (rank > 1) {
+        shape = "2";
+        for (unsigned d = 1; d < std::min(rank, 8u); ++d)
+          shape += ", 2";
+      }
+      diags.error(p.loc,
+                  "syntax error: expected 'onto' and a processors "
+                  "arrangement before " +
+                      shortenQuoted(got),
+                  "declare the processors and name them after 'onto': "
+                  "'processors P(" +
+                      shape + ");' then '" + fix + " onto P;'");
+      return;
+    }
+    diags.error(p.loc,
+                "syntax error: expected 'onto' " +
+                    std::string(named ? "" : "and a processors arrangement ") +
+                    "before " + shortenQuoted(got),
+                "name the processors after 'onto': '" + fix + " onto " + procs +
+                    ";'");
+  }
+
+  std::vector<MissingOnto> missingOnto;
+  size_t quietFrom = 0;
+  std::optional<size_t> quietUntil;
   /// Whether the lexer skipped a character before `offending`, on its line
   /// and after the last ';' before it.
   bool skippedInStatement(antlr4::TokenStream &tokens,
                           antlr4::Token *offending) const {
     if (skippedAt.empty())
       return false;
-    const auto [at, line] = skippedAt.back(); // the latest, in reading order
     if (offending->getTokenIndex() == static_cast<size_t>(-1) ||
-        offending->getType() == antlr4::Token::EOF ||
-        offending->getStartIndex() < at || offending->getLine() != line)
+        offending->getType() == antlr4::Token::EOF)
+      return false;
+    // The latest skipped before `offending` (a hint may have read ahead).
+    auto after = std::upper_bound(
+        skippedAt.begin(), skippedAt.end(), offending->getStartIndex(),
+        [](size_t index, const std::pair<size_t, size_t> &s) {
+          return index < s.first;
+        });
+    if (after == skippedAt.begin())
+      return false;
+    const auto [at, line] = *std::prev(after);
+    if (offending->getLine() != line)
       return false;
     for (size_t i = offending->getTokenIndex(); i-- > 0;) {
       antlr4::Token *t = tokens.get(i);
@@ -288,6 +651,7 @@ ast::Program mapc::parseMap(unsigned bufferId, Diagnostics &diags) {
     parser.removeErrorListeners();
     parser.addErrorListener(&listener);
     MapParser::ProgramContext *tree = parser.program();
+    listener.finish(tokens);
     return buildAST(tree, locator, diags, listener.errors);
   } catch (const std::exception &e) {
     // The runtime should not throw on any input; if it does, say so plainly

@@ -99,7 +99,11 @@ private:
                                          const Entity &target,
                                          const char *keyword = "distribute");
   std::optional<KTile> lowerAlignment(const Alignment &a, const Entity &alignee,
-                                      const KTile &target);
+                                      const KTile &target,
+                                      const Entity *targetEntity = nullptr);
+  /// How to keep a stride that `target`'s tiles in `dim` do not factor.
+  std::string strideWorkaround(const Entity *target, const Entity &alignee,
+                               unsigned dim, int64_t stride);
   KTile defaultMapping(const Entity &e);
 
   // ---- layouts ----------------------------------------------------------
@@ -678,7 +682,8 @@ std::optional<KTile> Sema::lowerDistribution(const Distribution &d,
 
 std::optional<KTile> Sema::lowerAlignment(const Alignment &a,
                                           const Entity &alignee,
-                                          const KTile &target) {
+                                          const KTile &target,
+                                          const Entity *targetEntity) {
   if (a.dummies.size() != alignee.shape.size()) {
     diags.error(a.alignee.loc,
                 "'" + alignee.name + "' has rank " + str(alignee.shape.size()) +
@@ -778,10 +783,64 @@ std::optional<KTile> Sema::lowerAlignment(const Alignment &a,
     return std::nullopt;
   }
   KTile tile;
-  if (!reportLowering(lowerAlign(alignee.shape, target, subs), a.loc, locs,
-                      tile))
+  LowerResult lowered = lowerAlign(alignee.shape, target, subs);
+  if (!reportLowering(lowered, a.loc, locs, tile)) {
+    const LoweringError &err = std::get<LoweringError>(lowered);
+    if (err.stride != 0 && err.argument >= 0)
+      diags.note(
+          locs[err.argument],
+          strideWorkaround(targetEntity, alignee, err.argument, err.stride));
     return std::nullopt;
+  }
   return tile;
+}
+
+std::string Sema::strideWorkaround(const Entity *target, const Entity &alignee,
+                                   unsigned dim, int64_t stride) {
+  const std::string s = str(stride);
+  const std::string own = "or give " + alignee.name +
+                          " a distribute of its own instead of the align";
+  const Entity *procs = target && target->distribute
+                            ? findEntity(target->distribute->dist.procs.name)
+                            : nullptr;
+  // A statically distributed target: the same distribute with this dim's
+  // first tile a multiple of the stride (block(b) or cyclic(w), b and w
+  // rounded up to one), which the stride then divides (003 7.1.1).
+  if (procs && procs->kind == Entity::Processors &&
+      target->distribute->dist.formats.size() == target->shape.size()) {
+    const Distribution &d = target->distribute->dist;
+    std::string formats;
+    unsigned pe = 0;
+    bool fixed = false;
+    for (unsigned j = 0; j < d.formats.size(); ++j) {
+      const DistFormat &f = d.formats[j];
+      const std::string kind = llvm::StringRef(f.name.name).lower();
+      std::string text = f.name.name;
+      if (f.hasArg)
+        text += "(" + str(f.arg.value) + ")";
+      const bool star = kind == "*";
+      if (j == dim && !star && pe < procs->shape.size()) {
+        const int64_t p = procs->shape[pe];
+        int64_t first = f.hasArg          ? f.arg.value
+                        : kind == "block" ? (target->shape[j] + p - 1) / p
+                                          : 1;
+        first = (first + stride - 1) / stride * stride;
+        text = kind + "(" + str(first) + ")";
+        fixed = true;
+      }
+      pe += !star;
+      formats += (j ? ", " : "") + text;
+    }
+    if (fixed)
+      return "to keep the stride, let " + s + " divide " + target->name +
+             "'s first tile in dim " + str(dim) + ": 'distribute " +
+             target->name + "(" + formats + ") onto " + procs->name + ";', " +
+             own;
+  }
+  return "to keep the stride, distribute " +
+         (target ? target->name : std::string("the target")) +
+         " with block(b) or cyclic(b) in dim " + str(dim) +
+         ", b a multiple of " + s + ", " + own;
 }
 
 const KTile *Sema::mappingOf(const std::string &name, llvm::SMLoc useLoc) {
@@ -815,7 +874,7 @@ const KTile *Sema::mappingOf(const std::string &name, llvm::SMLoc useLoc) {
       --chainDepth;
     }
     if (t)
-      tile = lowerAlignment(a, *e, *t);
+      tile = lowerAlignment(a, *e, *t, target);
   } else if (e->place) {
     if (const Layout *l =
             layoutNamed(e->place->second.name, e->place->second.loc)) {

@@ -158,8 +158,9 @@ LowerResult mapc::lowerAlign(llvm::ArrayRef<int64_t> aligneeShape,
     const SpaceDim &x = target.data[r];
     auto group = target.dataGroup(r);
     std::vector<unsigned> ids(group.begin(), group.end());
-    auto fail = [&](const std::string &msg, const std::string &hint) {
-      return LoweringError{msg, hint, int(r)};
+    auto fail = [&](const std::string &msg, const std::string &hint,
+                    int64_t stride = 0) {
+      return LoweringError{msg, hint, int(r), stride};
     };
 
     if (sub.kind == AlignSubSpec::Replicate) {
@@ -263,7 +264,8 @@ LowerResult mapc::lowerAlign(llvm::ArrayRef<int64_t> aligneeShape,
                           " does not divide the tiles of the target's dim " +
                           str(r),
                       "k-Tile formats express a stride only when it factors "
-                      "the target's tile lengths (003 7.1.1)");
+                      "the target's tile lengths (003 7.1.1)",
+                      stride);
         unsigned l = ids[idx];
         int64_t len = t.dims[l].k;
         if (rest % len == 0) {
@@ -284,7 +286,8 @@ LowerResult mapc::lowerAlign(llvm::ArrayRef<int64_t> aligneeShape,
                           " does not divide the tiles of the target's dim " +
                           str(r) + " (a tile of length " + str(len) + ")",
                       "k-Tile formats express a stride only when it factors "
-                      "the target's tile lengths (003 7.1.1)");
+                      "the target's tile lengths (003 7.1.1)",
+                      stride);
         }
       }
       ids.erase(ids.begin(), ids.begin() + idx);

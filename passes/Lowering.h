@@ -22,7 +22,8 @@ namespace mapc {
 struct LoweringError {
   std::string message;
   std::string hint;
-  int argument = -1; ///< which format or subscript it concerns, if known
+  int argument = -1;  ///< which format or subscript it concerns, if known
+  int64_t stride = 0; ///< a stride the target's tiles do not factor
 };
 using LowerResult = std::variant<KTile, LoweringError>;
 

@@ -3,14 +3,23 @@
 
 #include "passes/AffinePlanner.h"
 #include "passes/DigitCycles.h"
+#include "passes/GeneralPlanner.h"
 #include "passes/RemapCycles.h"
 
 using namespace mapc;
 
 std::string mapc::statementCycles(const Program &program, const Statement &st,
                                   std::optional<unsigned> exchangeStart,
-                                  std::string &why) {
+                                  std::string &why, std::string *hint) {
   why.clear();
+  // The hints follow the ways planProgram refuses the same statement.
+  auto say = [&](std::string text) {
+    if (hint)
+      *hint = std::move(text);
+  };
+  const std::string covers = "--emit=cycles covers radix-2 layouts (003 4.2, "
+                             "5.1), Gray codes (001) and index digit maps "
+                             "(003 6.1); ";
   auto maps = statementBitMaps(program, st);
   const Layout &from = program.layouts[st.from], &to = program.layouts[st.to];
   auto fromMap = from.tileMap(), toMap = to.tileMap();
@@ -21,20 +30,51 @@ std::string mapc::statementCycles(const Program &program, const Statement &st,
       return d.text;
     why = std::get<std::string>(maps) + "; nor is it an index digit map (" +
           d.why + ")";
+    // The general planner (003 ch. 6) takes any such layouts to its size
+    // (2^20 cells on a network, where it routes every element).
+    const bool network = program.machine.kind != Machine::MasPar;
+    if (std::max(fromMap->deviceSize(), toMap->deviceSize()) >
+        (network ? int64_t(1) << 20 : kMaxGeneralCells))
+      say(std::string("--emit=plan cannot plan it either: its general "
+                      "planner takes layouts of at most ") +
+          (network ? "2^20" : "2^28") +
+          " device cells here; plan a smaller instance");
+    else
+      say(covers + "--emit=plan shows how this remap runs");
     return "";
   }
   if (auto *e = std::get_if<std::string>(&maps)) {
     why = *e;
+    // A layout with XOR items has no k-Tile form: the planners take it only
+    // against another bit map, so --emit=plan fails here too.
+    const std::string &xorLayout = (fromMap ? to : from).name;
+    say("a layout with XOR items ('" + xorLayout +
+        "') is remapped only to and from bit maps, by --emit=plan too; "
+        "remap " +
+        st.array + " to a bits layout without XOR items first, then to '" +
+        to.name + "'");
     return "";
   }
   const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
   if (!m.src.isPermutation() || !m.dst.isPermutation()) {
     // Gray codes and XOR maps: 001's exchanges, then the cycles.
-    return affineRemapText(m.src, m.dst, exchangeStart, why);
+    std::string text = affineRemapText(m.src, m.dst, exchangeStart, why);
+    const unsigned pBits = std::max(m.src.peBits, m.dst.peBits);
+    if (!why.empty() && exchangeStart && *exchangeStart >= pBits)
+      say(pBits == 0 ? std::string("these layouts have no PE bits to start "
+                                   "the exchanges in: drop --exchange-start")
+                     : "give --exchange-start a PE bit from 0 to " +
+                           std::to_string(pBits - 1) + ", or drop it");
+    else if (!why.empty())
+      say(covers + "--emit=plan shows how this remap runs");
+    return text;
   }
   auto cycles = remapCycles(m.src, m.dst);
   if (auto *e = std::get_if<std::string>(&cycles)) {
     why = *e;
+    // Bit layouts of different devices: planned widened to the machine.
+    say("--emit=plan plans this remap widened to the machine and shows its "
+        "steps");
     return "";
   }
   return formatCycles(m.src, std::get<std::vector<Cycle>>(cycles));

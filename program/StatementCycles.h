@@ -17,10 +17,12 @@
 namespace mapc {
 
 /// The cycle text of `st` (empty for the identity), or, when the remap has
-/// no cycle notation, an empty string and the reason in `why`.
+/// no cycle notation, an empty string and the reason in `why`, and in
+/// `hint` (when given) what shows the remap instead: --emit=plan only where
+/// it plans the statement, else what to change.
 std::string statementCycles(const Program &program, const Statement &st,
                             std::optional<unsigned> exchangeStart,
-                            std::string &why);
+                            std::string &why, std::string *hint = nullptr);
 
 } // namespace mapc
 

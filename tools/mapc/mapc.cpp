@@ -842,13 +842,12 @@ static int compileSource(llvm::SourceMgr &srcMgr, unsigned bufferId,
     for (const Statement &st : program.statements) {
       if (st.from < 0 || st.to < 0)
         continue;
-      std::string why;
-      std::string text = statementCycles(program, st, exchangeStartBit(), why);
+      std::string why, hint;
+      std::string text =
+          statementCycles(program, st, exchangeStartBit(), why, &hint);
       if (!why.empty()) {
         diags.error(st.loc, "cannot write this remap in cycle notation: " + why,
-                    "--emit=cycles covers radix-2 layouts (003 4.2, 5.1), "
-                    "Gray codes (001) and index digit maps (003 6.1); "
-                    "--emit=plan shows how any remap runs");
+                    hint);
         continue;
       }
       out.os() << "remap " << st.array << ": " << program.layouts[st.from].name
