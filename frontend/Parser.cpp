@@ -141,14 +141,6 @@ antlr4::Token *tokenAt(antlr4::TokenStream &tokens, size_t i) {
   return tokens.get(std::min(i, tokens.size() - 1));
 }
 
-/// The start of the statement that `ctx` is inside, if it is in one.
-antlr4::Token *statementStart(antlr4::ParserRuleContext *ctx) {
-  for (; ctx; ctx = dynamic_cast<antlr4::ParserRuleContext *>(ctx->parent))
-    if (ctx->getRuleIndex() == MapParser::RuleStatement)
-      return ctx->getStart();
-  return nullptr;
-}
-
 /// The rule context `ctx` or an ancestor of rule `rule`, if any.
 antlr4::ParserRuleContext *enclosing(antlr4::ParserRuleContext *ctx,
                                      size_t rule) {
@@ -156,6 +148,12 @@ antlr4::ParserRuleContext *enclosing(antlr4::ParserRuleContext *ctx,
     if (ctx->getRuleIndex() == rule)
       return ctx;
   return nullptr;
+}
+
+/// The start of the statement that `ctx` is inside, if it is in one.
+antlr4::Token *statementStart(antlr4::ParserRuleContext *ctx) {
+  antlr4::ParserRuleContext *st = enclosing(ctx, MapParser::RuleStatement);
+  return st ? st->getStart() : nullptr;
 }
 
 /// The last token of the statement that holds token `from`, `depth`

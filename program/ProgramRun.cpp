@@ -83,6 +83,13 @@ static bool planNeedsScratch(const rt::GeneralPlan &plan) {
   return false;
 }
 
+std::string mapc::exchangeStartHint(unsigned pBits) {
+  return pBits == 0 ? "these layouts have no PE bits to start the exchanges "
+                      "in: drop --exchange-start"
+                    : "give --exchange-start a PE bit from 0 to " +
+                          std::to_string(pBits - 1) + ", or drop it";
+}
+
 bool mapc::planProgram(const Program &program, PlannerKind kind,
                        const char *what, Diagnostics &diags, ProgramPlans &out,
                        std::optional<unsigned> exchangeStart) {
@@ -222,7 +229,6 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   if (!ok)
     return false;
   // Network plans are chosen by simulating every element's route.
-  constexpr unsigned kMaxNetworkCellBits = 20;
   if (out.onNetwork && out.mBits + pBits > kMaxNetworkCellBits) {
     diags.error(widestAt,
                 std::string(what) + " on a " + mach.kindName() +
@@ -453,8 +459,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
           exchangeStart && *exchangeStart >= pBits && pBits > 0;
       diags.error(st.loc, "cannot plan this statement: " + why,
                   startTooHigh
-                      ? "give --exchange-start a PE bit from 0 to " +
-                            std::to_string(pBits - 1) + ", or drop it"
+                      ? exchangeStartHint(pBits)
                       : "both layouts must fit the machine's memory and PEs");
       ok = false;
       continue;

@@ -58,6 +58,14 @@ struct ProgramPlans {
   std::vector<StatementPlan> statements;
 };
 
+/// General plans on a mesh or hypercube route every element while
+/// planning: their layouts span at most 2^kMaxNetworkCellBits device cells.
+constexpr unsigned kMaxNetworkCellBits = 20;
+
+/// What to do about an --exchange-start past the layouts' `pBits` PE bits
+/// (ExchangeDecomposition.cpp refuses it).
+std::string exchangeStartHint(unsigned pBits);
+
 /// Plans every data-moving statement; reports what cannot be planned at
 /// the statement's location. `what` names the driver option for messages.
 /// `exchangeStart`: the p-bit Gray-code exchanges start in (001 fig. 5).

@@ -1,5 +1,6 @@
 //===- StatementCycles.cpp ------------------------------------------------===//
 #include "StatementCycles.h"
+#include "ProgramRun.h"
 
 #include "passes/AffinePlanner.h"
 #include "passes/DigitCycles.h"
@@ -34,7 +35,7 @@ std::string mapc::statementCycles(const Program &program, const Statement &st,
     // (2^20 cells on a network, where it routes every element).
     const bool network = program.machine.kind != Machine::MasPar;
     if (std::max(fromMap->deviceSize(), toMap->deviceSize()) >
-        (network ? int64_t(1) << 20 : kMaxGeneralCells))
+        (network ? int64_t(1) << kMaxNetworkCellBits : kMaxGeneralCells))
       say(std::string("--emit=plan cannot plan it either: its general "
                       "planner takes layouts of at most ") +
           (network ? "2^20" : "2^28") +
@@ -61,10 +62,7 @@ std::string mapc::statementCycles(const Program &program, const Statement &st,
     std::string text = affineRemapText(m.src, m.dst, exchangeStart, why);
     const unsigned pBits = std::max(m.src.peBits, m.dst.peBits);
     if (!why.empty() && exchangeStart && *exchangeStart >= pBits)
-      say(pBits == 0 ? std::string("these layouts have no PE bits to start "
-                                   "the exchanges in: drop --exchange-start")
-                     : "give --exchange-start a PE bit from 0 to " +
-                           std::to_string(pBits - 1) + ", or drop it");
+      say(exchangeStartHint(pBits));
     else if (!why.empty())
       say(covers + "--emit=plan shows how this remap runs");
     return text;

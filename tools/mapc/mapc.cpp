@@ -469,33 +469,22 @@ template <class Opt> static bool checkEnumValue(llvm::StringRef arg, Opt &opt) {
 }
 
 /// The same for a number option given `--NAME=VALUE` whose value is not a
-/// whole number, which LLVM's parser reports as "'abc' value invalid for
-/// integer argument!" on its own stream.
-static bool checkNumberValue(llvm::StringRef arg, llvm::StringRef name) {
+/// whole number (or, for the MPI cost model's `seconds`, MpiRun.cpp, not a
+/// number), which LLVM's parser reports as "'abc' value invalid for integer
+/// argument!" (or "floating point argument!") on its own stream.
+static bool checkNumberValue(llvm::StringRef arg, llvm::StringRef name,
+                             bool seconds = false) {
   llvm::StringRef rest;
   if (!valueGiven(arg, name, rest))
     return true;
-  long long value;
-  if (!rest.getAsInteger(0, value))
+  long long whole;
+  double real;
+  if (seconds ? !rest.getAsDouble(real) : !rest.getAsInteger(0, whole))
     return true;
-  driverError() << "--" << name << "=" << rest << ": '" << rest
-                << "' is not a whole number; give one, as in --" << name
-                << "=2\n";
-  return false;
-}
-
-/// The same for a time option (the MPI cost model's seconds, MpiRun.cpp),
-/// which LLVM reports as "'abc' value invalid for floating point argument!".
-static bool checkSecondsValue(llvm::StringRef arg, llvm::StringRef name) {
-  llvm::StringRef rest;
-  if (!valueGiven(arg, name, rest))
-    return true;
-  double value;
-  if (!rest.getAsDouble(value))
-    return true;
-  driverError() << "--" << name << "=" << rest << ": '" << rest
-                << "' is not a number of seconds; give one, as in --" << name
-                << "=2e-6\n";
+  driverError() << "--" << name << "=" << rest << ": '" << rest << "' is not "
+                << (seconds ? "a number of seconds" : "a whole number")
+                << "; give one, as in --" << name << (seconds ? "=2e-6" : "=2")
+                << "\n";
   return false;
 }
 
@@ -515,7 +504,7 @@ static bool checkOptionValues(int argc, char **argv) {
         return false;
     for (llvm::StringRef name :
          {"mpi-ts", "mpi-tw", "mpi-to", "mpi-tc", "mpi-tq"})
-      if (!checkSecondsValue(arg, name))
+      if (!checkNumberValue(arg, name, /*seconds=*/true))
         return false;
   }
   return true;
