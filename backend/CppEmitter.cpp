@@ -129,6 +129,10 @@ uint64_t memoryNeeded(const std::vector<EmittedRemap> &rs,
                       const EmitOptions &opts) {
   uint64_t need = opts.memoryBytes;
   for (const EmittedRemap &r : rs) {
+    if (!r.stages.empty()) {
+      need = std::max(need, memoryNeeded(r.stages, opts));
+      continue;
+    }
     if (r.general) {
       // executeGeneralPlan checks every layout's slots in the regions it
       // uses: the source, the destination and, if a step writes it, the
@@ -367,9 +371,26 @@ void planComment(const EmittedRemap &r, const std::string &f,
 
 bool anyGeneral(const std::vector<EmittedRemap> &rs) {
   for (const EmittedRemap &r : rs)
-    if (r.general)
+    if (r.general || anyGeneral(r.stages))
       return true;
   return false;
+}
+
+/// The remaps the source defines plans for: every remap, with a statement
+/// in stages replaced by its stages.
+std::vector<const EmittedRemap *> planned(const std::vector<EmittedRemap> &rs) {
+  std::vector<const EmittedRemap *> out;
+  for (const EmittedRemap &r : rs) {
+    if (r.stages.empty())
+      out.push_back(&r);
+    for (const EmittedRemap &stage : r.stages)
+      out.push_back(&stage);
+  }
+  return out;
+}
+
+std::string stageName(const std::string &f, size_t k) {
+  return f + "_stage" + std::to_string(k + 1);
 }
 
 /// The machine type the emitted functions take.
@@ -485,26 +506,53 @@ void mapc::emitHeader(const std::vector<EmittedRemap> &remaps,
         "null.\n"
      << "  const mapc::rt::Plan &(*plan)();\n"
      << "  const mapc::rt::GeneralPlan &(*generalPlan)();\n"
+     << "  /// The statement's lower bound, in the ticks of `run`.\n"
+     << "  int64_t lowerBound;\n"
+     << "  /// A statement in stages (a layout with XOR items against one "
+        "that\n"
+     << "  /// is not a bit map): its stageCount stages in order, each an "
+        "entry\n"
+     << "  /// with its own plan; `plan` and `generalPlan` are then null.\n"
+     << "  const RemapEntry *stages;\n"
+     << "  unsigned stageCount;\n"
      << "};\n\n"
      << "/// Every remap statement in program order: remapCount() entries.\n"
      << "const RemapEntry *remaps();\n"
      << "unsigned remapCount();\n";
-  for (size_t i = 0; i < remaps.size(); ++i) {
-    const std::string &f = names[i];
+  auto declare = [&](const EmittedRemap &r, const std::string &f) {
     os << "\n";
-    if (remaps[i].general) {
-      generalFunctionComment(remaps[i], os);
+    if (r.general) {
+      generalFunctionComment(r, os);
       os << "bool " << f << "(" << machine
          << " &machine, std::string *why = nullptr);\n"
          << "/// The plan " << f << " runs, built on first use.\n"
          << "const mapc::rt::GeneralPlan &" << f << "_plan();\n";
-      continue;
+      return;
     }
-    functionComment(remaps[i], os);
+    functionComment(r, os);
     os << "bool " << f << "(" << machine
        << " &machine, std::string *why = nullptr);\n";
-    planComment(remaps[i], f, os);
+    planComment(r, f, os);
     os << "const mapc::rt::Plan &" << f << "_plan();\n";
+  };
+  for (size_t i = 0; i < remaps.size(); ++i) {
+    const std::string &f = names[i];
+    const EmittedRemap &r = remaps[i];
+    if (r.stages.empty()) {
+      declare(r, f);
+      continue;
+    }
+    os << "\n/// " << comment(r.description) << "\n"
+       << "/// In " << r.stages.size()
+       << " stages through a bit map without XOR items, each a plan of its\n"
+       << "/// own below; lower bound " << r.lowerBound
+       << " over the whole remap.\n"
+       << "/// Returns false, with the reason in *why, if a step cannot "
+          "run.\n"
+       << "bool " << f << "(" << machine
+       << " &machine, std::string *why = nullptr);\n";
+    for (size_t k = 0; k < r.stages.size(); ++k)
+      declare(r.stages[k], stageName(f, k));
   }
   os << "\n} // namespace mapc_program\n\n#endif // " << guard << "\n";
 }
@@ -526,7 +574,8 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
   }
   bool anyAffine = false, anyPlanStep = false, anyExchangeStep = false;
   bool anyBitPlan = false, anyGeneralStep = false;
-  for (const EmittedRemap &r : remaps) {
+  for (const EmittedRemap *each : planned(remaps)) {
+    const EmittedRemap &r = *each;
     if (r.general) {
       anyGeneralStep |= !r.general->steps.empty();
       continue;
@@ -656,13 +705,11 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
        << "      kMemoryBytes);\n";
   os << "}\n";
 
-  for (size_t i = 0; i < remaps.size(); ++i) {
-    const EmittedRemap &r = remaps[i];
+  auto define = [&](const EmittedRemap &r, const std::string &f) {
     const rt::Plan &p = r.plan;
-    const std::string &f = names[i];
     if (r.general) {
       emitGeneralRemap(r, f, opts, os);
-      continue;
+      return;
     }
     std::vector<std::string> cycles = stepCycles(p);
     os << "\n// " << comment(r.description) << "\n"
@@ -725,24 +772,57 @@ void mapc::emitSource(const std::vector<EmittedRemap> &remaps,
        << (opts.onNetwork ? "executeNetworkPlan" : "executePlan")
        << "(machine, " << f << "_plan(), regions, {}, why);\n"
        << "}\n";
+  };
+  for (size_t i = 0; i < remaps.size(); ++i) {
+    const EmittedRemap &r = remaps[i];
+    const std::string &f = names[i];
+    if (r.stages.empty()) {
+      define(r, f);
+      continue;
+    }
+    for (size_t k = 0; k < r.stages.size(); ++k)
+      define(r.stages[k], stageName(f, k));
+    os << "\n// " << comment(r.description) << ", in stages\n"
+       << "bool " << f << "(" << machine << " &machine, std::string *why) {\n"
+       << "  return ";
+    for (size_t k = 0; k < r.stages.size(); ++k)
+      os << (k ? " &&\n         " : "") << stageName(f, k) << "(machine, why)";
+    os << ";\n}\n";
   }
   os << "\n";
   if (remaps.empty()) {
     os << "const RemapEntry *remaps() { return nullptr; }\n";
   } else {
+    auto entry = [&](const EmittedRemap &r, const std::string &f,
+                     const std::string &stages) {
+      os << "    {" << quoted(f) << ", " << quoted(r.label) << ", "
+         << quoted(r.array) << ", " << quoted(r.target) << ", "
+         << u64(r.srcBase) << ", " << u64(r.dstBase) << ", " << u64(r.dataSet)
+         << ", " << f << ", "
+         << (!r.stages.empty() ? std::string("nullptr, nullptr")
+             : r.general       ? "nullptr, " + f + "_plan"
+                               : f + "_plan, nullptr")
+         << ", " << i64(r.lowerBound) << ", "
+         << (r.stages.empty()
+                 ? std::string("nullptr, 0u")
+                 : stages + ", " + std::to_string(r.stages.size()) + "u")
+         << "},\n";
+    };
     os << "namespace {\n"
        << "// {name, label, array, target, srcBase, dstBase, dataSet, run, "
           "plan,\n"
-       << "//  generalPlan}\n"
-       << "const RemapEntry kRemaps[] = {\n";
+       << "//  generalPlan, lowerBound, stages, stageCount}\n";
+    for (size_t i = 0; i < remaps.size(); ++i) {
+      if (remaps[i].stages.empty())
+        continue;
+      os << "const RemapEntry " << names[i] << "_stages[] = {\n";
+      for (size_t k = 0; k < remaps[i].stages.size(); ++k)
+        entry(remaps[i].stages[k], stageName(names[i], k), "");
+      os << "};\n";
+    }
+    os << "const RemapEntry kRemaps[] = {\n";
     for (size_t i = 0; i < remaps.size(); ++i)
-      os << "    {" << quoted(names[i]) << ", " << quoted(remaps[i].label)
-         << ", " << quoted(remaps[i].array) << ", " << quoted(remaps[i].target)
-         << ", " << u64(remaps[i].srcBase) << ", " << u64(remaps[i].dstBase)
-         << ", " << u64(remaps[i].dataSet) << ", " << names[i] << ", "
-         << (remaps[i].general ? "nullptr, " + names[i] + "_plan"
-                               : names[i] + "_plan, nullptr")
-         << "},\n";
+      entry(remaps[i], names[i], names[i] + "_stages");
     os << "};\n"
        << "} // namespace\n\n"
        << "const RemapEntry *remaps() { return kRemaps; }\n";

@@ -40,6 +40,12 @@ struct EmittedRemap {
   /// (rt::storePattern's tag): the array's number in declaration order,
   /// from 1.
   uint64_t dataSet = 0;
+  /// The statement's lower bound (its plan's, or over its stages).
+  int64_t lowerBound = 0;
+  /// A statement in two stages (program/TwoStage.h): each a remap of its
+  /// own, emitted as FUNCTION_stageK, which FUNCTION runs in order; `plan`
+  /// and `general` are then unused.
+  std::vector<EmittedRemap> stages;
 };
 
 struct EmitOptions {
@@ -68,8 +74,11 @@ struct EmitOptions {
 /// target names, the regions' bases, the data set --run fills the array
 /// with, and pointers to FUNCTION (`bool (*)(Machine &, std::string *)`)
 /// and FUNCTION_plan (`plan` for a radix-2 or affine plan, `generalPlan`
-/// for a general one; the other is null). kMemoryBytes is at least
-/// opts.memoryBytes and at least what the regions of every remap reach.
+/// for a general one; the other is null), the statement's lower bound, and
+/// for a statement in two stages (both plans null) its stages' entries,
+/// each with its own function FUNCTION_stageK and plan. kMemoryBytes is at
+/// least opts.memoryBytes and at least what the regions of every remap
+/// reach.
 ///
 /// Function names that are not usable C++ identifiers, or that repeat, are
 /// changed (invalid characters to '_', a numeric suffix); emitHeader and

@@ -3,6 +3,8 @@
 
 #include "llvm/ADT/bit.h"
 
+#include <functional>
+
 using namespace mapc;
 
 namespace {
@@ -54,6 +56,50 @@ bool DigitMap::hasXor() const {
       if (d.xorMask)
         return true;
   return false;
+}
+
+std::optional<DigitMap> DigitMap::withoutXor() const {
+  DigitMap plain = *this;
+  std::vector<DeviceDigit *> rows;
+  for (auto *digits : {&plain.memory, &plain.pes})
+    for (DeviceDigit &d : *digits)
+      if (d.kind == DeviceDigit::Data)
+        rows.push_back(&d);
+  const size_t columns = dataBases.size();
+  if (rows.size() != columns || columns > 64)
+    return std::nullopt;
+  auto support = [&](size_t r) {
+    return rows[r]->xorMask | uint64_t(1) << rows[r]->index;
+  };
+  // Kuhn's augmenting paths, at most 64 rows: each row tries its own first
+  // data bit before the others.
+  std::vector<int> rowOf(columns, -1);
+  std::vector<char> seen;
+  std::function<bool(size_t)> place = [&](size_t r) {
+    uint64_t mask = support(r);
+    const unsigned first = unsigned(rows[r]->index);
+    for (int pass = 0; pass < 2; ++pass)
+      for (unsigned c = 0; c < columns; ++c) {
+        if (!(mask >> c & 1) || (pass == 0) != (c == first) || seen[c])
+          continue;
+        seen[c] = 1;
+        if (rowOf[c] < 0 || place(size_t(rowOf[c]))) {
+          rowOf[c] = int(r);
+          return true;
+        }
+      }
+    return false;
+  };
+  for (size_t r = 0; r < rows.size(); ++r) {
+    seen.assign(columns, 0);
+    if (!place(r))
+      return std::nullopt;
+  }
+  for (unsigned c = 0; c < columns; ++c) {
+    rows[size_t(rowOf[c])]->index = c;
+    rows[size_t(rowOf[c])]->xorMask = 0;
+  }
+  return plain;
 }
 
 int64_t DigitMap::memorySize() const { return product(memory); }

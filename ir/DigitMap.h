@@ -50,6 +50,15 @@ struct DigitMap {
   int64_t dataSize() const;
   /// Some device bit XORs several data bits (not a digit permutation).
   bool hasXor() const;
+  /// The bit map without XOR items closest to this one: each device bit
+  /// that XORs data bits keeps one of them (its first where it can), the
+  /// bits chosen so that every data bit is held once (a perfect matching
+  /// of the invertible matrix's rows to its columns, which a nonzero
+  /// determinant guarantees). Inversions, constants and `*` stay. The
+  /// stage between a layout with XOR items and one that is not a bit map
+  /// (docs/mixed-radix.md "Layouts with XOR items"). None when there is
+  /// no such matching: then the matrix is singular, which Sema rejects.
+  std::optional<DigitMap> withoutXor() const;
 
   /// The data index at linear device address `addr` (memory fastest), or -1.
   int64_t dataAt(int64_t addr) const;

@@ -108,11 +108,10 @@ void mapc::printKTileLayout(const std::string &name, const std::string &array,
   os << "};\n";
 }
 
-void mapc::printDigitMapLayout(const std::string &name,
-                               const std::string &array, const DigitMap &map,
-                               llvm::raw_ostream &os) {
-  os << "layout " << name << " of " << array << " = "
-     << (map.isBits ? "bits" : "digits") << " [";
+std::string mapc::digitMapText(const DigitMap &map) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << (map.isBits ? "bits" : "digits") << " [";
   auto section = [&](const char *label,
                      const std::vector<DeviceDigit> &digits) {
     os << label << ":";
@@ -134,5 +133,13 @@ void mapc::printDigitMapLayout(const std::string &name,
   section("p", map.pes);
   os << " | ";
   section("m", map.memory);
-  os << "];\n";
+  os << "]";
+  return os.str();
+}
+
+void mapc::printDigitMapLayout(const std::string &name,
+                               const std::string &array, const DigitMap &map,
+                               llvm::raw_ostream &os) {
+  os << "layout " << name << " of " << array << " = " << digitMapText(map)
+     << ";\n";
 }

@@ -13,6 +13,9 @@ namespace mapc {
 void printKTileLayout(const std::string &name, const std::string &array,
                       const KTile &tile, llvm::raw_ostream &os);
 
+/// A digit map in its own syntax, `bits [p: ... | m: ...]` or `digits [...]`.
+std::string digitMapText(const DigitMap &map);
+
 /// Prints a digit map in its own syntax (`bits [...]` or `digits [...]`).
 void printDigitMapLayout(const std::string &name, const std::string &array,
                          const DigitMap &map, llvm::raw_ostream &os);

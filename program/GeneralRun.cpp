@@ -251,14 +251,16 @@ void printDigitExchange(StepMove &move, unsigned elemBytes, bool inPlace,
 
 size_t mapc::printGeneralSteps(const rt::GeneralPlan &p, StepFigures how,
                                llvm::raw_ostream &os, int64_t minPerFamily,
-                               const rt::MachineShape *machine) {
+                               const rt::MachineShape *machine,
+                               size_t firstStep) {
   size_t walked = 0;
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const rt::GeneralStep &s = p.steps[i];
     StepMove move(p.layoutAfter(int(i) - 1), s.to, how, minPerFamily);
     const auto [moved, held] = move.movedAndHeld();
-    os << "  step " << (i + 1) << ": " << rt::generalStepKindName(s.kind)
-       << (s.inPlace ? " in place" : "") << ", " << moved << " of " << held
+    os << "  step " << (i + firstStep) << ": "
+       << rt::generalStepKindName(s.kind) << (s.inPlace ? " in place" : "")
+       << ", " << moved << " of " << held
        << " held cells take an element from another cell, " << s.predictedTicks
        << " ticks\n";
     os << "    why: " << s.why << "\n";
@@ -273,21 +275,23 @@ size_t mapc::printGeneralSteps(const rt::GeneralPlan &p, StepFigures how,
 
 void mapc::printGeneralPlan(const StatementPlan &sp, bool onNetwork,
                             llvm::raw_ostream &os,
-                            const rt::MachineShape *machine) {
+                            const rt::MachineShape *machine, size_t firstStep,
+                            const char *totalName) {
   const rt::GeneralPlan &p = *sp.general;
   os << sp.label << " (" << p.planner << " planner, " << p.elemBytes * 8
      << "-bit elements, " << (p.copy ? "copy" : "in place") << ")\n";
   printGeneralSteps(p, StepFigures::Counted, os, rt::kCountingMinPerFamily,
-                    machine);
+                    machine, firstStep);
   if (p.steps.empty())
     os << "  no data moves\n";
-  printPlanTotal(p.predictedTicks, p.lowerBound, onNetwork, os);
+  printPlanTotal(p.predictedTicks, p.lowerBound, onNetwork, os, totalName);
 }
 
 void mapc::printPlanTotal(int64_t predictedTicks, int64_t lowerBound,
-                          bool onNetwork, llvm::raw_ostream &os) {
+                          bool onNetwork, llvm::raw_ostream &os,
+                          const char *name) {
   double ratio = predictedTicks ? double(lowerBound) / predictedTicks : 1.0;
-  os << "  total: " << predictedTicks << " ticks (";
+  os << "  " << name << ": " << predictedTicks << " ticks (";
   if (onNetwork)
     os << "element transfers in sequence";
   else
@@ -299,7 +303,8 @@ void mapc::printPlanTotal(int64_t predictedTicks, int64_t lowerBound,
 }
 
 void mapc::traceGeneralPlan(const ProgramPlans &plans, const StatementPlan &sp,
-                            llvm::raw_ostream &os) {
+                            llvm::raw_ostream &os, unsigned stepOffset,
+                            bool showStart) {
   const rt::GeneralPlan &p = *sp.general;
   const std::string &array = sp.statement->array;
   // The plan runs as --run runs it, its own element size and regions (a
@@ -369,9 +374,9 @@ void mapc::traceGeneralPlan(const ProgramPlans &plans, const StatementPlan &sp,
       break;
     }
   }
-  for (size_t step = 0; step < stepsRun; ++step) {
+  for (size_t step = showStart ? 0 : 1; step < stepsRun; ++step) {
     const rt::TileMap &now = layouts[step];
-    os << "trace " << array << " step " << step << "\n";
+    os << "trace " << array << " step " << step + stepOffset << "\n";
     const int64_t slots = rt::slotsOf(now), count = now.deviceSize();
     for (int64_t a = 0; a < count; ++a) {
       if (a % slots)

@@ -16,7 +16,10 @@ namespace {
 
 /// Runs `p` again on a twin whose elements are their data indices and
 /// prints the array after every step.
+/// A later stage numbers its steps after `stepOffset` and leaves out the
+/// state before them (`showStart`).
 void traceNetworkPlan(const ProgramPlans &plans, const StatementPlan &sp,
+                      unsigned stepOffset, bool showStart,
                       llvm::raw_ostream &os) {
   const rt::Plan &p = sp.plan;
   const std::string &array = sp.statement->array;
@@ -26,7 +29,9 @@ void traceNetworkPlan(const ProgramPlans &plans, const StatementPlan &sp,
   wide.elemBytes = 8;
   rt::Regions r{{sp.srcBase * scale}, {sp.dstBase * scale}, {0}};
   auto show = [&](unsigned step) {
-    os << "trace " << array << " step " << step << "\n";
+    if (step == 0 && !showStart)
+      return;
+    os << "trace " << array << " step " << step + stepOffset << "\n";
     uint64_t base = step == 0 ? r.src.base : r.dst.base;
     printTraceRows(
         p.affineAfter(int(step) - 1), plans.network.nodeCount(),
@@ -52,23 +57,35 @@ bool mapc::runNetworkPlans(const ProgramPlans &plans, bool trace,
   rt::NetworkMachine machine(plans.network, plans.memoryBytes);
   RunBook book(
       plans, [&](unsigned node) { return machine.memory(node); }, os);
-  for (const StatementPlan &sp : plans.statements) {
-    setStatementInProgress(sp.statement);
-    book.before(sp);
-    if (trace && book.traceable(sp, plans.network.nodeCount())) {
-      if (sp.general)
-        traceGeneralPlan(plans, sp, os);
-      else
-        traceNetworkPlan(plans, sp, os);
+  for (const StatementPlan &statement : plans.statements) {
+    setStatementInProgress(statement.statement);
+    book.before(statement);
+    if (trace && book.traceable(statement, plans.network.nodeCount())) {
+      // Stages as in runPlans: steps numbered on, one state between them.
+      unsigned offset = 0;
+      bool first = true;
+      for (const StatementPlan &sp : stagesOf(statement)) {
+        if (sp.general)
+          traceGeneralPlan(plans, sp, os, offset, first);
+        else
+          traceNetworkPlan(plans, sp, offset, first, os);
+        offset += unsigned(stepCount(sp));
+        first = false;
+      }
     }
     int64_t before = machine.ledger().cycles;
     std::string why;
-    rt::Regions regions{{sp.srcBase}, {sp.dstBase}, {0}};
-    bool ran =
-        sp.general
-            ? rt::executeGeneralPlan(machine, *sp.general, regions, {}, &why)
-            : rt::executeNetworkPlan(machine, sp.plan, regions, {}, &why);
-    book.after(sp, ran, why, machine.ledger().cycles - before);
+    bool ran = true;
+    for (const StatementPlan &sp : stagesOf(statement)) {
+      rt::Regions regions{{sp.srcBase}, {sp.dstBase}, {0}};
+      ran =
+          sp.general
+              ? rt::executeGeneralPlan(machine, *sp.general, regions, {}, &why)
+              : rt::executeNetworkPlan(machine, sp.plan, regions, {}, &why);
+      if (!ran)
+        break;
+    }
+    book.after(statement, ran, why, machine.ledger().cycles - before);
   }
   if (memoryDigest)
     book.digest(machine.memoryBytes(), "node", rt::memoryDigest(machine));

@@ -1,10 +1,13 @@
 //===- ProgramRun.cpp -----------------------------------------------------===//
 #include "ProgramRun.h"
 #include "Progress.h"
+#include "TwoStage.h"
 
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/Execute.h"
 #include "mapc/runtime/General.h"
+#include "mapc/runtime/NetworkExecute.h"
+#include "mapc/runtime/NetworkReplication.h"
 #include "passes/AffinePlanner.h"
 #include "passes/GeneralPlanner.h"
 #include "passes/NetworkGeneralPlanner.h"
@@ -12,6 +15,7 @@
 #include "passes/RemapCycles.h"
 #include "passes/RemapSpec.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 
 #include <ctime>
@@ -58,6 +62,21 @@ static std::string affineCycles(const rt::Plan &plan) {
     else
       rest = rest.then(st.move);
   return remapText(exchanges, rest, plan.source);
+}
+
+/// Do two bit maps hold the same data bit, inverted alike, in every device
+/// bit?
+static bool sameBitMap(const IndexBitMap &a, const IndexBitMap &b) {
+  if (a.memoryBits != b.memoryBits || a.peBits != b.peBits ||
+      a.dataBits != b.dataBits || a.bits.size() != b.bits.size())
+    return false;
+  for (size_t i = 0; i < a.bits.size(); ++i)
+    if (a.bits[i].enabled != b.bits[i].enabled ||
+        a.bits[i].dataBit != b.bits[i].dataBit ||
+        a.bits[i].value != b.bits[i].value ||
+        a.bits[i].alsoXor != b.bits[i].alsoXor)
+      return false;
+  return true;
 }
 
 /// Does `plan` write through the scratch region? rt::executePlan sends an
@@ -166,15 +185,43 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   // Gray-coded layouts give affine maps (001), planned by planAffineRemap.
   // Layouts that are not bit maps, or a machine that is not radix 2, take
   // the general planner (003 ch. 6) with the layouts' k-Tile index maps.
+  /// A bit map a statement in two stages may go through.
+  struct ViaCandidate {
+    IndexBitMap bits;
+    rt::TileMap tiles;
+    std::string name; ///< for the stages' labels: its text or its layout
+    std::string text; ///< for --emit=plan's header: what it is
+  };
   struct Pending {
     const Statement *st;
     IndexBitMap src, dst;
     std::optional<rt::TileMap> generalSrc, generalDst;
+    /// Two stages (TwoStage.h): `via` is the layout with XOR items without
+    /// them (the bound's tables come from it), and `vias` the bit maps the
+    /// stages may go through, it first. `src` (affine first) or `dst` is
+    /// the layout with XOR items, `generalDst` or `generalSrc` the other.
+    std::optional<XorStage> via;
+    bool affineFirst = false;
+    std::vector<ViaCandidate> vias;
   };
   std::vector<Pending> pending;
   int64_t generalSlots = 0, generalCells = 0;
   llvm::SMLoc generalAt; // the general statement with the most cells
   llvm::SMLoc widestAt;  // the statement with the most memory bits
+  auto countGeneral = [&](const Statement &st, const rt::TileMap &src,
+                          const rt::TileMap &dst) {
+    generalSlots = std::max({generalSlots, rt::slotsOf(src), rt::slotsOf(dst)});
+    if (std::max(src.deviceSize(), dst.deviceSize()) > generalCells)
+      generalAt = st.loc;
+    generalCells = std::max({generalCells, src.deviceSize(), dst.deviceSize()});
+  };
+  auto countBits = [&](const Statement &st, const IndexBitMap &src,
+                       const IndexBitMap &dst) {
+    unsigned stBits = std::max(src.memoryBits, dst.memoryBits);
+    if (stBits > out.mBits || !widestAt.isValid())
+      widestAt = st.loc;
+    out.mBits = std::max(out.mBits, stBits);
+  };
   bool ok = true;
   for (const Statement &st : program.statements) {
     if (st.from < 0 || st.to < 0)
@@ -186,45 +233,93 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
       auto dst = program.layouts[st.to].tileMap();
       if (!src || !dst) {
         // A layout with XOR items has no k-Tile form (the general planner's
-        // rt::TileMap): it is planned only as a GF(2)-affine map, against
-        // another bit map on a power-of-two machine (001).
-        const std::string &xorLayout =
-            program.layouts[src ? st.to : st.from].name;
+        // rt::TileMap): it is GF(2)-affine (001), which needs a power-of-two
+        // machine. Against a layout that is not a bit map it is planned in
+        // two stages through a bit map without XOR items (TwoStage.h).
+        const Layout &xorLayout = program.layouts[src ? st.to : st.from];
+        std::variant<XorStage, std::string> stage =
+            !out.radix2  ? std::string(why ? *why
+                                           : "its layouts XOR data bits, which "
+                                              "needs a power-of-two machine")
+            : src || dst ? xorStageOf(xorLayout)
+                         : std::string(*why);
+        if (auto *via = std::get_if<XorStage>(&stage)) {
+          Pending two{&st, {}, {}, std::nullopt, std::nullopt, *via, !src, {}};
+          const IndexBitMap xorBits =
+              std::get<IndexBitMap>(toAffineBitMap(xorLayout));
+          (two.affineFirst ? two.src : two.dst) = xorBits;
+          (two.affineFirst ? two.generalDst : two.generalSrc) =
+              two.affineFirst ? *dst : *src;
+          const rt::TileMap &other = two.affineFirst ? *dst : *src;
+          two.vias.push_back(
+              {via->bits, via->tiles, via->text,
+               via->text + ", " + xorLayout.name + " without its XOR items"});
+          // The other bit maps of the array the program has, priced too:
+          // one nearer the other layout can make the general stage cheaper
+          // than the affine stage's saving. Only those no larger than the
+          // statement's own layouts, so that they add no memory.
+          const int64_t slots =
+              std::max(rt::slotsOf(via->tiles), rt::slotsOf(other));
+          for (const Layout &l : program.layouts) {
+            if (two.vias.size() > kMaxViaCandidates)
+              break;
+            if (l.array != xorLayout.array || &l == &xorLayout)
+              continue;
+            auto bits = toIndexBitMap(l);
+            auto tiles = l.tileMap();
+            auto *b = std::get_if<IndexBitMap>(&bits);
+            if (!b || !tiles || b->memoryBits > xorBits.memoryBits ||
+                b->peBits > xorBits.peBits || rt::slotsOf(*tiles) > slots ||
+                tiles->dataSize() != via->tiles.dataSize())
+              continue;
+            bool seen = false;
+            for (const ViaCandidate &c : two.vias)
+              seen |= sameBitMap(c.bits, *b);
+            if (!seen)
+              two.vias.push_back(
+                  {*b, *tiles, "layout " + l.name, "layout " + l.name});
+          }
+          countBits(st, xorBits, via->bits);
+          countGeneral(st, via->tiles, other);
+          pending.push_back(std::move(two));
+          continue;
+        }
         std::string note =
             !out.radix2
                 ? "a layout with XOR items is GF(2)-affine: both layouts "
                   "must be bit maps on a power-of-two " +
                       std::string(out.onNetwork ? "mesh or hypercube (001)"
                                                 : "PE grid (001)")
-                : "a layout with XOR items ('" + xorLayout +
-                      "') has no k-Tile form, so it is remapped only to and "
-                      "from bit maps; remap through a bit map without XOR "
-                      "items first (a Gray code is a k-Tile with 'e = [g]')";
-        diags.error(
-            st.loc,
-            "cannot plan this statement: " +
-                (why ? *why
-                     : std::string("its layouts XOR data bits, which needs a "
-                                   "power-of-two machine")),
-            note);
+                : "remap through a layout without XOR items or '*' first (a "
+                  "Gray code is a k-Tile with 'e = [g]')";
+        diags.error(st.loc,
+                    "cannot plan this statement: " +
+                        std::get<std::string>(stage),
+                    note);
         ok = false;
         continue;
       }
-      generalSlots =
-          std::max({generalSlots, rt::slotsOf(*src), rt::slotsOf(*dst)});
-      if (std::max(src->deviceSize(), dst->deviceSize()) > generalCells)
-        generalAt = st.loc;
-      generalCells =
-          std::max({generalCells, src->deviceSize(), dst->deviceSize()});
-      pending.push_back({&st, {}, {}, std::move(src), std::move(dst)});
+      countGeneral(st, *src, *dst);
+      pending.push_back({&st,
+                         {},
+                         {},
+                         std::move(src),
+                         std::move(dst),
+                         std::nullopt,
+                         false,
+                         {}});
       continue;
     }
     const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
-    pending.push_back({&st, m.src, m.dst, std::nullopt, std::nullopt});
-    unsigned stBits = std::max(m.src.memoryBits, m.dst.memoryBits);
-    if (stBits > out.mBits || !widestAt.isValid())
-      widestAt = st.loc;
-    out.mBits = std::max(out.mBits, stBits);
+    pending.push_back({&st,
+                       m.src,
+                       m.dst,
+                       std::nullopt,
+                       std::nullopt,
+                       std::nullopt,
+                       false,
+                       {}});
+    countBits(st, m.src, m.dst);
   }
   if (!ok)
     return false;
@@ -343,26 +438,28 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     sp.label = statementLabel(program, st);
     sp.function = statementFunction(st, ++counter);
     planning.update(counter - 1, sp.label);
-    std::string why;
-    if (p.generalSrc) {
-      // Layouts that are not both radix-2 bit maps (003 ch. 6): routed on
-      // a network machine, priced methods on the MasPar.
+    // The general planner (003 ch. 6), between TileMaps: routed on a
+    // network machine, priced methods on the MasPar.
+    // `report`: say why at the statement when it fails (a candidate stage
+    // of a statement in two stages fails quietly).
+    auto planGeneral = [&](const rt::TileMap &src, const rt::TileMap &dst,
+                           bool stageCopy,
+                           bool report) -> std::optional<rt::GeneralPlan> {
       std::variant<rt::GeneralPlan, std::string> planned;
-      const double cpuBefore = threadCpuMs();
       if (out.onNetwork) {
         NetworkGeneralPlanRequest nr;
-        nr.src = *p.generalSrc;
-        nr.dst = *p.generalDst;
+        nr.src = src;
+        nr.dst = dst;
         nr.elemBytes = elemBytes;
-        nr.copy = copy;
+        nr.copy = stageCopy;
         nr.shape = out.network;
         planned = planNetworkGeneralRemap(nr);
       } else {
         GeneralPlanRequest gr;
-        gr.src = *p.generalSrc;
-        gr.dst = *p.generalDst;
+        gr.src = src;
+        gr.dst = dst;
         gr.elemBytes = elemBytes;
-        gr.copy = copy;
+        gr.copy = stageCopy;
         gr.shape = out.shape;
         // No room for a scratch copy in the simulator: plans in place only
         // (003 6.3.9's bounded-stack brute force among them). When the
@@ -374,18 +471,19 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
         // below, at the statement.
         uint64_t simulatedPerPe =
             kMaxSimulatedBytes / uint64_t(out.shape.peCount());
-        gr.noScratch =
-            out.scratchBase <= simulatedPerPe &&
-            out.scratchBase + region > simulatedPerPe &&
-            p.generalSrc->deviceSize() <= kMaxInPlaceBruteForceCells &&
-            p.generalDst->deviceSize() <= kMaxInPlaceBruteForceCells;
+        gr.noScratch = out.scratchBase <= simulatedPerPe &&
+                       out.scratchBase + region > simulatedPerPe &&
+                       src.deviceSize() <= kMaxInPlaceBruteForceCells &&
+                       dst.deviceSize() <= kMaxInPlaceBruteForceCells;
         // A layout between the two (003 6.3.2) may fill the region.
         gr.maxSlots = int64_t(region / elemBytes);
         planned = planGeneralRemap(gr);
       }
       if (auto *e = std::get_if<std::string>(&planned)) {
-        bool tooLarge = p.generalSrc->deviceSize() > kMaxGeneralCells ||
-                        p.generalDst->deviceSize() > kMaxGeneralCells;
+        if (!report)
+          return std::nullopt;
+        bool tooLarge = src.deviceSize() > kMaxGeneralCells ||
+                        dst.deviceSize() > kMaxGeneralCells;
         diags.error(st.loc, "cannot plan this statement: " + *e,
                     tooLarge
                         ? "plan a smaller instance here; the functions of "
@@ -393,66 +491,66 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
                     : out.onNetwork
                         ? "both layouts must fit the machine's memory and nodes"
                         : "both layouts must fit the machine's memory and PEs");
-        ok = false;
-        continue;
+        return std::nullopt;
       }
-      sp.planningCpuMs = threadCpuMs() - cpuBefore;
-      sp.general = std::move(std::get<rt::GeneralPlan>(planned));
-      sp.srcBase = out.arrayBase[st.array];
-      sp.dstBase = out.arrayBase[copy ? st.target : st.array];
-      out.statements.push_back(std::move(sp));
-      continue;
-    }
-    auto take = [&](std::variant<rt::Plan, std::string> planned) {
-      if (auto *e = std::get_if<std::string>(&planned))
-        why = *e;
-      else
-        sp.plan = std::move(std::get<rt::Plan>(planned));
+      return std::move(std::get<rt::GeneralPlan>(planned));
     };
-    // Widened to the machine; fails, saying so, if a layout does not fit.
-    auto src = toRuntimeAffine(p.src, out.mBits, pBits);
-    auto dst = toRuntimeAffine(p.dst, out.mBits, pBits);
-    if (auto *e = std::get_if<std::string>(&src))
-      why = *e;
-    else if (auto *e = std::get_if<std::string>(&dst))
-      why = *e;
-    else if (out.onNetwork) {
-      NetworkPlanRequest nr;
-      nr.src = std::get<rt::AffineLayout>(src);
-      nr.dst = std::get<rt::AffineLayout>(dst);
-      nr.elemBytes = elemBytes;
-      nr.copy = copy;
-      nr.shape = out.network;
-      nr.exchangeStart = exchangeStart;
-      take(planNetworkRemap(nr));
-      sp.cycles = why.empty() ? affineCycles(sp.plan) : "";
-    } else if (!p.src.isPermutation() || !p.dst.isPermutation()) {
-      AffinePlanRequest ar;
-      ar.src = std::get<rt::AffineLayout>(src);
-      ar.dst = std::get<rt::AffineLayout>(dst);
-      ar.elemBytes = elemBytes;
-      ar.copy = copy;
-      ar.shape = out.shape;
-      ar.exchangeStart = exchangeStart;
-      take(planAffineRemap(ar, kind));
-      sp.cycles = why.empty() ? affineCycles(sp.plan) : "";
-    } else {
-      PlanRequest req;
-      req.src = *std::get<rt::AffineLayout>(src).asBitLayout();
-      req.dst = *std::get<rt::AffineLayout>(dst).asBitLayout();
-      req.elemBytes = elemBytes;
-      req.copy = copy;
-      req.shape = out.shape;
-      take(planRemap(req, kind));
-      // Layouts of different devices are planned widened to the machine,
-      // but their cycles are not written: say why, not "(none)".
-      auto cycles = remapCycles(p.src, p.dst);
-      if (auto *c = std::get_if<std::vector<Cycle>>(&cycles))
-        sp.cycles = formatCycles(p.src, *c);
-      else
-        sp.cycles = "no cycle notation: " + std::get<std::string>(cycles);
-    }
-    if (!why.empty()) {
+    // The radix-2 and affine planners (003 ch. 4-5, 001), between bit maps;
+    // sets the plan's cycles text.
+    auto planBits = [&](const IndexBitMap &srcBits, const IndexBitMap &dstBits,
+                        bool stageCopy, StatementPlan &into, bool report) {
+      std::string why;
+      auto take = [&](std::variant<rt::Plan, std::string> planned) {
+        if (auto *e = std::get_if<std::string>(&planned))
+          why = *e;
+        else
+          into.plan = std::move(std::get<rt::Plan>(planned));
+      };
+      // Widened to the machine; fails, saying so, if a layout does not fit.
+      auto src = toRuntimeAffine(srcBits, out.mBits, pBits);
+      auto dst = toRuntimeAffine(dstBits, out.mBits, pBits);
+      if (auto *e = std::get_if<std::string>(&src))
+        why = *e;
+      else if (auto *e = std::get_if<std::string>(&dst))
+        why = *e;
+      else if (out.onNetwork) {
+        NetworkPlanRequest nr;
+        nr.src = std::get<rt::AffineLayout>(src);
+        nr.dst = std::get<rt::AffineLayout>(dst);
+        nr.elemBytes = elemBytes;
+        nr.copy = stageCopy;
+        nr.shape = out.network;
+        nr.exchangeStart = exchangeStart;
+        take(planNetworkRemap(nr));
+        into.cycles = why.empty() ? affineCycles(into.plan) : "";
+      } else if (!srcBits.isPermutation() || !dstBits.isPermutation()) {
+        AffinePlanRequest ar;
+        ar.src = std::get<rt::AffineLayout>(src);
+        ar.dst = std::get<rt::AffineLayout>(dst);
+        ar.elemBytes = elemBytes;
+        ar.copy = stageCopy;
+        ar.shape = out.shape;
+        ar.exchangeStart = exchangeStart;
+        take(planAffineRemap(ar, kind));
+        into.cycles = why.empty() ? affineCycles(into.plan) : "";
+      } else {
+        PlanRequest req;
+        req.src = *std::get<rt::AffineLayout>(src).asBitLayout();
+        req.dst = *std::get<rt::AffineLayout>(dst).asBitLayout();
+        req.elemBytes = elemBytes;
+        req.copy = stageCopy;
+        req.shape = out.shape;
+        take(planRemap(req, kind));
+        // Layouts of different devices are planned widened to the machine,
+        // but their cycles are not written: say why, not "(none)".
+        auto cycles = remapCycles(srcBits, dstBits);
+        if (auto *c = std::get_if<std::vector<Cycle>>(&cycles))
+          into.cycles = formatCycles(srcBits, *c);
+        else
+          into.cycles = "no cycle notation: " + std::get<std::string>(cycles);
+      }
+      if (why.empty() || !report)
+        return why.empty();
       // The one reason that is not the layouts': --exchange-start past
       // the PE bits (ExchangeDecomposition.cpp).
       const bool startTooHigh =
@@ -461,23 +559,121 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
                   startTooHigh
                       ? exchangeStartHint(pBits)
                       : "both layouts must fit the machine's memory and PEs");
+      return false;
+    };
+    const uint64_t srcBase = out.arrayBase[st.array];
+    const uint64_t dstBase = out.arrayBase[copy ? st.target : st.array];
+    if (p.via) {
+      // The first stage moves the array (a copy writes the target), the
+      // second works in place where the first left it. Every candidate bit
+      // map is planned; the cheapest total wins, the first of equals. If
+      // none plans, the first is planned again to say why.
+      const double cpuBefore = threadCpuMs();
+      std::optional<std::pair<StatementPlan, StatementPlan>> best;
+      int64_t bestTicks = 0;
+      for (size_t c = 0; c <= p.vias.size(); ++c) {
+        const bool report = c == p.vias.size();
+        if (report && best)
+          break;
+        const ViaCandidate &via = p.vias[report ? 0 : c];
+        StatementPlan first = sp, second = sp;
+        first.label =
+            "  stage 1: " + program.layouts[st.from].name + " -> " + via.name;
+        second.label =
+            "  stage 2: " + via.name + " -> " + program.layouts[st.to].name;
+        first.srcBase = srcBase;
+        first.dstBase = second.srcBase = second.dstBase = dstBase;
+        StatementPlan &affine = p.affineFirst ? first : second;
+        StatementPlan &general = p.affineFirst ? second : first;
+        if (!planBits(p.affineFirst ? p.src : via.bits,
+                      p.affineFirst ? via.bits : p.dst, p.affineFirst && copy,
+                      affine, report)) {
+          if (report)
+            break;
+          continue;
+        }
+        general.general = planGeneral(p.affineFirst ? via.tiles : *p.generalSrc,
+                                      p.affineFirst ? *p.generalDst : via.tiles,
+                                      !p.affineFirst && copy, report);
+        if (!general.general) {
+          if (report)
+            break;
+          continue;
+        }
+        const int64_t ticks =
+            predictedTicksOf(first) + predictedTicksOf(second);
+        if (!report)
+          sp.viaPrices += std::string(sp.viaPrices.empty() ? "" : "; ") +
+                          via.text + ": " + std::to_string(ticks) + " ticks";
+        if (!best || ticks < bestTicks) {
+          best.emplace(std::move(first), std::move(second));
+          bestTicks = ticks;
+          sp.via = via.text;
+        }
+      }
+      if (!best) {
+        ok = false;
+        continue;
+      }
+      const rt::TileMap &from = p.affineFirst ? p.via->tiles : *p.generalSrc;
+      const rt::TileMap &to = p.affineFirst ? *p.generalDst : p.via->tiles;
+      const std::vector<uint32_t> sources = p.affineFirst
+                                                ? sourcesFromXor(*p.via, to)
+                                                : sourcesToXor(from, *p.via);
+      if (out.onNetwork) {
+        std::vector<std::pair<int64_t, int64_t>> cells;
+        if (to.replicates())
+          cells = rt::replicaCells(to, sources);
+        sp.stagesLowerBound =
+            rt::networkGeneralLowerBound(out.network, from, to, &sources,
+                                         to.replicates() ? &cells : nullptr);
+      } else {
+        sp.stagesLowerBound = rt::generalLowerBound(
+            from, to, elemBytes, copy, out.shape, rt::CostModel{}, &sources);
+      }
+      sp.srcBase = srcBase;
+      sp.dstBase = dstBase;
+      sp.stages.push_back(std::move(best->first));
+      sp.stages.push_back(std::move(best->second));
+      sp.planningCpuMs = threadCpuMs() - cpuBefore;
+      out.statements.push_back(std::move(sp));
+      continue;
+    }
+    sp.srcBase = srcBase;
+    sp.dstBase = dstBase;
+    if (p.generalSrc) {
+      const double cpuBefore = threadCpuMs();
+      sp.general = planGeneral(*p.generalSrc, *p.generalDst, copy, true);
+      if (!sp.general) {
+        ok = false;
+        continue;
+      }
+      sp.planningCpuMs = threadCpuMs() - cpuBefore;
+      out.statements.push_back(std::move(sp));
+      continue;
+    }
+    if (!planBits(p.src, p.dst, copy, sp, true)) {
       ok = false;
       continue;
     }
-    sp.srcBase = out.arrayBase[st.array];
-    sp.dstBase = out.arrayBase[copy ? st.target : st.array];
     out.statements.push_back(std::move(sp));
   }
   for (const StatementPlan &sp : out.statements) {
-    bool needs =
-        sp.general ? planNeedsScratch(*sp.general) : planNeedsScratch(sp.plan);
+    bool needs = false;
+    for (const StatementPlan &stage : stagesOf(sp))
+      needs |= stage.general ? planNeedsScratch(*stage.general)
+                             : planNeedsScratch(stage.plan);
     if (!needs || out.memoryBytes > out.scratchBase)
       continue;
     out.memoryBytes = out.scratchBase + region;
     if (simulating && out.memoryBytes > kMaxSimulatedBytes / nodes) {
       // A MasPar general plan writes it here only when its layouts exceed
       // kMaxInPlaceBruteForceCells (noScratch above).
-      const bool tooBigInPlace = sp.general && !out.onNetwork;
+      const bool tooBigInPlace =
+          !out.onNetwork &&
+          llvm::any_of(stagesOf(sp), [](const StatementPlan &stage) {
+            return stage.general.has_value();
+          });
       diags.error(
           sp.statement->loc,
           std::string(what) +
@@ -512,59 +708,117 @@ static const char *underBoundReason(const rt::Plan &p) {
          "prices as indirect";
 }
 
-void mapc::printPlans(const ProgramPlans &plans, llvm::raw_ostream &os) {
-  for (const StatementPlan &sp : plans.statements) {
-    if (sp.general) {
-      printGeneralPlan(sp, plans.onNetwork, os,
-                       plans.onNetwork ? nullptr : &plans.shape);
+/// --emit=plan's text for a radix-2 or affine plan; a stage of a statement
+/// numbers its steps from `firstStep` and names its total `totalName`.
+static void printBitPlan(const ProgramPlans &plans, const StatementPlan &sp,
+                         size_t firstStep, const char *totalName,
+                         llvm::raw_ostream &os) {
+  const rt::Plan &p = sp.plan;
+  os << sp.label << " (" << p.planner << " planner, " << p.elemBytes * 8
+     << "-bit elements, " << (p.copy ? "copy" : "in place") << ")\n";
+  os << "  cycles: " << (sp.cycles.empty() ? "(none)" : sp.cycles) << "\n";
+  rt::BitLayout now = p.source;
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    const rt::Step &s = p.steps[i];
+    os << "  step " << (i + firstStep) << ": " << rt::stepKindName(s.kind)
+       << " ";
+    if (s.kind == rt::StepKind::Exchange) {
+      for (size_t k = 0; k < s.exchanges[0].size(); ++k)
+        os << (k ? ", [" : "[")
+           << formatExchange(s.exchanges[0][k], p.source.mBits) << "]";
+      if (!s.schedule.empty())
+        os << ", " << s.schedule << " schedule";
+      if (s.exchanges.size() > 1)
+        os << " (" << s.exchanges.size() << " data sets)";
+      rt::AffineLayout before = p.affineAfter(int(i) - 1);
+      os << ", " << rt::countMoved(before, s.exchangeMove(before.bits()))
+         << " of " << before.heldCount() << " elements move, "
+         << s.predictedTicks << " ticks\n";
+      os << "    why: " << s.why << "\n";
       continue;
     }
-    const rt::Plan &p = sp.plan;
-    os << sp.label << " (" << p.planner << " planner, " << p.elemBytes * 8
-       << "-bit elements, " << (p.copy ? "copy" : "in place") << ")\n";
-    os << "  cycles: " << (sp.cycles.empty() ? "(none)" : sp.cycles) << "\n";
-    rt::BitLayout now = p.source;
-    for (size_t i = 0; i < p.steps.size(); ++i) {
-      const rt::Step &s = p.steps[i];
-      os << "  step " << (i + 1) << ": " << rt::stepKindName(s.kind) << " ";
-      if (s.kind == rt::StepKind::Exchange) {
-        for (size_t k = 0; k < s.exchanges[0].size(); ++k)
-          os << (k ? ", [" : "[")
-             << formatExchange(s.exchanges[0][k], p.source.mBits) << "]";
-        if (!s.schedule.empty())
-          os << ", " << s.schedule << " schedule";
-        if (s.exchanges.size() > 1)
-          os << " (" << s.exchanges.size() << " data sets)";
-        rt::AffineLayout before = p.affineAfter(int(i) - 1);
-        os << ", " << rt::countMoved(before, s.exchangeMove(before.bits()))
-           << " of " << before.heldCount() << " elements move, "
-           << s.predictedTicks << " ticks\n";
-        os << "    why: " << s.why << "\n";
-        continue;
-      }
-      os << rt::formatMove(s.move, now);
-      os << ", " << (p.elemBytes << s.chunkBits) * 8 << "-bit chunks";
-      if (s.kind == rt::StepKind::Router)
-        os << (s.clustered ? ", one connection per cluster pair"
-                           : ", one connection per PE");
-      os << ", " << s.predictedTicks << " ticks\n";
-      os << "    why: " << s.why << "\n";
-      now = s.move.applyTo(now);
+    os << rt::formatMove(s.move, now);
+    os << ", " << (p.elemBytes << s.chunkBits) * 8 << "-bit chunks";
+    if (s.kind == rt::StepKind::Router)
+      os << (s.clustered ? ", one connection per cluster pair"
+                         : ", one connection per PE");
+    os << ", " << s.predictedTicks << " ticks\n";
+    os << "    why: " << s.why << "\n";
+    now = s.move.applyTo(now);
+  }
+  if (p.steps.empty())
+    os << "  no data moves\n";
+  printPlanTotal(p.predictedTicks, p.lowerBound, plans.onNetwork, os,
+                 totalName);
+  if (p.ticksAreBound)
+    os << "  note: the total is an upper bound: a disabled bit leaves "
+          "PEs or slots without data, priced as if they held it, and at "
+          "more than 2^"
+       << kMaxLedgerPricedBits
+       << " device cells the plan is not priced by running it; --run "
+          "gives the ticks\n";
+  if (!plans.onNetwork && p.predictedTicks < p.lowerBound)
+    os << "  note: the bound covers plans that send every element once "
+          "through the router (003 fig. 5.4); "
+       << underBoundReason(p) << " (docs/cost-model.md)\n";
+}
+
+size_t mapc::stepCount(const StatementPlan &sp) {
+  return sp.general ? sp.general->steps.size() : sp.plan.steps.size();
+}
+
+int64_t mapc::predictedTicksOf(const StatementPlan &sp) {
+  if (sp.stages.empty())
+    return sp.general ? sp.general->predictedTicks : sp.plan.predictedTicks;
+  int64_t ticks = 0;
+  for (const StatementPlan &stage : sp.stages)
+    ticks += predictedTicksOf(stage);
+  return ticks;
+}
+
+int64_t mapc::lowerBoundOf(const StatementPlan &sp) {
+  if (!sp.stages.empty())
+    return sp.stagesLowerBound;
+  return sp.general ? sp.general->lowerBound : sp.plan.lowerBound;
+}
+
+void mapc::printPlans(const ProgramPlans &plans, llvm::raw_ostream &os) {
+  const rt::MachineShape *machine = plans.onNetwork ? nullptr : &plans.shape;
+  for (const StatementPlan &sp : plans.statements) {
+    if (sp.stages.empty()) {
+      if (sp.general)
+        printGeneralPlan(sp, plans.onNetwork, os, machine);
+      else
+        printBitPlan(plans, sp, 1, "total", os);
+      continue;
     }
-    if (p.steps.empty())
-      os << "  no data moves\n";
-    printPlanTotal(p.predictedTicks, p.lowerBound, plans.onNetwork, os);
-    if (p.ticksAreBound)
-      os << "  note: the total is an upper bound: a disabled bit leaves "
-            "PEs or slots without data, priced as if they held it, and at "
-            "more than 2^"
-         << kMaxLedgerPricedBits
-         << " device cells the plan is not priced by running it; --run "
-            "gives the ticks\n";
-    if (!plans.onNetwork && p.predictedTicks < p.lowerBound)
-      os << "  note: the bound covers plans that send every element once "
-            "through the router (003 fig. 5.4); "
-         << underBoundReason(p) << " (docs/cost-model.md)\n";
+    // Two stages (TwoStage.h): each its own plan, steps numbered on, then
+    // the statement's total and its bound over the whole remap.
+    const bool affineFirst = !sp.stages.front().general;
+    os << sp.label << " (in two stages through " << sp.via << ": "
+       << (affineFirst ? "a GF(2)-affine plan (001), then a general one (003 "
+                         "ch. 6)"
+                       : "a general plan (003 ch. 6), then a GF(2)-affine one "
+                         "(001)");
+    os << ")\n";
+    if (sp.viaPrices.find("; ") != std::string::npos)
+      os << "  why: the cheapest of the bit maps priced: " << sp.viaPrices
+         << "\n";
+    size_t firstStep = 1;
+    for (const StatementPlan &stage : sp.stages) {
+      if (stage.general)
+        printGeneralPlan(stage, plans.onNetwork, os, machine, firstStep,
+                         "stage total");
+      else
+        printBitPlan(plans, stage, firstStep, "stage total", os);
+      firstStep += stepCount(stage);
+    }
+    const int64_t ticks = predictedTicksOf(sp), bound = lowerBoundOf(sp);
+    printPlanTotal(ticks, bound, plans.onNetwork, os);
+    if (ticks < bound)
+      os << "  note: the bound covers plans that cross between PEs by "
+            "router sends only; the affine stage's xnet steps beat it "
+            "(docs/cost-model.md)\n";
   }
 }
 
@@ -586,10 +840,11 @@ void mapc::printTraceRows(
   }
 }
 
-void RunBook::before(const StatementPlan &sp) {
-  const std::string &array = sp.statement->array;
+void RunBook::before(const StatementPlan &statement) {
+  const std::string &array = statement.statement->array;
   if (filled[array])
     return;
+  const StatementPlan &sp = stagesOf(statement).front();
   const rt::Plan &p = sp.plan;
   if (sp.general)
     rt::storePattern(memoryOf, sp.general->source, sp.general->elemBytes,
@@ -600,8 +855,10 @@ void RunBook::before(const StatementPlan &sp) {
   filled[array] = true;
 }
 
-void RunBook::after(const StatementPlan &sp, bool ran, const std::string &why,
-                    int64_t ticks) {
+void RunBook::after(const StatementPlan &statement, bool ran,
+                    const std::string &why, int64_t ticks) {
+  // A statement in stages ends where its last stage does.
+  const StatementPlan &sp = stagesOf(statement).back();
   const rt::Plan &p = sp.plan;
   const Statement &st = *sp.statement;
   bool copy = st.kind == Statement::Copy;
@@ -613,10 +870,9 @@ void RunBook::after(const StatementPlan &sp, bool ran, const std::string &why,
     return memoryOf(node);
   };
   uint64_t bad = 0, elements = 0;
-  int64_t bound = p.lowerBound;
+  const int64_t bound = lowerBoundOf(statement);
   if (sp.general) {
     const rt::GeneralPlan &g = *sp.general;
-    bound = g.lowerBound;
     elements = uint64_t(g.dest.dataSize());
     if (ran)
       bad = rt::countMismatches(readOnly, g.dest, g.elemBytes, sp.dstBase,
@@ -628,7 +884,7 @@ void RunBook::after(const StatementPlan &sp, bool ran, const std::string &why,
       bad = rt::countMismatches(readOnly, dest, p.elemBytes, sp.dstBase,
                                 tag[holder]);
   }
-  os << sp.label << ": ";
+  os << statement.label << ": ";
   if (!ran) {
     os << "MISMATCH, the plan failed: " << why << "\n";
     good = false;
@@ -642,12 +898,15 @@ void RunBook::after(const StatementPlan &sp, bool ran, const std::string &why,
   }
 }
 
-bool RunBook::traceable(const StatementPlan &sp, uint64_t nodes) {
-  uint64_t cells = sp.general ? uint64_t(sp.general->source.deviceSize())
-                              : nodes << sp.plan.source.mBits;
+bool RunBook::traceable(const StatementPlan &statement, uint64_t nodes) {
+  uint64_t cells = 0;
+  for (const StatementPlan &sp : stagesOf(statement))
+    cells = std::max<uint64_t>(
+        cells, sp.general ? uint64_t(sp.general->source.deviceSize())
+                          : nodes << sp.plan.source.mBits);
   if (cells <= (uint64_t(1) << 16))
     return true;
-  os << "trace " << sp.statement->array << ": " << cells
+  os << "trace " << statement.statement->array << ": " << cells
      << " device cells, too many to trace (at most 65536)\n";
   return false;
 }
@@ -655,6 +914,49 @@ bool RunBook::traceable(const StatementPlan &sp, uint64_t nodes) {
 void RunBook::digest(uint64_t bytes, const char *unit, uint64_t fnv) {
   os << "memory: " << bytes << " bytes per " << unit
      << ", fnv1a64=" << llvm::format_hex(fnv, 18) << "\n";
+}
+
+/// --trace of a radix-2 or affine plan on the MasPar: runs it again on a
+/// twin machine whose elements are their own data indices and prints it
+/// after every step, numbered after `stepOffset`; a later stage leaves out
+/// the state before it (`showStart`).
+static void traceBitPlan(const ProgramPlans &plans, const StatementPlan &sp,
+                         unsigned stepOffset, bool showStart,
+                         llvm::raw_ostream &os) {
+  const rt::Plan &p = sp.plan;
+  const std::string &array = sp.statement->array;
+  rt::Plan twin = p;
+  twin.elemBytes = 8;
+  uint64_t scale = 8 / std::min(8u, p.elemBytes);
+  rt::MasPar shadow(plans.shape.width, plans.shape.height,
+                    plans.memoryBytes * scale, plans.shape.clusterSize);
+  rt::Regions r2{
+      {sp.srcBase * scale}, {sp.dstBase * scale}, {plans.scratchBase * scale}};
+  auto show = [&](unsigned step, const rt::BitLayout &) {
+    if (step == 0 && !showStart)
+      return;
+    os << "trace " << array << " step " << step + stepOffset << "\n";
+    uint64_t base = step == 0 ? r2.src.base : r2.dst.base;
+    printTraceRows(
+        p.affineAfter(int(step) - 1), shadow.peCount(),
+        [&](unsigned pe, uint64_t m) {
+          const uint8_t *mem = shadow.memoryOf(pe) + base + m * 8;
+          uint64_t v = 0;
+          for (unsigned k = 0; k < 8; ++k)
+            v |= uint64_t(mem[k]) << (8 * k);
+          return v;
+        },
+        os);
+  };
+  rt::forEachElement(p.affineAfter(-1), 8, r2.src.base,
+                     [&](uint64_t d, unsigned pe, uint64_t at) {
+                       for (unsigned k = 0; k < 8; ++k)
+                         shadow.memoryOf(pe)[at + k] = uint8_t(d >> (8 * k));
+                     });
+  show(0, p.source);
+  std::string why;
+  if (!rt::executePlan(shadow, twin, r2, show, &why))
+    os << "trace " << array << ": the traced run stopped: " << why << "\n";
 }
 
 bool mapc::runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
@@ -665,62 +967,35 @@ bool mapc::runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
                      plans.shape.clusterSize);
   RunBook book(
       plans, [&](unsigned pe) { return machine.memoryOf(pe); }, os);
-  for (const StatementPlan &sp : plans.statements) {
-    const rt::Plan &p = sp.plan;
-    const std::string &array = sp.statement->array;
-    setStatementInProgress(sp.statement);
-    book.before(sp);
-    rt::Regions regions{{sp.srcBase}, {sp.dstBase}, {plans.scratchBase}};
-    if (sp.general) {
-      if (trace && book.traceable(sp, machine.peCount()))
-        traceGeneralPlan(plans, sp, os);
-      int64_t before = machine.ledger().total();
-      std::string why;
-      bool ran =
-          rt::executeGeneralPlan(machine, *sp.general, regions, {}, &why);
-      book.after(sp, ran, why, machine.ledger().total() - before);
-      continue;
-    }
-    if (trace && book.traceable(sp, machine.peCount())) {
-      // Run the plan again on a twin machine whose elements are their own
-      // data indices, and print it after every step.
-      rt::Plan twin = p;
-      twin.elemBytes = 8;
-      uint64_t scale = 8 / std::min(8u, p.elemBytes);
-      rt::MasPar shadow(plans.shape.width, plans.shape.height,
-                        plans.memoryBytes * scale, plans.shape.clusterSize);
-      rt::Regions r2{{sp.srcBase * scale},
-                     {sp.dstBase * scale},
-                     {plans.scratchBase * scale}};
-      auto show = [&](unsigned step, const rt::BitLayout &) {
-        os << "trace " << array << " step " << step << "\n";
-        uint64_t base = step == 0 ? r2.src.base : r2.dst.base;
-        printTraceRows(
-            p.affineAfter(int(step) - 1), shadow.peCount(),
-            [&](unsigned pe, uint64_t m) {
-              const uint8_t *mem = shadow.memoryOf(pe) + base + m * 8;
-              uint64_t v = 0;
-              for (unsigned k = 0; k < 8; ++k)
-                v |= uint64_t(mem[k]) << (8 * k);
-              return v;
-            },
-            os);
-      };
-      rt::forEachElement(p.affineAfter(-1), 8, r2.src.base,
-                         [&](uint64_t d, unsigned pe, uint64_t at) {
-                           for (unsigned k = 0; k < 8; ++k)
-                             shadow.memoryOf(pe)[at + k] =
-                                 uint8_t(d >> (8 * k));
-                         });
-      show(0, p.source);
-      std::string why;
-      if (!rt::executePlan(shadow, twin, r2, show, &why))
-        os << "trace " << array << ": the traced run stopped: " << why << "\n";
+  for (const StatementPlan &statement : plans.statements) {
+    setStatementInProgress(statement.statement);
+    book.before(statement);
+    if (trace && book.traceable(statement, machine.peCount())) {
+      // A later stage starts where the one before ended: its steps are
+      // numbered on, and its state before them is not shown again.
+      unsigned offset = 0;
+      bool first = true;
+      for (const StatementPlan &sp : stagesOf(statement)) {
+        if (sp.general)
+          traceGeneralPlan(plans, sp, os, offset, first);
+        else
+          traceBitPlan(plans, sp, offset, first, os);
+        offset += unsigned(stepCount(sp));
+        first = false;
+      }
     }
     int64_t before = machine.ledger().total();
     std::string why;
-    bool ran = rt::executePlan(machine, p, regions, {}, &why);
-    book.after(sp, ran, why, machine.ledger().total() - before);
+    bool ran = true;
+    for (const StatementPlan &sp : stagesOf(statement)) {
+      rt::Regions regions{{sp.srcBase}, {sp.dstBase}, {plans.scratchBase}};
+      ran = sp.general ? rt::executeGeneralPlan(machine, *sp.general, regions,
+                                                {}, &why)
+                       : rt::executePlan(machine, sp.plan, regions, {}, &why);
+      if (!ran)
+        break;
+    }
+    book.after(statement, ran, why, machine.ledger().total() - before);
   }
   if (memoryDigest)
     book.digest(machine.memoryBytes(), "PE", rt::memoryDigest(machine));

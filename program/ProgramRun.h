@@ -16,6 +16,7 @@
 #include "mapc/runtime/Network.h"
 #include "passes/RemapPlanner.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
@@ -39,7 +40,27 @@ struct StatementPlan {
   /// first plan in a fresh process; never printed, so plans stay the same
   /// text from run to run.
   double planningCpuMs = 0;
+  /// A layout with XOR items against one that is not a bit map: two whole
+  /// plans of their own (each with `plan` or `general`, its bases and its
+  /// bound), run one after the other through the bit map without XOR
+  /// items `via` (TwoStage.h). `plan` and `general` are then unused.
+  std::vector<StatementPlan> stages;
+  std::string via;
+  /// The bit maps priced for `via`, each with its total: "V: T ticks; ...".
+  std::string viaPrices;
+  /// With stages: the statement's bound, from the table of sources of the
+  /// whole remap (no plan can beat it, whatever it goes through).
+  int64_t stagesLowerBound = 0;
 };
+
+/// The plans `sp` runs in order: its stages, or itself.
+inline llvm::ArrayRef<StatementPlan> stagesOf(const StatementPlan &sp) {
+  return sp.stages.empty() ? llvm::ArrayRef<StatementPlan>(sp)
+                           : llvm::ArrayRef<StatementPlan>(sp.stages);
+}
+/// The statement's predicted ticks and lower bound, over its stages.
+int64_t predictedTicksOf(const StatementPlan &sp);
+int64_t lowerBoundOf(const StatementPlan &sp);
 
 struct ProgramPlans {
   rt::MachineShape shape; ///< maspar
@@ -115,7 +136,7 @@ private:
 /// bound B ticks, bound/plan R`; on a network ticks are element transfers
 /// in sequence (GeneralRun.cpp).
 void printPlanTotal(int64_t predictedTicks, int64_t lowerBound, bool onNetwork,
-                    llvm::raw_ostream &os);
+                    llvm::raw_ostream &os, const char *name = "total");
 
 /// Where --emit=plan reads a general step's figures (its moved cells,
 /// rounds and digits): from the move's counts (MoveCounts.h) or digits
@@ -129,17 +150,26 @@ enum class StepFigures { Counted, Walked };
 size_t printGeneralSteps(const rt::GeneralPlan &plan, StepFigures how,
                          llvm::raw_ostream &os,
                          int64_t minPerFamily = rt::kCountingMinPerFamily,
-                         const rt::MachineShape *machine = nullptr);
+                         const rt::MachineShape *machine = nullptr,
+                         size_t firstStep = 1);
 /// --emit=plan's text for a general plan (GeneralRun.cpp); on a network
-/// ticks are element transfers in sequence.
+/// ticks are element transfers in sequence. A stage of a statement numbers
+/// its steps from `firstStep` and names its total `totalName`.
 void printGeneralPlan(const StatementPlan &sp, bool onNetwork,
                       llvm::raw_ostream &os,
-                      const rt::MachineShape *machine = nullptr);
+                      const rt::MachineShape *machine = nullptr,
+                      size_t firstStep = 1, const char *totalName = "total");
 /// --trace for a general plan: runs it on a twin machine whose elements are
 /// their data indices and prints the device after every step, each layout
 /// drawn on its own device as --emit=layout draws it (GeneralRun.cpp).
+/// A later stage of a statement numbers its steps after `stepOffset` and
+/// leaves out the state before them (`showStart`), its stage before's last.
 void traceGeneralPlan(const ProgramPlans &plans, const StatementPlan &sp,
-                      llvm::raw_ostream &os);
+                      llvm::raw_ostream &os, unsigned stepOffset = 0,
+                      bool showStart = true);
+
+/// The number of steps `sp` (one stage) runs: what --trace numbers.
+size_t stepCount(const StatementPlan &sp);
 
 /// runPlans for a hypercube or mesh machine (NetworkRun.cpp).
 bool runNetworkPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,

@@ -1,6 +1,7 @@
 //===- StatementCycles.cpp ------------------------------------------------===//
 #include "StatementCycles.h"
 #include "ProgramRun.h"
+#include "TwoStage.h"
 
 #include "passes/AffinePlanner.h"
 #include "passes/DigitCycles.h"
@@ -46,14 +47,41 @@ std::string mapc::statementCycles(const Program &program, const Statement &st,
   }
   if (auto *e = std::get_if<std::string>(&maps)) {
     why = *e;
-    // A layout with XOR items has no k-Tile form: the planners take it only
-    // against another bit map, so --emit=plan fails here too.
-    const std::string &xorLayout = (fromMap ? to : from).name;
-    say("a layout with XOR items ('" + xorLayout +
-        "') is remapped only to and from bit maps, by --emit=plan too; "
-        "remap " +
-        st.array + " to a bits layout without XOR items first, then to '" +
-        to.name + "'");
+    // A layout with XOR items has no k-Tile form. Against a layout that is
+    // not a bit map, --emit=plan plans it in two stages through a bit map
+    // without XOR items (TwoStage.h), as planProgram does: on a power-of-two
+    // machine, without '*' items, within the general planner's size.
+    const Layout &xorLayout = fromMap ? to : from;
+    auto pow2 = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
+    const Machine &mach = program.machine;
+    bool radix2 = pow2(mach.peCount());
+    if (mach.kind == Machine::MasPar)
+      radix2 &= mach.pes.empty() || pow2(mach.pes[0]);
+    else
+      for (int64_t side : mach.pes)
+        radix2 &= pow2(side);
+    auto stage = xorStageOf(xorLayout);
+    std::string cannot;
+    if (!radix2)
+      cannot = "a layout with XOR items is GF(2)-affine (001), which needs a "
+               "power-of-two machine";
+    else if (!fromMap && !toMap)
+      cannot = why;
+    else if (auto *no = std::get_if<std::string>(&stage))
+      cannot = *no;
+    const bool network = mach.kind != Machine::MasPar;
+    if (cannot.empty() &&
+        (fromMap ? *fromMap : *toMap).deviceSize() >
+            (network ? int64_t(1) << kMaxNetworkCellBits : kMaxGeneralCells))
+      cannot = std::string("its general stage takes layouts of at most ") +
+               (network ? "2^20" : "2^28") + " device cells here";
+    if (cannot.empty())
+      say(covers + "--emit=plan shows how this remap runs, in two stages "
+                   "through a bit map without XOR items");
+    else
+      say("--emit=plan cannot plan it either: " + cannot + "; remap " +
+          st.array + " to a layout without XOR items or '*' first, then to '" +
+          to.name + "'");
     return "";
   }
   const StatementBitMaps &m = std::get<StatementBitMaps>(maps);

@@ -232,9 +232,8 @@ bool mapc::buildWorkbench(const WorkbenchRequest &req, Diagnostics &diags,
     one.statements = {sp};
     llvm::raw_string_ostream planText(st.plan);
     printPlans(one, planText);
-    st.predictedTicks =
-        sp.general ? sp.general->predictedTicks : sp.plan.predictedTicks;
-    st.lowerBound = sp.general ? sp.general->lowerBound : sp.plan.lowerBound;
+    st.predictedTicks = predictedTicksOf(sp);
+    st.lowerBound = lowerBoundOf(sp);
     if (const ArrayInfo *a = program.findArray(sp.statement->array))
       st.shape = a->shape;
     page.statements.push_back(std::move(st));

@@ -217,10 +217,13 @@ TEST(CppEmitter, RemapTable) {
   EXPECT_TRUE(contains(h, "struct RemapEntry {"));
   EXPECT_TRUE(contains(h, "const RemapEntry *remaps();"));
   EXPECT_TRUE(contains(h, "unsigned remapCount();"));
-  EXPECT_TRUE(contains(s, "{\"remap_A_1\", \"remap A: R -> C\", \"A\", \"A\", "
-                          "0u, 0u, 1u, remap_A_1, remap_A_1_plan, nullptr},"));
-  EXPECT_TRUE(contains(s, "{\"copy_B_2\", \"copy A to B\", \"A\", \"B\", 0u, "
-                          "64u, 1u, copy_B_2, copy_B_2_plan, nullptr},"));
+  EXPECT_TRUE(
+      contains(s, "{\"remap_A_1\", \"remap A: R -> C\", \"A\", \"A\", "
+                  "0u, 0u, 1u, remap_A_1, remap_A_1_plan, nullptr, 0, nullptr, "
+                  "0u},"));
+  EXPECT_TRUE(contains(
+      s, "{\"copy_B_2\", \"copy A to B\", \"A\", \"B\", 0u, "
+         "64u, 1u, copy_B_2, copy_B_2_plan, nullptr, 0, nullptr, 0u},"));
   EXPECT_TRUE(contains(s, "unsigned remapCount() { return 2u; }"));
   EXPECT_TRUE(
       contains(source({}), "const RemapEntry *remaps() { return nullptr; }"));
@@ -458,7 +461,7 @@ TEST(CppEmitter, NetworkMachine) {
         "  return mapc::rt::executeNetworkPlan(machine, copy_H_2_plan(), "
         "regions, {}, why);\n}\n",
         "{\"copy_H_2\", \"remap G: A -> B\", \"G\", \"H\", 0u, 64u, 1u, "
-        "copy_H_2, copy_H_2_plan, nullptr},"})
+        "copy_H_2, copy_H_2_plan, nullptr, 0, nullptr, 0u},"})
     EXPECT_TRUE(contains(s, part)) << part << "\n" << s;
   for (const std::string &text : {h, s}) {
     EXPECT_FALSE(contains(text, "MasPar")) << text;

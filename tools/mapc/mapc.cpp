@@ -35,6 +35,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <new>
 
 #include <pthread.h>
@@ -746,24 +747,32 @@ static int compileSource(llvm::SourceMgr &srcMgr, unsigned bufferId,
     }
     if (emit == Emit::Cpp || emit == Emit::Header) {
       std::vector<EmittedRemap> remaps;
-      for (const StatementPlan &sp : plans.statements) {
-        auto lc = srcMgr.getLineAndColumn(sp.statement->loc);
-        EmittedRemap r;
-        r.function = sp.function;
-        r.description = sp.label + " (" + inputFile + ":" +
-                        std::to_string(lc.first) + ":" +
-                        std::to_string(lc.second) + ")";
-        r.plan = sp.plan;
-        r.general = sp.general;
-        r.srcBase = sp.srcBase;
-        r.dstBase = sp.dstBase;
-        r.label = sp.label;
-        r.array = sp.statement->array;
-        r.target = sp.statement->kind == Statement::Copy ? sp.statement->target
-                                                         : sp.statement->array;
-        r.dataSet = plans.arrayDataSet.at(r.array);
-        remaps.push_back(std::move(r));
-      }
+      std::function<EmittedRemap(const StatementPlan &)> emitted =
+          [&](const StatementPlan &sp) {
+            auto lc = srcMgr.getLineAndColumn(sp.statement->loc);
+            EmittedRemap r;
+            r.function = sp.function;
+            // A stage's label starts with its indent in --emit=plan.
+            r.label = llvm::StringRef(sp.label).ltrim().str();
+            r.description = r.label + " (" + inputFile + ":" +
+                            std::to_string(lc.first) + ":" +
+                            std::to_string(lc.second) + ")";
+            r.plan = sp.plan;
+            r.general = sp.general;
+            r.srcBase = sp.srcBase;
+            r.dstBase = sp.dstBase;
+            r.array = sp.statement->array;
+            r.target = sp.statement->kind == Statement::Copy
+                           ? sp.statement->target
+                           : sp.statement->array;
+            r.dataSet = plans.arrayDataSet.at(r.array);
+            r.lowerBound = lowerBoundOf(sp);
+            for (const StatementPlan &stage : sp.stages)
+              r.stages.push_back(emitted(stage));
+            return r;
+          };
+      for (const StatementPlan &sp : plans.statements)
+        remaps.push_back(emitted(sp));
       EmitOptions opts;
       opts.headerName = headerName;
       opts.peWidth = plans.shape.width;

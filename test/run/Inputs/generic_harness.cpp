@@ -31,19 +31,27 @@ int main() {
     auto constMem = [&](unsigned pe) -> const uint8_t * {
       return m.memoryOf(pe);
     };
-    // A general plan's index maps (003 ch. 6), or the bit layouts.
-    const mapc::rt::GeneralPlan *g = e.generalPlan ? &e.generalPlan() : nullptr;
-    const mapc::rt::Plan *p = e.plan ? &e.plan() : nullptr;
+    // A general plan's index maps (003 ch. 6), or the bit layouts; a
+    // statement in stages starts as its first and ends as its last.
+    const RemapEntry &first = e.stageCount ? e.stages[0] : e;
+    const RemapEntry &last = e.stageCount ? e.stages[e.stageCount - 1] : e;
     if (!filled[e.srcBase]) {
       dataSet[e.srcBase] = e.dataSet;
-      if (g)
-        mapc::rt::storePattern(mem, g->source, g->elemBytes, e.srcBase,
+      if (first.generalPlan) {
+        const mapc::rt::GeneralPlan &g = first.generalPlan();
+        mapc::rt::storePattern(mem, g.source, g.elemBytes, e.srcBase,
                                e.dataSet);
-      else
-        mapc::rt::storePattern(m, p->source, p->elemBytes, e.srcBase,
+      } else {
+        // As affine layouts, which Gray-coded and XOR layouts need (001).
+        const mapc::rt::Plan &p = first.plan();
+        mapc::rt::storePattern(mem, p.affineAfter(-1), p.elemBytes, e.srcBase,
                                e.dataSet);
+      }
       filled[e.srcBase] = true;
     }
+    const mapc::rt::GeneralPlan *g =
+        last.generalPlan ? &last.generalPlan() : nullptr;
+    const mapc::rt::Plan *p = last.plan ? &last.plan() : nullptr;
     int64_t before = m.ledger().total();
     std::string why;
     bool ran = e.run(m, &why);
@@ -55,8 +63,10 @@ int main() {
       bad = mapc::rt::countMismatches(constMem, g->dest, g->elemBytes,
                                       e.dstBase, dataSet[e.dstBase]);
     else if (ran)
-      bad = mapc::rt::countMismatches(m, p->dest, p->elemBytes, e.dstBase,
-                                      dataSet[e.dstBase]);
+      bad = mapc::rt::countMismatches(
+          constMem,
+          p->affine ? p->affineDest : mapc::rt::AffineLayout::fromBits(p->dest),
+          p->elemBytes, e.dstBase, dataSet[e.dstBase]);
     uint64_t elements =
         g ? uint64_t(g->dest.dataSize()) : uint64_t(1) << p->dest.dataBits;
     if (!ran) {

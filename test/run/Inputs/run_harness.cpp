@@ -56,38 +56,45 @@ int main() {
   bool allGood = true;
   for (unsigned i = 0; i < remapCount(); ++i) {
     const RemapEntry &e = remaps()[i];
+    // A statement in stages starts in its first stage's source layout and
+    // ends in its last stage's destination.
+    const RemapEntry &first = e.stageCount ? e.stages[0] : e;
+    const RemapEntry &last = e.stageCount ? e.stages[e.stageCount - 1] : e;
     // The layouts the remap starts and ends in: a general plan's index maps
     // (003 ch. 6), or bit layouts as affine ones (the same addresses, so
     // the same bytes as the BitLayout overloads --run uses for them).
     std::function<void(uint64_t)> fill;
     std::function<uint64_t(uint64_t)> mismatches;
     uint64_t elements = 0;
-    int64_t bound = 0;
-    if (e.generalPlan) {
-      const mapc::rt::GeneralPlan &g = e.generalPlan();
+    const int64_t bound = e.lowerBound;
+    if (first.generalPlan) {
+      const mapc::rt::GeneralPlan &g = first.generalPlan();
       fill = [&, g](uint64_t tag) {
         mapc::rt::storePattern(mem, g.source, g.elemBytes, e.srcBase, tag);
       };
+    } else {
+      const mapc::rt::Plan &p = first.plan();
+      mapc::rt::AffineLayout src = p.affineAfter(-1);
+      fill = [&, src, p](uint64_t tag) {
+        mapc::rt::storePattern(mem, src, p.elemBytes, e.srcBase, tag);
+      };
+    }
+    if (last.generalPlan) {
+      const mapc::rt::GeneralPlan &g = last.generalPlan();
       mismatches = [&, g](uint64_t tag) {
         return mapc::rt::countMismatches(constMem, g.dest, g.elemBytes,
                                          e.dstBase, tag);
       };
       elements = uint64_t(g.dest.dataSize());
-      bound = g.lowerBound;
     } else {
-      const mapc::rt::Plan &p = e.plan();
-      mapc::rt::AffineLayout src = p.affineAfter(-1);
+      const mapc::rt::Plan &p = last.plan();
       mapc::rt::AffineLayout dst =
           p.affine ? p.affineDest : mapc::rt::AffineLayout::fromBits(p.dest);
-      fill = [&, src, p](uint64_t tag) {
-        mapc::rt::storePattern(mem, src, p.elemBytes, e.srcBase, tag);
-      };
       mismatches = [&, dst, p](uint64_t tag) {
         return mapc::rt::countMismatches(constMem, dst, p.elemBytes, e.dstBase,
                                          tag);
       };
       elements = uint64_t(1) << dst.dataBits;
-      bound = p.lowerBound;
     }
     if (!filled[e.srcBase]) {
       dataSet[e.srcBase] = e.dataSet;
