@@ -109,6 +109,22 @@ std::string mapc::exchangeStartHint(unsigned pBits) {
                           std::to_string(pBits - 1) + ", or drop it";
 }
 
+rt::NetworkShape mapc::machineNetwork(const Machine &mach) {
+  if (mach.kind == Machine::Hypercube)
+    return rt::NetworkShape::booleanCube(log2Exact(mach.peCount()));
+  std::vector<unsigned> dims;
+  for (int64_t d : mach.pes)
+    dims.push_back(unsigned(std::min<int64_t>(d, 1 << 30)));
+  return rt::NetworkShape::mesh(dims);
+}
+
+bool mapc::generalCellsFitNetwork(uint64_t cells,
+                                  const rt::NetworkShape &network) {
+  return cells <= (uint64_t(1) << kMaxNetworkCellBits) &&
+         cells * std::max<uint64_t>(network.diameter(), 1) <=
+             rt::kMaxSimulatedHops;
+}
+
 bool mapc::planProgram(const Program &program, PlannerKind kind,
                        const char *what, Diagnostics &diags, ProgramPlans &out,
                        std::optional<unsigned> exchangeStart) {
@@ -121,12 +137,9 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   unsigned pBits = 0;
   if (mach.kind != Machine::MasPar) {
     // A Boolean cube or a k-d mesh (001, 002): `memory` counts elements.
-    std::vector<unsigned> dims;
     bool pow2 = true;
-    for (int64_t d : mach.pes) {
+    for (int64_t d : mach.pes)
       pow2 &= log2Exact(d) != ~0u;
-      dims.push_back(unsigned(std::min<int64_t>(d, 1 << 30)));
-    }
     if (mach.peCount() > (int64_t(1) << 20)) {
       diags.error(machineAt,
                   std::string(what) + " simulates at most 2^20 nodes; the " +
@@ -143,9 +156,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     if (!out.radix2)
       pBits = 0;
     out.onNetwork = true;
-    out.network = mach.kind == Machine::Hypercube
-                      ? rt::NetworkShape::booleanCube(pBits)
-                      : rt::NetworkShape::mesh(dims);
+    out.network = machineNetwork(mach);
     out.nodeElements = uint64_t(mach.memory);
   } else {
     // Any PE grid runs general plans (003 ch. 6); power-of-two grids also
@@ -340,9 +351,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   // the same limits, counted in cells.
   if (out.onNetwork && generalCells > 0) {
     uint64_t cells = uint64_t(generalCells);
-    uint64_t hops = cells * std::max<uint64_t>(out.network.diameter(), 1);
-    if (cells > (uint64_t(1) << kMaxNetworkCellBits) ||
-        hops > rt::kMaxSimulatedHops) {
+    if (!generalCellsFitNetwork(cells, out.network)) {
       diags.error(generalAt,
                   std::string(what) + " on a " + mach.kindName() +
                       " simulates every hop of every element: these layouts "

@@ -83,6 +83,16 @@ struct ProgramPlans {
 /// planning: their layouts span at most 2^kMaxNetworkCellBits device cells.
 constexpr unsigned kMaxNetworkCellBits = 20;
 
+/// The hypercube or mesh `mach` declares (001, 002), as planProgram plans
+/// on it.
+rt::NetworkShape machineNetwork(const Machine &mach);
+
+/// Can a general plan on `network` take layouts of `cells` device cells?
+/// Its planner routes every element hop by hop (NetworkGeneral.cpp): at
+/// most 2^kMaxNetworkCellBits cells, and cells times the diameter at most
+/// rt::kMaxSimulatedHops.
+bool generalCellsFitNetwork(uint64_t cells, const rt::NetworkShape &network);
+
 /// What to do about an --exchange-start past the layouts' `pBits` PE bits
 /// (ExchangeDecomposition.cpp refuses it).
 std::string exchangeStartHint(unsigned pBits);

@@ -32,17 +32,32 @@ std::string mapc::statementCycles(const Program &program, const Statement &st,
       return d.text;
     why = std::get<std::string>(maps) + "; nor is it an index digit map (" +
           d.why + ")";
-    // The general planner (003 ch. 6) takes any such layouts to its size
-    // (2^20 cells on a network, where it routes every element).
-    const bool network = program.machine.kind != Machine::MasPar;
-    if (std::max(fromMap->deviceSize(), toMap->deviceSize()) >
-        (network ? int64_t(1) << kMaxNetworkCellBits : kMaxGeneralCells))
+    // The general planner (003 ch. 6) takes any such layouts to its size;
+    // on a network, where it routes every element hop by hop, also to 2^28
+    // cells times the diameter (planProgram's limits).
+    const Machine &mach = program.machine;
+    const bool network = mach.kind != Machine::MasPar;
+    const int64_t cells = std::max(fromMap->deviceSize(), toMap->deviceSize());
+    const rt::NetworkShape net =
+        network ? machineNetwork(mach) : rt::NetworkShape();
+    if (network ? generalCellsFitNetwork(uint64_t(cells), net)
+                : cells <= kMaxGeneralCells)
+      say(covers + "--emit=plan shows how this remap runs");
+    else if (cells >
+             (network ? int64_t(1) << kMaxNetworkCellBits : kMaxGeneralCells))
       say(std::string("--emit=plan cannot plan it either: its general "
                       "planner takes layouts of at most ") +
           (network ? "2^20" : "2^28") +
           " device cells here; plan a smaller instance");
     else
-      say(covers + "--emit=plan shows how this remap runs");
+      say("--emit=plan cannot plan it either: on a " +
+          std::string(mach.kindName()) +
+          " it simulates every hop of every element, at most 2^28 device "
+          "cells times the diameter, and these layouts span " +
+          std::to_string(cells) + " cells over a diameter of " +
+          std::to_string(net.diameter()) +
+          "; plan a smaller instance, or a machine with a smaller diameter "
+          "(more mesh dims, or a hypercube)");
     return "";
   }
   if (auto *e = std::get_if<std::string>(&maps)) {

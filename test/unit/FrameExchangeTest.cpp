@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/FrameExchange.h"
 #include "DigitTile.h"
+#include "TestSeed.h"
 #include "passes/FramePrice.h"
 
 #include "gtest/gtest.h"
@@ -218,11 +219,16 @@ TEST(FrameExchange, PricedAsOnTheTable) {
 // The pricing machine counts an exchange's transfers and loads from its
 // shape (rt::digitExchangeTally), without making its sequences: the same
 // counts as the sequences the executor runs, for every shape found above,
-// every element size, in place and not.
+// every element size, in place and not. Exchanges and streams longer than
+// a period must be common: the fixed seed's 2,000 trials find 898 and 1594;
+// 200 other seeds found 825-944 and 1240-1694, so they draw on to the
+// targets.
 TEST(FrameExchange, TallyCountsTheSequences) {
-  std::mt19937_64 rng(20261127);
+  std::mt19937_64 rng(test::testSeed(20261127));
   int shapes = 0, periods = 0;
-  for (int trial = 0; trial < 2000; ++trial) {
+  auto covered = [&] { return shapes > 800 && periods > 1200; };
+  unsigned trial = 0;
+  for (; test::keepDrawing(trial, 2000, covered()); ++trial) {
     KTile from, to;
     randomPair(rng, from, to);
     const std::optional<rt::DigitExchangeShape> ex =
@@ -253,8 +259,9 @@ TEST(FrameExchange, TallyCountsTheSequences) {
                                  std::lcm(ex->chunk, int64_t(8 / eb));
       }
   }
-  EXPECT_GT(shapes, 800);
-  EXPECT_GT(periods, 1200);
+  EXPECT_TRUE(covered()) << "in " << trial << " trials: " << shapes
+                         << " exchanges (above 800 wanted), " << periods
+                         << " streams longer than a period (above 1200)";
 }
 
 } // namespace

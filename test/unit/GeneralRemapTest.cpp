@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "DigitTile.h"
 #include "RandomTile.h"
+#include "TestSeed.h"
 #include "ir/KTile.h"
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/DigitExchange.h"
@@ -375,14 +376,17 @@ TEST(GeneralRemap, FiveStepPlans) {
 // of any sides, either layout in compact form (so the planner must align
 // the factorisations first); every element checked, every prediction equal
 // to its simulation, every plan above the bound. The digit-exchange step and
-// plans of several steps must be taken often.
+// plans of several steps must be taken often: the fixed seed's 600 pairs
+// take 126 and 32; 200 other seeds took 110-158 and 13-38 (plans of several
+// steps are 1 pair in 26), so they draw on to the targets.
 TEST(GeneralRemap, RandomDigitPermutations) {
-  std::mt19937 rng(20261125);
+  std::mt19937 rng(test::testSeed(20261125));
   unsigned runs = 0, digitExchanges = 0, multiStep = 0;
+  auto covered = [&] { return digitExchanges > 90 && multiStep > 30; };
   auto pick = [&](int lo, int hi) {
     return std::uniform_int_distribution<int>(lo, hi)(rng);
   };
-  while (runs < 600) {
+  while (test::keepDrawing(runs, 600, covered())) {
     std::vector<int64_t> bases;
     KTile a, b;
     std::tie(a, b) = randomAlignedDigitPair(rng, bases);
@@ -420,8 +424,9 @@ TEST(GeneralRemap, RandomDigitPermutations) {
       return;
     ++runs;
   }
-  EXPECT_GT(digitExchanges, 90u);
-  EXPECT_GT(multiStep, 30u);
+  EXPECT_TRUE(covered()) << "in " << runs << " pairs: " << digitExchanges
+                         << " plans with a digit exchange (above 90 wanted), "
+                         << multiStep << " of several steps (above 30)";
 }
 
 // Random aligned digit permutations whose digits differ in sense (each

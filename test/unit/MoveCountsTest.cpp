@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mapc/runtime/MoveCounts.h"
+#include "TestSeed.h"
 #include "ir/KTile.h"
 #include "mapc/runtime/Contents.h"
 #include "mapc/runtime/General.h"
@@ -186,10 +187,11 @@ std::string describe(const rt::TileMap &a, const rt::TileMap &b) {
 } // namespace
 
 TEST(MoveCounts, RunsEqualTheTable) {
-  std::mt19937 rng(20261126);
+  std::mt19937 rng(test::testSeed(20261126));
   const std::vector<std::vector<int64_t>> grids = {
       {3}, {5}, {6}, {7}, {10}, {31}, {3, 5}, {7, 3}, {2, 3, 5}};
   unsigned oneDim = 0, answered = 0, oneDimAnswered = 0;
+  unsigned planned = 0, plannedAnswered = 0; // one-dim at the planner's limit
   for (unsigned run = 0; run < 3000; ++run) {
     const std::vector<int64_t> &procs = grids[run % grids.size()];
     const size_t rank = std::max<size_t>(procs.size(), size_t(pick(rng, 1, 3)));
@@ -206,6 +208,11 @@ TEST(MoveCounts, RunsEqualTheTable) {
     if (rank == 1) {
       ++oneDim;
       oneDimAnswered += ok;
+      if (run % 3 == 0) {
+        ++planned;
+        plannedAnswered += ok;
+        EXPECT_TRUE(ok) << "not counted from runs: " << describe(a, b);
+      }
       // Both ways round, and against itself (a copy back).
       checkCounts(b, a, limit, describe(b, a));
       checkCounts(a, a, limit, describe(a, a));
@@ -213,10 +220,15 @@ TEST(MoveCounts, RunsEqualTheTable) {
     if (HasFailure())
       return;
   }
-  // Every one-dim distribution is counted from its runs (the limit only
-  // moves work between the paths, except two huge periods that do not
-  // meet).
-  EXPECT_GE(oneDimAnswered * 10, oneDim * 9);
+  // Every one-dim distribution is counted from its runs at the planner's
+  // limit, which lists all runs of 3000 elements (checked above; all of
+  // some 44,000 over 200 seeds). The low limits leave some to the table: a
+  // side (a block) with more runs than the limit and no shorter period, 12%
+  // under the fixed seed and 9-19% over 200 others, so 1 in 4 fails.
+  const unsigned low = oneDim - planned,
+                 lowAnswered = oneDimAnswered - plannedAnswered;
+  EXPECT_GE(lowAnswered * 4, low * 3)
+      << lowAnswered << " of " << low << " one-dim moves at low limits";
   std::printf("counted from runs: %u of %u moves (%u of %u one-dim)\n",
               answered, 3000u, oneDimAnswered, oneDim);
 }

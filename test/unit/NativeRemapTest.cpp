@@ -12,6 +12,7 @@
 #include "../../runtime/native/lib/AffineNetwork.h"
 #include "../../runtime/native/lib/AffineProbe.h"
 #include "RandomTile.h"
+#include "TestSeed.h"
 #include "ir/KTile.h"
 #include "mapc/native/Remap.h"
 
@@ -298,11 +299,21 @@ TEST(NativeRemap, RandomAffine) {
   EXPECT_GT(kernelsSeen["affine tiles"], 1900u);
 }
 
+// Strided tiles must be common: the fixed seed's 2,000 runs take them 59
+// times; 200 other seeds 30-64 times, so they draw on to the targets.
 TEST(NativeRemap, RandomTiles) {
-  std::mt19937 rng(1202);
-  std::mt19937_64 bytes(1203);
+  std::mt19937 rng(test::testSeed(1202));
+  std::mt19937_64 bytes(test::testSeed(1203));
   kernelsSeen.clear();
-  for (unsigned run = 0; run < 2000 && !HasFailure(); ++run) {
+  auto covered = [&] {
+    const unsigned nests = kernelsSeen["strided loop nest over 1 data dims"] +
+                           kernelsSeen["strided loop nest over 2 data dims"] +
+                           kernelsSeen["strided loop nest over 3 data dims"];
+    return nests > 1000u && kernelsSeen["gather"] > 100u &&
+           kernelsSeen["strided tiles"] > 40u;
+  };
+  unsigned run = 0;
+  for (; test::keepDrawing(run, 2000, covered()) && !HasFailure(); ++run) {
     std::vector<int64_t> shape;
     unsigned rank = 1 + rng() % 3;
     for (unsigned j = 0; j < rank; ++j)
@@ -318,12 +329,8 @@ TEST(NativeRemap, RandomTiles) {
     runAndCheck(spec, rng() % 2 ? 1 : 3, rng() % 3 == 0, bytes,
                 "tile run " + std::to_string(run));
   }
-  EXPECT_GT(kernelsSeen["strided loop nest over 1 data dims"] +
-                kernelsSeen["strided loop nest over 2 data dims"] +
-                kernelsSeen["strided loop nest over 3 data dims"],
-            1000u);
-  EXPECT_GT(kernelsSeen["gather"], 100u);
-  EXPECT_GT(kernelsSeen["strided tiles"], 40u);
+  // Above 1000 strided loop nests, 100 gathers and 40 strided tiles.
+  EXPECT_TRUE(covered()) << "in " << run << " runs";
   for (auto &[name, count] : kernelsSeen)
     std::printf("%6u %s\n", count, name.c_str());
 }

@@ -17,6 +17,7 @@
 #include "passes/NetworkGeneralPlanner.h"
 
 #include "RandomNetwork.h"
+#include "TestSeed.h"
 
 #include "gtest/gtest.h"
 
@@ -134,11 +135,14 @@ int64_t runDoubling(const rt::TileMap &src, const rt::TileMap &dst,
 // On 2,000 random replicated destinations on random meshes and cubes, in
 // place and copies, doubling and scatter and gather, both keys: every element
 // arrives, and each round and the whole route take what the machine and the
-// reference simulation take.
+// reference simulation take. Cubes and sends after the seed round must be
+// common: the fixed seed's 2,000 runs have 563 and 541; 200 other seeds had
+// 552-668 and 459-568, so they draw on to the targets.
 TEST(NetworkReplication, RandomReplicatedLayoutsRunAsTimed) {
-  std::mt19937 rng(20261128);
+  std::mt19937 rng(test::testSeed(20261128));
   unsigned runs = 0, cubes = 0, doubled = 0;
-  while (runs < 2000) {
+  auto covered = [&] { return cubes > 400 && doubled > 500; };
+  while (test::keepDrawing(runs, 2000, covered())) {
     const rt::NetworkShape net = test::randomNetwork(rng, kReplicationNetworks);
     KTile a, b;
     if (!drawReplicated(rng, net, a, b))
@@ -164,8 +168,9 @@ TEST(NetworkReplication, RandomReplicatedLayoutsRunAsTimed) {
     doubled += later;
     ++runs;
   }
-  EXPECT_GT(cubes, 400u);
-  EXPECT_GT(doubled, 500u);
+  EXPECT_TRUE(covered()) << "in " << runs << " runs: " << cubes
+                         << " on cubes (above 400 wanted), " << doubled
+                         << " with a send after the seed round (above 500)";
 }
 
 // replicaCells when the source cells far outnumber the destination's (a
