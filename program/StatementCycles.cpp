@@ -85,11 +85,16 @@ std::string mapc::statementCycles(const Program &program, const Statement &st,
     else if (auto *no = std::get_if<std::string>(&stage))
       cannot = *no;
     const bool network = mach.kind != Machine::MasPar;
-    if (cannot.empty() &&
-        (fromMap ? *fromMap : *toMap).deviceSize() >
-            (network ? int64_t(1) << kMaxNetworkCellBits : kMaxGeneralCells))
-      cannot = std::string("its general stage takes layouts of at most ") +
-               (network ? "2^20" : "2^28") + " device cells here";
+    const int64_t cells =
+        cannot.empty() ? (fromMap ? *fromMap : *toMap).deviceSize() : 0;
+    if (cannot.empty() && !(network ? generalCellsFitNetwork(
+                                          uint64_t(cells), machineNetwork(mach))
+                                    : cells <= kMaxGeneralCells))
+      cannot = network ? "its general stage routes every hop of every "
+                         "element, at most 2^20 device cells and 2^28 cells "
+                         "times the diameter"
+                       : "its general stage takes layouts of at most 2^28 "
+                         "device cells";
     if (cannot.empty())
       say(covers + "--emit=plan shows how this remap runs, in two stages "
                    "through a bit map without XOR items");
