@@ -3,6 +3,7 @@
 
 #include "ir/KTilePrinter.h"
 #include "mapc/runtime/General.h"
+#include "passes/RemapPlanner.h"
 
 using namespace mapc;
 
@@ -26,40 +27,45 @@ std::variant<XorStage, std::string> mapc::xorStageOf(const Layout &layout) {
   if (auto *why = std::get_if<std::string>(&bits))
     return "layout '" + layout.name + "' without its XOR items: " + *why;
   stage.bits = std::move(std::get<IndexBitMap>(bits));
+  auto withXorBits = toAffineBitMap(layout);
+  if (auto *why = std::get_if<std::string>(&withXorBits))
+    return "layout '" + layout.name + "': " + *why;
+  const IndexBitMap &x = std::get<IndexBitMap>(withXorBits);
+  auto xa = toRuntimeAffine(x, x.memoryBits, x.peBits);
+  auto pa =
+      toRuntimeAffine(stage.bits, stage.bits.memoryBits, stage.bits.peBits);
+  if (auto *why = std::get_if<std::string>(&xa))
+    return *why;
+  if (auto *why = std::get_if<std::string>(&pa))
+    return *why;
+  stage.withXorAffine = std::move(std::get<rt::AffineLayout>(xa));
+  stage.plainAffine = std::move(std::get<rt::AffineLayout>(pa));
   stage.tiles = stage.plain.toTileMap();
   stage.text = digitMapText(stage.plain);
   return stage;
 }
 
-// Both digit maps number device addresses memory fastest, as a TileMap of
+// Both maps number device addresses memory bits first, as a TileMap of
 // [memory; PEs] numbers its cells (PE times slots plus slot).
-static uint32_t addressOf(const DigitMap &map, int64_t dataIndex) {
-  llvm::SmallVector<int64_t, 1> at;
-  map.addressesOf(dataIndex, at);
-  return at.empty() ? rt::kNoSource : uint32_t(at[0]);
-}
-
 std::vector<uint32_t> mapc::sourcesFromXor(const XorStage &stage,
                                            const rt::TileMap &to) {
   std::vector<uint32_t> sources = rt::sourcesOf(stage.tiles, to);
+  const rt::AffineDecoder plain(stage.plainAffine);
   for (uint32_t &s : sources)
     if (s != rt::kNoSource)
-      s = addressOf(stage.withXor, stage.plain.dataAt(s));
+      s = uint32_t(stage.withXorAffine.addressOf(plain.dataAt(s)));
   return sources;
 }
 
 std::vector<uint32_t> mapc::sourcesToXor(const rt::TileMap &from,
                                          const XorStage &stage) {
   const std::vector<uint32_t> toPlain = rt::sourcesOf(from, stage.tiles);
-  std::vector<uint32_t> sources(size_t(stage.withXor.deviceSize()),
-                                rt::kNoSource);
-  for (size_t x = 0; x < sources.size(); ++x) {
-    int64_t d = stage.withXor.dataAt(int64_t(x));
-    if (d < 0)
-      continue;
-    uint32_t y = addressOf(stage.plain, d);
-    if (y != rt::kNoSource)
-      sources[x] = toPlain[y];
-  }
+  const rt::AffineLayout &x = stage.withXorAffine;
+  const rt::AffineDecoder decode(x);
+  std::vector<uint32_t> sources(size_t(1) << x.bits(), rt::kNoSource);
+  for (size_t a = 0; a < sources.size(); ++a)
+    if (x.holds(a))
+      sources[a] =
+          toPlain[size_t(stage.plainAffine.addressOf(decode.dataAt(a)))];
   return sources;
 }

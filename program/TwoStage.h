@@ -14,6 +14,7 @@
 
 #include "ir/BitMap.h"
 #include "ir/DigitMap.h"
+#include "mapc/runtime/Affine.h"
 #include "mapc/runtime/TileMap.h"
 
 #include <string>
@@ -34,6 +35,9 @@ struct XorStage {
   IndexBitMap bits;  ///< plain, for the affine planners
   rt::TileMap tiles; ///< plain, for the general planners
   std::string text;  ///< plain as `bits [...]`, for --emit=plan
+  /// Both maps as the runtime evaluates them, for the tables of sources:
+  /// an address is a few parities of the data index, not a digit walk.
+  rt::AffineLayout withXorAffine, plainAffine;
 };
 
 /// The stage for `layout`, a digit map with XOR items, or why there is none
