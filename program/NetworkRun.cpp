@@ -60,19 +60,11 @@ bool mapc::runNetworkPlans(const ProgramPlans &plans, bool trace,
   for (const StatementPlan &statement : plans.statements) {
     setStatementInProgress(statement.statement);
     book.before(statement);
-    if (trace && book.traceable(statement, plans.network.nodeCount())) {
-      // Stages as in runPlans: steps numbered on, one state between them.
-      unsigned offset = 0;
-      bool first = true;
-      for (const StatementPlan &sp : stagesOf(statement)) {
-        if (sp.general)
-          traceGeneralPlan(plans, sp, os, offset, first);
-        else
-          traceNetworkPlan(plans, sp, offset, first, os);
-        offset += unsigned(stepCount(sp));
-        first = false;
-      }
-    }
+    if (trace && book.traceable(statement, plans.network.nodeCount()))
+      traceStages(plans, statement, os,
+                  [&](const StatementPlan &sp, unsigned offset, bool first) {
+                    traceNetworkPlan(plans, sp, offset, first, os);
+                  });
     int64_t before = machine.ledger().cycles;
     std::string why;
     bool ran = true;

@@ -772,6 +772,24 @@ static void printBitPlan(const ProgramPlans &plans, const StatementPlan &sp,
        << underBoundReason(p) << " (docs/cost-model.md)\n";
 }
 
+void mapc::traceStages(const ProgramPlans &plans,
+                       const StatementPlan &statement, llvm::raw_ostream &os,
+                       const std::function<void(const StatementPlan &, unsigned,
+                                                bool)> &traceBits) {
+  // A later stage starts where the one before ended: its steps are
+  // numbered on, and its state before them is not shown again.
+  unsigned offset = 0;
+  bool first = true;
+  for (const StatementPlan &sp : stagesOf(statement)) {
+    if (sp.general)
+      traceGeneralPlan(plans, sp, os, offset, first);
+    else
+      traceBits(sp, offset, first);
+    offset += unsigned(stepCount(sp));
+    first = false;
+  }
+}
+
 size_t mapc::stepCount(const StatementPlan &sp) {
   return sp.general ? sp.general->steps.size() : sp.plan.steps.size();
 }
@@ -979,20 +997,11 @@ bool mapc::runPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
   for (const StatementPlan &statement : plans.statements) {
     setStatementInProgress(statement.statement);
     book.before(statement);
-    if (trace && book.traceable(statement, machine.peCount())) {
-      // A later stage starts where the one before ended: its steps are
-      // numbered on, and its state before them is not shown again.
-      unsigned offset = 0;
-      bool first = true;
-      for (const StatementPlan &sp : stagesOf(statement)) {
-        if (sp.general)
-          traceGeneralPlan(plans, sp, os, offset, first);
-        else
-          traceBitPlan(plans, sp, offset, first, os);
-        offset += unsigned(stepCount(sp));
-        first = false;
-      }
-    }
+    if (trace && book.traceable(statement, machine.peCount()))
+      traceStages(plans, statement, os,
+                  [&](const StatementPlan &sp, unsigned offset, bool first) {
+                    traceBitPlan(plans, sp, offset, first, os);
+                  });
     int64_t before = machine.ledger().total();
     std::string why;
     bool ran = true;

@@ -181,6 +181,15 @@ void traceGeneralPlan(const ProgramPlans &plans, const StatementPlan &sp,
 /// The number of steps `sp` (one stage) runs: what --trace numbers.
 size_t stepCount(const StatementPlan &sp);
 
+/// --trace of a statement, stage by stage: a general stage by
+/// traceGeneralPlan, a radix-2 or affine one by `traceBits` (the machine's
+/// own), each told the steps before it and whether it is the first.
+void traceStages(
+    const ProgramPlans &plans, const StatementPlan &statement,
+    llvm::raw_ostream &os,
+    const std::function<void(const StatementPlan &, unsigned stepOffset,
+                             bool first)> &traceBits);
+
 /// runPlans for a hypercube or mesh machine (NetworkRun.cpp).
 bool runNetworkPlans(const ProgramPlans &plans, bool trace, bool memoryDigest,
                      llvm::raw_ostream &os);
