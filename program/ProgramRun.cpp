@@ -109,6 +109,17 @@ std::string mapc::exchangeStartHint(unsigned pBits) {
                           std::to_string(pBits - 1) + ", or drop it";
 }
 
+bool mapc::machineIsRadix2(const Machine &mach) {
+  if (log2Exact(mach.peCount()) == ~0u)
+    return false;
+  if (mach.kind == Machine::MasPar)
+    return log2Exact(mach.pes.empty() ? 1 : mach.pes[0]) != ~0u;
+  for (int64_t side : mach.pes)
+    if (log2Exact(side) == ~0u)
+      return false;
+  return true;
+}
+
 rt::NetworkShape mapc::machineNetwork(const Machine &mach) {
   if (mach.kind == Machine::Hypercube)
     return rt::NetworkShape::booleanCube(log2Exact(mach.peCount()));
@@ -137,9 +148,6 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   unsigned pBits = 0;
   if (mach.kind != Machine::MasPar) {
     // A Boolean cube or a k-d mesh (001, 002): `memory` counts elements.
-    bool pow2 = true;
-    for (int64_t d : mach.pes)
-      pow2 &= log2Exact(d) != ~0u;
     if (mach.peCount() > (int64_t(1) << 20)) {
       diags.error(machineAt,
                   std::string(what) + " simulates at most 2^20 nodes; the " +
@@ -151,10 +159,8 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     // Power-of-two sides run the radix-2 and Gray-code planners (001, 003
     // ch. 4); any other side, and any layout that is not a bit map, takes
     // the general planner's Route steps (003 ch. 6).
-    pBits = log2Exact(mach.peCount());
-    out.radix2 = pow2 && pBits != ~0u;
-    if (!out.radix2)
-      pBits = 0;
+    out.radix2 = machineIsRadix2(mach);
+    pBits = out.radix2 ? log2Exact(mach.peCount()) : 0;
     out.onNetwork = true;
     out.network = machineNetwork(mach);
     out.nodeElements = uint64_t(mach.memory);
@@ -174,10 +180,8 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     int64_t width = mach.pes.empty() ? 1 : mach.pes[0];
     out.shape.width = unsigned(width);
     out.shape.height = unsigned(mach.peCount() / width);
-    pBits = log2Exact(mach.peCount());
-    out.radix2 = pBits != ~0u && log2Exact(width) != ~0u;
-    if (!out.radix2)
-      pBits = 0;
+    out.radix2 = machineIsRadix2(mach);
+    pBits = out.radix2 ? log2Exact(mach.peCount()) : 0;
     unsigned cluster = unsigned(std::min<int64_t>(mach.cluster, 1 << 20));
     if (log2Exact(cluster) == ~0u) {
       diags.error(machineAt, "the router cluster size must be a power of two",
@@ -204,7 +208,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     std::string text; ///< for --emit=plan's header: what it is
   };
   struct Pending {
-    const Statement *st;
+    const Statement *st = nullptr;
     IndexBitMap src, dst;
     std::optional<rt::TileMap> generalSrc, generalDst;
     /// Two stages (TwoStage.h): `via` is the layout with XOR items without
@@ -255,9 +259,11 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
             : src || dst ? xorStageOf(xorLayout)
                          : std::string(*why);
         if (auto *via = std::get_if<XorStage>(&stage)) {
-          Pending two{&st, {}, {}, std::nullopt, std::nullopt, *via, !src, {}};
-          const IndexBitMap xorBits =
-              std::get<IndexBitMap>(toAffineBitMap(xorLayout));
+          Pending two;
+          two.st = &st;
+          two.via = *via;
+          two.affineFirst = !src;
+          const IndexBitMap &xorBits = via->withXorBits;
           (two.affineFirst ? two.src : two.dst) = xorBits;
           (two.affineFirst ? two.generalDst : two.generalSrc) =
               two.affineFirst ? *dst : *src;
@@ -311,25 +317,19 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
         continue;
       }
       countGeneral(st, *src, *dst);
-      pending.push_back({&st,
-                         {},
-                         {},
-                         std::move(src),
-                         std::move(dst),
-                         std::nullopt,
-                         false,
-                         {}});
+      Pending general;
+      general.st = &st;
+      general.generalSrc = std::move(src);
+      general.generalDst = std::move(dst);
+      pending.push_back(std::move(general));
       continue;
     }
     const StatementBitMaps &m = std::get<StatementBitMaps>(maps);
-    pending.push_back({&st,
-                       m.src,
-                       m.dst,
-                       std::nullopt,
-                       std::nullopt,
-                       std::nullopt,
-                       false,
-                       {}});
+    Pending bits;
+    bits.st = &st;
+    bits.src = m.src;
+    bits.dst = m.dst;
+    pending.push_back(std::move(bits));
     countBits(st, m.src, m.dst);
   }
   if (!ok)
@@ -575,17 +575,14 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
     if (p.via) {
       // The first stage moves the array (a copy writes the target), the
       // second works in place where the first left it. Every candidate bit
-      // map is planned; the cheapest total wins, the first of equals. If
-      // none plans, the first is planned again to say why.
+      // map is planned quietly; the cheapest total wins, the first of
+      // equals. If none plans, the first is planned again to say why.
       const double cpuBefore = threadCpuMs();
-      std::optional<std::pair<StatementPlan, StatementPlan>> best;
-      int64_t bestTicks = 0;
-      for (size_t c = 0; c <= p.vias.size(); ++c) {
-        const bool report = c == p.vias.size();
-        if (report && best)
-          break;
-        const ViaCandidate &via = p.vias[report ? 0 : c];
-        StatementPlan first = sp, second = sp;
+      using Stages = std::pair<StatementPlan, StatementPlan>;
+      auto stagesThrough = [&](const ViaCandidate &via,
+                               bool report) -> std::optional<Stages> {
+        Stages two{sp, sp};
+        StatementPlan &first = two.first, &second = two.second;
         first.label =
             "  stage 1: " + program.layouts[st.from].name + " -> " + via.name;
         second.label =
@@ -596,31 +593,32 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
         StatementPlan &general = p.affineFirst ? second : first;
         if (!planBits(p.affineFirst ? p.src : via.bits,
                       p.affineFirst ? via.bits : p.dst, p.affineFirst && copy,
-                      affine, report)) {
-          if (report)
-            break;
-          continue;
-        }
+                      affine, report))
+          return std::nullopt;
         general.general = planGeneral(p.affineFirst ? via.tiles : *p.generalSrc,
                                       p.affineFirst ? *p.generalDst : via.tiles,
                                       !p.affineFirst && copy, report);
-        if (!general.general) {
-          if (report)
-            break;
+        if (!general.general)
+          return std::nullopt;
+        return two;
+      };
+      std::optional<Stages> best;
+      int64_t bestTicks = 0;
+      for (const ViaCandidate &via : p.vias) {
+        std::optional<Stages> two = stagesThrough(via, false);
+        if (!two)
           continue;
-        }
         const int64_t ticks =
-            predictedTicksOf(first) + predictedTicksOf(second);
-        if (!report)
-          sp.viaPrices += std::string(sp.viaPrices.empty() ? "" : "; ") +
-                          via.text + ": " + std::to_string(ticks) + " ticks";
+            predictedTicksOf(two->first) + predictedTicksOf(two->second);
+        sp.viaPrices.push_back({via.text, ticks});
         if (!best || ticks < bestTicks) {
-          best.emplace(std::move(first), std::move(second));
+          best = std::move(two);
           bestTicks = ticks;
           sp.via = via.text;
         }
       }
       if (!best) {
+        stagesThrough(p.vias.front(), true);
         ok = false;
         continue;
       }
@@ -828,9 +826,13 @@ void mapc::printPlans(const ProgramPlans &plans, llvm::raw_ostream &os) {
                        : "a general plan (003 ch. 6), then a GF(2)-affine one "
                          "(001)");
     os << ")\n";
-    if (sp.viaPrices.find("; ") != std::string::npos)
-      os << "  why: the cheapest of the bit maps priced: " << sp.viaPrices
-         << "\n";
+    if (sp.viaPrices.size() > 1) {
+      os << "  why: the cheapest of the bit maps priced: ";
+      for (size_t i = 0; i < sp.viaPrices.size(); ++i)
+        os << (i ? "; " : "") << sp.viaPrices[i].first << ": "
+           << sp.viaPrices[i].second << " ticks";
+      os << "\n";
+    }
     size_t firstStep = 1;
     for (const StatementPlan &stage : sp.stages) {
       if (stage.general)

@@ -46,8 +46,8 @@ struct StatementPlan {
   /// items `via` (TwoStage.h). `plan` and `general` are then unused.
   std::vector<StatementPlan> stages;
   std::string via;
-  /// The bit maps priced for `via`, each with its total: "V: T ticks; ...".
-  std::string viaPrices;
+  /// The bit maps priced for `via`, each with its total, in order.
+  std::vector<std::pair<std::string, int64_t>> viaPrices;
   /// With stages: the statement's bound, from the table of sources of the
   /// whole remap (no plan can beat it, whatever it goes through).
   int64_t stagesLowerBound = 0;
@@ -82,6 +82,11 @@ struct ProgramPlans {
 /// General plans on a mesh or hypercube route every element while
 /// planning: their layouts span at most 2^kMaxNetworkCellBits device cells.
 constexpr unsigned kMaxNetworkCellBits = 20;
+
+/// Does `mach` run the radix-2, Gray-code and XOR planners (003 ch. 4-5,
+/// 001)? A power-of-two PE count, and a power-of-two MasPar grid width or
+/// power-of-two mesh sides.
+bool machineIsRadix2(const Machine &mach);
 
 /// The hypercube or mesh `mach` declares (001, 002), as planProgram plans
 /// on it.

@@ -67,17 +67,10 @@ std::string mapc::statementCycles(const Program &program, const Statement &st,
     // without XOR items (TwoStage.h), as planProgram does: on a power-of-two
     // machine, without '*' items, within the general planner's size.
     const Layout &xorLayout = fromMap ? to : from;
-    auto pow2 = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
     const Machine &mach = program.machine;
-    bool radix2 = pow2(mach.peCount());
-    if (mach.kind == Machine::MasPar)
-      radix2 &= mach.pes.empty() || pow2(mach.pes[0]);
-    else
-      for (int64_t side : mach.pes)
-        radix2 &= pow2(side);
     auto stage = xorStageOf(xorLayout);
     std::string cannot;
-    if (!radix2)
+    if (!machineIsRadix2(mach))
       cannot = "a layout with XOR items is GF(2)-affine (001), which needs a "
                "power-of-two machine";
     else if (!fromMap && !toMap)

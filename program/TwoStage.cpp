@@ -10,15 +10,15 @@ using namespace mapc;
 std::variant<XorStage, std::string> mapc::xorStageOf(const Layout &layout) {
   if (!layout.digits || !layout.digits->hasXor())
     return "layout '" + layout.name + "' has no XOR items";
-  XorStage stage;
-  stage.withXor = *layout.digits;
-  for (const auto *digits : {&stage.withXor.memory, &stage.withXor.pes})
+  const DigitMap &withXor = *layout.digits;
+  for (const auto *digits : {&withXor.memory, &withXor.pes})
     for (const DeviceDigit &d : *digits)
       if (d.kind == DeviceDigit::Star)
         return "layout '" + layout.name +
                "' has XOR items and replicates ('*'), and the GF(2)-affine "
                "planners (001) replicate nothing";
-  auto plain = stage.withXor.withoutXor();
+  XorStage stage;
+  auto plain = withXor.withoutXor();
   if (!plain)
     return "the bits of layout '" + layout.name + "' are not invertible";
   stage.plain = std::move(*plain);
@@ -30,7 +30,8 @@ std::variant<XorStage, std::string> mapc::xorStageOf(const Layout &layout) {
   auto withXorBits = toAffineBitMap(layout);
   if (auto *why = std::get_if<std::string>(&withXorBits))
     return "layout '" + layout.name + "': " + *why;
-  const IndexBitMap &x = std::get<IndexBitMap>(withXorBits);
+  stage.withXorBits = std::move(std::get<IndexBitMap>(withXorBits));
+  const IndexBitMap &x = stage.withXorBits;
   auto xa = toRuntimeAffine(x, x.memoryBits, x.peBits);
   auto pa =
       toRuntimeAffine(stage.bits, stage.bits.memoryBits, stage.bits.peBits);

@@ -30,11 +30,11 @@ constexpr size_t kMaxViaCandidates = 4;
 
 /// The layout between the stages, in the three forms the planners take.
 struct XorStage {
-  DigitMap withXor;  ///< the layout with XOR items
-  DigitMap plain;    ///< withXor.withoutXor()
-  IndexBitMap bits;  ///< plain, for the affine planners
-  rt::TileMap tiles; ///< plain, for the general planners
-  std::string text;  ///< plain as `bits [...]`, for --emit=plan
+  IndexBitMap withXorBits; ///< the layout with XOR items, for the affine ones
+  DigitMap plain;          ///< its digits' withoutXor()
+  IndexBitMap bits;        ///< plain, for the affine planners
+  rt::TileMap tiles;       ///< plain, for the general planners
+  std::string text;        ///< plain as `bits [...]`, for --emit=plan
   /// Both maps as the runtime evaluates them, for the tables of sources:
   /// an address is a few parities of the data index, not a digit walk.
   rt::AffineLayout withXorAffine, plainAffine;
