@@ -174,6 +174,13 @@ private:
   std::map<std::string, LayoutEntry> layouts;
   std::map<std::string, KTile> mappings;
   std::set<std::string> mappingInProgress, mappingFailed;
+  /// Arrays placed in a layout with no k-Tile form (XOR items, or a digit
+  /// map across data dims), by the layout's name: they start in that
+  /// layout, and nothing can be aligned with them.
+  std::map<std::string, std::string> placedWithoutTile;
+  /// Reports a use of such an array's mapping other than its own
+  /// declaration's; returns null.
+  const KTile *untiledMappingUse(const std::string &name, llvm::SMLoc useLoc);
   /// How deep mappingOf and layoutNamed are in each other: align and
   /// layout chains resolve recursively. A 2 MiB source holds chains of at
   /// most about 46,000 links, and the driver's thread has the stack for
@@ -843,12 +850,31 @@ std::string Sema::strideWorkaround(const Entity *target, const Entity &alignee,
          ", b a multiple of " + s + ", " + own;
 }
 
+const KTile *Sema::untiledMappingUse(const std::string &name,
+                                     llvm::SMLoc useLoc) {
+  auto it = placedWithoutTile.find(name);
+  const Entity *e = findEntity(name);
+  if (it == placedWithoutTile.end() || !e ||
+      useLoc.getPointer() == e->loc.getPointer())
+    return nullptr;
+  const Layout &l = layouts.find(it->second)->second.layout;
+  diags.error(useLoc,
+              "'" + name + "' is placed in layout '" + l.name + "', which " +
+                  (l.digits && l.digits->hasXor()
+                       ? "XORs data bits"
+                       : "is a digit map across data dims") +
+                  ": it has no k-Tile form to align with",
+              "align with a template, or with an array distributed or "
+              "placed in a k-Tile or bits layout without XOR items");
+  return nullptr;
+}
+
 const KTile *Sema::mappingOf(const std::string &name, llvm::SMLoc useLoc) {
   auto done = mappings.find(name);
   if (done != mappings.end())
     return &done->second;
   if (mappingFailed.count(name))
-    return nullptr;
+    return untiledMappingUse(name, useLoc);
   Entity *e = findEntity(name);
   if (!e || !e->valid)
     return nullptr;
@@ -883,22 +909,11 @@ const KTile *Sema::mappingOf(const std::string &name, llvm::SMLoc useLoc) {
                     "layout '" + l->name + "' maps " + l->array +
                         ", whose shape differs from " + name + "'s",
                     "place an array in a layout declared 'of' it");
-      } else if (!l->tile && l->digits && l->digits->hasXor()) {
-        // Only XORs keep a bit map from a k-Tile form (DigitMap::toKTile).
-        diags.error(e->place->second.loc,
-                    "layout '" + l->name +
-                        "' XORs data bits, which no k-Tile form holds, and "
-                        "cannot be placed yet",
-                    "place " + name +
-                        " in a layout without XOR items, then "
-                        "remap it to '" +
-                        l->name + "'");
       } else if (!l->tile) {
-        diags.error(e->place->second.loc,
-                    "layout '" + l->name +
-                        "' is a digit map with no k-Tile "
-                        "form and cannot be placed yet",
-                    "use a k-Tile or bits layout");
+        // A layout with XOR items (001) or a digit map across data dims
+        // (003 6.1) has no k-Tile form: the array starts in the layout
+        // itself (statements()), as a remap into it would leave it.
+        placedWithoutTile[name] = l->name;
       } else {
         tile = *l->tile;
       }
@@ -912,7 +927,7 @@ const KTile *Sema::mappingOf(const std::string &name, llvm::SMLoc useLoc) {
     tile.reset();
   if (!tile) {
     mappingFailed.insert(name);
-    return nullptr;
+    return untiledMappingUse(name, useLoc);
   }
   return &mappings.emplace(name, *tile).first->second;
 }
@@ -1733,8 +1748,18 @@ void Sema::statements(const ast::Program &ast, mapc::Program &out) {
         continue; // a duplicate declaration
       out.arrays.push_back({e.name, e.shape, e.type, e.loc});
       const KTile *t = mappingOf(e.name, e.loc);
-      if (!t)
+      if (!t) {
+        // Placed in a layout with no k-Tile form: it starts there.
+        if (auto p = placedWithoutTile.find(e.name);
+            p != placedWithoutTile.end()) {
+          Layout l = layouts.find(p->second)->second.layout;
+          l.name = l.array = e.name;
+          l.loc = e.loc;
+          current[e.name] = out.layouts.size();
+          out.layouts.push_back(std::move(l));
+        }
         continue;
+      }
       Layout l;
       l.name = l.array = e.name;
       l.tile = canonicalize(*t);
