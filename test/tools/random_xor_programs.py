@@ -30,8 +30,9 @@ NOT_POW2 = [3, 5, 6, 7, 9, 10, 12]
 
 
 class Gen:
-    def __init__(self, rng, statements, machine):
+    def __init__(self, rng, statements, machine, place=False):
         self.rng = rng
+        self.place = place
         self.want = statements
         self.machine = machine
         self.lines = []
@@ -137,9 +138,16 @@ class Gen:
                 self.arrays[name] = (shape, ty)
                 self.emit("array %s(%s) : %s;" %
                           (name, ", ".join(map(str, shape)), ty))
+                at = len(self.lines)
                 self.emit("distribute %s;" % self.distribution(name))
                 self.xor[name] = [self.xor_layout(name)
                                   for _ in range(rng.randint(1, 2))]
+                # --place: half the arrays start in an XOR layout instead
+                # (drawn only then, so other programs stay as they were).
+                if self.place and rng.random() < 0.5:
+                    del self.lines[at]
+                    self.emit("place %s in %s;" %
+                              (name, rng.choice(self.xor[name])))
         names = sorted(self.arrays)
         moved = 0
         while moved < self.want:
@@ -163,9 +171,13 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--statements", type=int, default=12)
     ap.add_argument("--machine", choices=sorted(MACHINES), default="maspar")
+    ap.add_argument("--place", action="store_true",
+                    help="start about half the arrays in one of their XOR "
+                    "layouts (place) instead of distributing them")
     ap.add_argument("-o", "--output", default="-")
     args = ap.parse_args()
-    gen = Gen(random.Random(args.seed), args.statements, args.machine)
+    gen = Gen(random.Random(args.seed), args.statements, args.machine,
+              args.place)
     text = gen.run()
     header = ("// Written by test/tools/random_xor_programs.py --seed %d "
               "--statements %d --machine %s\n// executes %d statements\n" %

@@ -28,6 +28,9 @@ def main():
                     help="also count the statements --emit=plan plans in two "
                     "stages (program/TwoStage.h), and check that every "
                     "statement's predicted ticks and bound are --run's")
+    ap.add_argument("--generator-arg", action="append", default=[],
+                    help="an extra generator argument (repeatable), e.g. "
+                    "--place")
     ap.add_argument("--mapc-arg", action="append", default=[],
                     help="an extra mapc argument (repeatable), e.g. "
                     "--target=native")
@@ -37,7 +40,8 @@ def main():
         path = os.path.join(args.dir, "random%d.map" % seed)
         subprocess.run([sys.executable, args.generator, "--seed", str(seed),
                         "--statements", str(args.statements),
-                        "--machine", args.machine, "-o", path],
+                        "--machine", args.machine, "-o", path,
+                        *args.generator_arg],
                        check=True)
         run = subprocess.run([args.mapc, path, "--run", *args.mapc_arg], capture_output=True,
                              text=True, timeout=120)
