@@ -843,6 +843,8 @@ int main(int argc, char **argv) {
   };
   // The programs as .map files, to profile `mapc FILE --emit=plan` on them.
   if (!writeDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(writeDir))
+      die("cannot create " + writeDir + ": " + ec.message());
     for (const Problem &pb : problems) {
       if (!chosen(pb))
         continue;
