@@ -148,7 +148,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   unsigned pBits = 0;
   if (mach.kind != Machine::MasPar) {
     // A Boolean cube or a k-d mesh (001, 002): `memory` counts elements.
-    if (mach.peCount() > (int64_t(1) << 20)) {
+    if (mach.peCount() > kMaxSimulatedPes) {
       diags.error(machineAt,
                   std::string(what) + " simulates at most 2^20 nodes; the " +
                       mach.kindName() + " has " +
@@ -167,8 +167,7 @@ bool mapc::planProgram(const Program &program, PlannerKind kind,
   } else {
     // Any PE grid runs general plans (003 ch. 6); power-of-two grids also
     // run the radix-2 planners (003 ch. 4-5).
-    constexpr int64_t kMaxPes = int64_t(1) << 20;
-    if (mach.peCount() > kMaxPes) {
+    if (mach.peCount() > kMaxSimulatedPes) {
       diags.error(machineAt,
                   std::string(what) +
                       " simulates at most 2^20 PEs; the "

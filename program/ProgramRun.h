@@ -88,6 +88,10 @@ constexpr unsigned kMaxNetworkCellBits = 20;
 /// power-of-two mesh sides.
 bool machineIsRadix2(const Machine &mach);
 
+/// The most PEs (MasPar) or nodes (hypercube, mesh) the simulators take:
+/// planProgram refuses a larger machine at its declaration.
+constexpr int64_t kMaxSimulatedPes = int64_t(1) << 20;
+
 /// The hypercube or mesh `mach` declares (001, 002), as planProgram plans
 /// on it.
 rt::NetworkShape machineNetwork(const Machine &mach);

@@ -22,6 +22,21 @@ std::string mapc::statementCycles(const Program &program, const Statement &st,
   const std::string covers = "--emit=cycles covers radix-2 layouts (003 4.2, "
                              "5.1), Gray codes (001) and index digit maps "
                              "(003 6.1); ";
+  // Sends to --emit=plan, which plans this statement (`how`, if said) on a
+  // machine the simulators take; planProgram refuses a larger one before
+  // any statement, and then the hint says that instead.
+  const Machine &machine = program.machine;
+  auto sayPlan = [&](const std::string &how) {
+    if (machine.peCount() <= kMaxSimulatedPes)
+      say(covers + "--emit=plan shows how this remap runs" + how);
+    else
+      say(covers +
+          "--emit=plan cannot plan it either: it simulates at most "
+          "2^20 " +
+          (machine.kind == Machine::MasPar ? "PEs" : "nodes") + ", and this " +
+          machine.kindName() + " has " + std::to_string(machine.peCount()) +
+          "; declare a smaller machine");
+  };
   auto maps = statementBitMaps(program, st);
   const Layout &from = program.layouts[st.from], &to = program.layouts[st.to];
   auto fromMap = from.tileMap(), toMap = to.tileMap();
@@ -42,7 +57,7 @@ std::string mapc::statementCycles(const Program &program, const Statement &st,
         network ? machineNetwork(mach) : rt::NetworkShape();
     if (network ? generalCellsFitNetwork(uint64_t(cells), net)
                 : cells <= kMaxGeneralCells)
-      say(covers + "--emit=plan shows how this remap runs");
+      sayPlan("");
     else if (cells >
              (network ? int64_t(1) << kMaxNetworkCellBits : kMaxGeneralCells))
       say(std::string("--emit=plan cannot plan it either: its general "
@@ -89,8 +104,7 @@ std::string mapc::statementCycles(const Program &program, const Statement &st,
                        : "its general stage takes layouts of at most 2^28 "
                          "device cells";
     if (cannot.empty())
-      say(covers + "--emit=plan shows how this remap runs, in two stages "
-                   "through a bit map without XOR items");
+      sayPlan(", in two stages through a bit map without XOR items");
     else
       say("--emit=plan cannot plan it either: " + cannot + "; remap " +
           st.array + " to a layout without XOR items or '*' first, then to '" +
@@ -105,7 +119,7 @@ std::string mapc::statementCycles(const Program &program, const Statement &st,
     if (!why.empty() && exchangeStart && *exchangeStart >= pBits)
       say(exchangeStartHint(pBits));
     else if (!why.empty())
-      say(covers + "--emit=plan shows how this remap runs");
+      sayPlan("");
     return text;
   }
   auto cycles = remapCycles(m.src, m.dst);
