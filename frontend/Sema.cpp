@@ -863,9 +863,9 @@ const KTile *Sema::untiledMappingUse(const std::string &name,
                   (l.digits && l.digits->hasXor()
                        ? "XORs data bits"
                        : "is a digit map across data dims") +
-                  ": it has no k-Tile form to align with",
-              "align with a template, or with an array distributed or "
-              "placed in a k-Tile or bits layout without XOR items");
+                  ": its mapping has no k-Tile form to build on",
+              "align with, or name, a template or an array in a k-Tile "
+              "or bits layout without XOR items");
   return nullptr;
 }
 
