@@ -740,6 +740,9 @@ std::vector<Problem> networkProblems(bool quick) {
        "31, 33", 9300, 33},
       {"9e3 on 10-cube: V(i) A(i,1)->A(i,*)", "hypercube(dims = 10", "31, 33",
        9300, 33},
+      // Rows of 5-subcubes: a spread (NetworkReplication.h).
+      {"9e3 on 10-cube 32x32: V(i) A(i,1)->A(i,*)", "hypercube(dims = 10",
+       "32, 32", 9600, 32},
   };
   const Broadcast smallCasts[] = {
       {"600 on mesh 3x7: V(i) A(i,1)->A(i,*)", "mesh(pes = [3, 7]", "3, 7", 600,

@@ -10,9 +10,10 @@
 using namespace mapc;
 
 std::string NetworkRounds::Candidate::name() const {
-  return std::string(routeOrder & rt::kRouteScatter ? "scatter and gather"
-                     : routeOrder & rt::kRouteChain ? "pipelined chain"
-                                                    : "doubling") +
+  return std::string(routeOrder & rt::kRouteSpread    ? "halving and doubling"
+                     : routeOrder & rt::kRouteScatter ? "scatter and gather"
+                     : routeOrder & rt::kRouteChain   ? "pipelined chain"
+                                                      : "doubling") +
          (routeOrder & rt::kRouteFarthestFirst ? ", farthest first" : "");
 }
 
@@ -38,6 +39,21 @@ std::string NetworkRounds::Candidate::price() const {
   return name() + " " + std::to_string(total) + " (" + s + ")";
 }
 
+bool mapc::spreadWorthPricing(const rt::NetworkShape &shape,
+                              const rt::ReplicaPairs &pairs) {
+  if (!shape.cube)
+    return false;
+  for (const rt::ReplicaPairs::Pair &p : pairs.pairs) {
+    uint32_t spanned = 0;
+    for (uint32_t node : p.nodes)
+      spanned |= node ^ p.nodes[0];
+    if (uint64_t(1) << __builtin_popcount(spanned) >
+        2 * uint64_t(p.nodes.size()))
+      return false;
+  }
+  return true;
+}
+
 NetworkRounds mapc::priceNetworkRounds(
     const NetworkGeneralPlanRequest &req, const std::vector<uint32_t> &sources,
     const std::vector<std::pair<int64_t, int64_t>> &cells) {
@@ -50,11 +66,13 @@ NetworkRounds mapc::priceNetworkRounds(
   const rt::ReplicaPairs pairs =
       rt::replicaPairs(req.shape, req.src, req.dst, sources, &cells);
   std::vector<std::vector<int64_t>> bounds;
+  std::vector<bool> exact;    // per mode: its bounds are its rounds' times
   std::vector<size_t> modeOf; // per candidate
   for (unsigned mode :
        {rt::kRouteDoubling, rt::kRouteDoubling | rt::kRouteScatter}) {
     bounds.push_back(rt::doublingRoundBounds(
         req.shape, rt::doublingRoundFlows(req.shape, pairs, mode)));
+    exact.push_back(false);
     for (unsigned key : {0u, rt::kRouteFarthestFirst}) {
       NetworkRounds::Candidate c;
       c.routeOrder = mode | key;
@@ -64,26 +82,39 @@ NetworkRounds mapc::priceNetworkRounds(
       modeOf.push_back(bounds.size() - 1);
     }
   }
-  // Pipelined chains, in cell order only (their rounds are mostly of one
-  // hop, where keys do not matter): their rounds' figures from their edges
-  // are their times when every edge joins neighbours (then the bound is
-  // the time, on a broadcast the lowest: priced first, and the others stop
-  // early), else bounds.
-  NetworkRounds::Candidate chains;
-  chains.routeOrder = rt::kRouteDoubling | rt::kRouteChain;
-  bool chainsExact = false;
-  bounds.push_back(rt::pipelinedChainRounds(req.shape, req.src, req.dst, pairs,
-                                            req.elemBytes, chains.routeOrder,
-                                            chainsExact));
-  const size_t chainMode = bounds.size() - 1;
-  if (!bounds.back().empty() && bounds.back()[0] < 0) {
-    bounds.back().assign(1, 0); // round 0 cannot run: nor can the chains
-    chains.priced = NetworkRounds::Candidate::CannotRun;
+  // A spread and the pipelined chains, in cell order only (their rounds
+  // after the seeds are mostly of one hop, where keys do not matter):
+  // their rounds' figures from their trees are their times when every send
+  // after the seeds goes to a neighbour (then the bound is the time: priced
+  // first, and the others stop early), else bounds.
+  auto addExact = [&](unsigned routeOrder, std::vector<int64_t> figures,
+                      bool isExact) {
+    NetworkRounds::Candidate c;
+    c.routeOrder = routeOrder;
+    if (!figures.empty() && figures[0] < 0) {
+      figures.assign(1, 0); // round 0 cannot run: nor can the candidate
+      c.priced = NetworkRounds::Candidate::CannotRun;
+    }
+    c.bound = std::accumulate(figures.begin(), figures.end(), int64_t(0));
+    bounds.push_back(std::move(figures));
+    exact.push_back(isExact);
+    out.candidates.push_back(c);
+    modeOf.push_back(bounds.size() - 1);
+  };
+  if (spreadWorthPricing(req.shape, pairs)) {
+    bool isExact = false;
+    const unsigned order = rt::kRouteDoubling | rt::kRouteSpread;
+    std::vector<int64_t> figures = rt::spreadRounds(
+        req.shape, req.src, req.dst, pairs, req.elemBytes, order, isExact);
+    addExact(order, std::move(figures), isExact);
   }
-  chains.bound =
-      std::accumulate(bounds.back().begin(), bounds.back().end(), int64_t(0));
-  out.candidates.push_back(chains);
-  modeOf.push_back(chainMode);
+  {
+    bool isExact = false;
+    const unsigned order = rt::kRouteDoubling | rt::kRouteChain;
+    std::vector<int64_t> figures = rt::pipelinedChainRounds(
+        req.shape, req.src, req.dst, pairs, req.elemBytes, order, isExact);
+    addExact(order, std::move(figures), isExact);
+  }
   // A mode's rounds as their moves alone (no send's cells written out or
   // sorted by cell), shared by its two keys.
   std::vector<std::optional<std::vector<std::vector<rt::RouteMove>>>> rounds(
@@ -112,7 +143,7 @@ NetworkRounds mapc::priceNetworkRounds(
                            : i < size_t(out.best) ? out.bestTicks() + 1
                                                   : out.bestTicks();
     const size_t mode = modeOf[i];
-    if (c.bound >= toBeat && mode == chainMode && chainsExact) {
+    if (c.bound >= toBeat && exact[mode]) {
       c.rounds = bounds[mode]; // losing, but its times are known
       c.total = c.bound;
       continue;
@@ -123,7 +154,7 @@ NetworkRounds mapc::priceNetworkRounds(
       continue;
     }
     const size_t roundCount = bounds[mode].size();
-    if (mode == chainMode && chainsExact) {
+    if (exact[mode]) {
       c.rounds = bounds[mode]; // their times
     } else {
       if (!rounds[mode])
@@ -183,7 +214,16 @@ void mapc::considerNetworkDoubling(const NetworkRounds &rounds, bool routeExact,
   const std::string routePrices =
       at == std::string::npos ? step.why : step.why.substr(at + method.size());
   step.why =
-      std::string(best.routeOrder & rt::kRouteScatter
+      std::string(best.routeOrder & rt::kRouteSpread
+                      ? "each element from its nearest copy to one of its "
+                        "nodes, then by recursive halving to a carrier (the "
+                        "carriers taking a source's elements in turn: a "
+                        "scatter) and back to the others by recursive "
+                        "doubling (an all-gather), along the dims (003 "
+                        "6.2.1), a carrier's elements taking the dims in "
+                        "rotated orders in turn, each round a "
+                        "dimension-order route"
+                  : best.routeOrder & rt::kRouteScatter
                       ? "each element from its nearest copy to one of its "
                         "nodes, a source's elements taking turns over them "
                         "(a scatter), then to the others by one "

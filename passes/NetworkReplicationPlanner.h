@@ -2,7 +2,8 @@
 //
 // priceNetworkRounds prices the ways to fill a replicated destination in
 // rounds (recursive doubling along the network's dims, a scatter and
-// gather or pipelined chains, runtime/NetworkReplication.h, 003 6.2.1)
+// gather, a spread or pipelined chains, runtime/NetworkReplication.h,
+// 003 6.2.1)
 // before the one dimension-order route's race, whose orders then need only
 // beat the best of them; considerNetworkDoubling keeps the cheaper by
 // predicted cycles, its `why` giving both.
@@ -11,6 +12,7 @@
 #ifndef MAPC_PASSES_NETWORKREPLICATIONPLANNER_H
 #define MAPC_PASSES_NETWORKREPLICATIONPLANNER_H
 
+#include "mapc/runtime/NetworkReplication.h"
 #include "passes/NetworkGeneralPlanner.h"
 
 namespace mapc {
@@ -38,9 +40,11 @@ struct NetworkRounds {
 };
 
 /// When the destination of `req` replicates: doubling, then scatter and
-/// gather, each in destination cell order and farthest first, then
-/// pipelined chains (in cell order; their bound from their edges,
-/// pipelinedChainRounds, is their time when the edges join neighbours),
+/// gather, each in destination cell order and farthest first, then a
+/// spread when spreadWorthPricing, then pipelined chains (those two in
+/// cell order; their bounds from their trees, spreadRounds and
+/// pipelinedChainRounds, are their times when every send after the seeds
+/// goes to a neighbour),
 /// priced from the lowest bound (its rounds' routeOrderBounds summed) up,
 /// each timing stopped once it cannot beat the best in hand, and a
 /// candidate whose bound cannot beat it not timed at all. The choice is the
@@ -50,6 +54,15 @@ NetworkRounds
 priceNetworkRounds(const NetworkGeneralPlanRequest &req,
                    const std::vector<uint32_t> &sources,
                    const std::vector<std::pair<int64_t, int64_t>> &cells);
+
+/// Whether priceNetworkRounds prices a spread (kRouteSpread): on a cube,
+/// when each pair's nodes fill at least half of the subcube they span, so
+/// that its halving and doubling send mostly between neighbours. Where
+/// they lie apart (a row of 31 x 33 nodes numbered by columns, 31 apart),
+/// each of its sends crosses several links and it loses to the scatter and
+/// gather; on a mesh the chains stream a line faster.
+bool spreadWorthPricing(const rt::NetworkShape &shape,
+                        const rt::ReplicaPairs &pairs);
 
 /// `plan` is planNetworkGeneralRemap's one Route step for `req`, raced
 /// against `rounds`: the step takes the best of `rounds` when it is

@@ -10,6 +10,7 @@
 
 #include "CountingSort.h"
 #include "NodeCoords.h"
+#include "RadixSort.h"
 #include "mapc/runtime/NetworkExecute.h"
 
 #include <algorithm>
@@ -42,7 +43,7 @@ class TreeBuilder {
 public:
   explicit TreeBuilder(const NetworkShape &shape)
       : dims(unsigned(shape.dims.size())), cube(shape.cube), sides(shape.dims),
-        table(shape) {
+        table(shape), nodeCount(shape.nodeCount()) {
     uint32_t stride = 1;
     for (unsigned side : sides) {
       strides.push_back(stride);
@@ -59,7 +60,9 @@ public:
   const Tree &tree(const std::vector<uint32_t> &sourceNodes,
                    const std::vector<uint32_t> &nodes, unsigned mode,
                    uint32_t &shift) {
-    const bool scatter = mode & kRouteScatter, chain = mode & kRouteChain;
+    const bool spread = mode & kRouteSpread;
+    const bool scatter = !spread && (mode & kRouteScatter),
+               chain = !spread && (mode & kRouteChain);
     // The elements of one pair come one after another (HPF layouts): the
     // pair is looked up once for them, not once an element.
     if (!pair || sourceNodes != lastSources || nodes != lastNodes) {
@@ -69,18 +72,37 @@ public:
       key.push_back(~uint32_t(0));
       key.insert(key.end(), nodes.begin(), nodes.end());
       pair = &pairs[key];
-      if (pair->byCarrier.empty())
-        pair->byCarrier.assign(scatter ? nodes.size() : 1, nullptr);
+      if (pair->byCarrier.empty()) {
+        if (spread) {
+          pair->spread = spreadOf(sourceNodes, nodes);
+          pair->carrierUses.assign(nodes.size(), 0);
+        }
+        pair->byCarrier.assign(spread    ? nodes.size() * pair->spread.rotations
+                               : scatter ? nodes.size()
+                                         : 1,
+                               nullptr);
+      }
     }
     shift = chain ? pair->uses : 0;
-    const uint32_t carrier = scatter ? uint32_t(pair->uses % nodes.size()) : 0;
+    uint32_t slot = scatter ? uint32_t(pair->uses % nodes.size()) : 0;
+    if (spread) {
+      // The next carrier of the balanced list, in the next of its own
+      // rotations.
+      const Spread &s = pair->spread;
+      const uint32_t carrier =
+          s.scatter ? uint32_t(pair->uses % nodes.size()) : 0;
+      slot = carrier * s.rotations +
+             (carrier + pair->carrierUses[carrier]++) % s.rotations;
+    }
     ++pair->uses;
-    Tree *&t = pair->byCarrier[carrier];
+    Tree *&t = pair->byCarrier[slot];
     if (!t) {
       t = &trees.emplace_back();
       t->sends.reserve(nodes.size()); // a send into each node at most
-      if (scatter)
-        buildScatter(sourceNodes, nodes, carrier, *t);
+      if (spread)
+        buildSpread(sourceNodes, nodes, pair->spread, slot, *t);
+      else if (scatter)
+        buildScatter(sourceNodes, nodes, slot, *t);
       else if (chain)
         buildChain(sourceNodes, nodes, *t);
       else
@@ -108,6 +130,28 @@ public:
   /// kRouteScatter one per carrier in use, the elements taking turns.
   void addPair(const ReplicaPairs::Pair &p, unsigned mode) {
     const size_t n = p.nodes.size();
+    if (mode & kRouteSpread) {
+      // tree()'s turns counted: of E elements over n carriers in turn,
+      // carrier c takes E / n, one more when c < E mod n, and its k-th
+      // takes rotation (c + k) mod rotations.
+      const Spread s = spreadOf(p.sourceNodes, p.nodes);
+      const size_t len = s.scatter ? n : 1;
+      std::vector<uint64_t> uses(n, 0);
+      for (size_t i = 0; i < len; ++i)
+        uses[i] = p.elements / len + (i < p.elements % len);
+      for (uint32_t c = 0; c < n; ++c)
+        for (uint32_t r = 0; r < s.rotations; ++r) {
+          const uint64_t k = (r + s.rotations - c % s.rotations) % s.rotations;
+          if (k >= uses[c])
+            continue; // carrier c's k-th element takes rotation r: none
+          Tree &t = trees.emplace_back();
+          t.sends.reserve(n);
+          buildSpread(p.sourceNodes, p.nodes, s, c * s.rotations + r, t);
+          t.elements =
+              uint32_t(uses[c] / s.rotations + (k < uses[c] % s.rotations));
+        }
+      return;
+    }
     const bool scatter = mode & kRouteScatter;
     const size_t carriers = scatter ? std::min<size_t>(p.elements, n) : 1;
     for (size_t c = 0; c < carriers; ++c) {
@@ -127,9 +171,21 @@ public:
 private:
   /// A (source nodes, destination nodes) pair's trees, by carrier (one
   /// without scatter), and the elements that took one so far.
+  /// A pair's spread (kRouteSpread): the rotations of its dims each
+  /// carrier's elements take in turn (the carriers, its nodes, take the
+  /// elements in turn); with several seeds, no scatter: one carrier.
+  struct Spread {
+    uint32_t rotations = 1;
+    std::vector<unsigned> varying; ///< the dims the pair's nodes span
+    bool scatter = false;          ///< one seed, sent to the carrier
+  };
+
   struct Pair {
-    std::vector<Tree *> byCarrier;
+    std::vector<Tree *>
+        byCarrier; ///< with kRouteSpread, by carrier and rotation
     uint32_t uses = 0;
+    Spread spread;
+    std::vector<uint32_t> carrierUses; ///< kRouteSpread's, per carrier
   };
 
   struct Member {
@@ -197,6 +253,141 @@ private:
         if (distance(nodes[h], nodes[k]) < distance(nodes[from], nodes[k]))
           from = h;
       tree.sends.push_back({1, nodes[from], nodes[k], from, uint32_t(k)});
+    }
+  }
+
+  /// A pair's spread (kRouteSpread): the dims its nodes span (a rotation
+  /// starting at each), and whether it has one seed to scatter.
+  Spread spreadOf(const std::vector<uint32_t> &sourceNodes,
+                  const std::vector<uint32_t> &nodes) {
+    Spread out;
+    const size_t n = nodes.size();
+    for (unsigned i = 0; i < dims; ++i)
+      for (size_t k = 1; k < n; ++k)
+        if (coord(nodes[k], i) != coord(nodes[0], i)) {
+          out.varying.push_back(i);
+          break;
+        }
+    // A tree is built only for a (carrier, rotation) some element takes,
+    // and has a send into each node at most: the trees' sends are at most
+    // the destination's cells, however many rotations.
+    out.rotations = uint32_t(std::max<size_t>(out.varying.size(), 1));
+    seed(sourceNodes, nodes);
+    out.scatter =
+        std::count_if(seededBy.begin(), seededBy.end(),
+                      [](const auto &p) { return p.first != ~0u; }) == 1;
+    return out;
+  }
+
+  /// The member of [first, last) nearest `node`, which lies across the
+  /// split in `dim`: on a cube its neighbour across `dim` when a member
+  /// (no member is nearer), on a mesh the node at the range's nearest
+  /// coordinate in `dim` when a member, else the nearest by a scan.
+  /// markRange must have marked the range.
+  Member *nearestIn(Member *first, Member *last, uint32_t node, unsigned dim) {
+    uint32_t guess;
+    if (cube) {
+      guess = node ^ (uint32_t(1) << dim);
+    } else {
+      const uint32_t c = coord(node, dim);
+      const uint32_t to = coord(first->node, dim) > c
+                              ? coord(first->node, dim)
+                              : coord((last - 1)->node, dim);
+      guess = node + (to - c) * strides[dim]; // unsigned wrap: a step down
+    }
+    if (guess < stampOf.size() && stampOf[guess] == stamp)
+      return &members[memberOf[guess]];
+    Member *best = first;
+    for (Member *m = first + 1; m != last; ++m)
+      if (distance(m->node, node) < distance(best->node, node))
+        best = m;
+    return best;
+  }
+
+  /// Marks [first, last) for nearestIn.
+  void markRange(Member *first, Member *last) {
+    ++stamp;
+    for (Member *m = first; m != last; ++m) {
+      stampOf[m->node] = stamp;
+      memberOf[m->node] = uint32_t(m - members.data());
+    }
+  }
+
+  /// A spread's tree (kRouteSpread, 003 6.2.1's replication as van de
+  /// Geijn's scatter and all-gather, their rounds in rotated dims as in
+  /// Johnsson and Ho's rotated trees). With one seed: the element goes to
+  /// the carrier of `slot` (carrier * rotations + rotation) by recursive
+  /// halving, one round a split (split() from the rotation's first dim):
+  /// where the half holding the carrier lacks the element, its member
+  /// nearest the holder takes it; then by recursive doubling back up, the
+  /// deepest split first, each node of the other half that lacks it
+  /// taking it from its nearest node of the carrier's half. A carrier's
+  /// elements take the rotations in turn and the carriers the elements in
+  /// turn, so each round's sends spread over the nodes and the dims, and
+  /// a source sends each element once. With several seeds: the doubling
+  /// from them in the rotation's dims.
+  void buildSpread(const std::vector<uint32_t> &sourceNodes,
+                   const std::vector<uint32_t> &nodes, const Spread &s,
+                   uint32_t slot, Tree &tree) {
+    seed(sourceNodes, nodes);
+    const uint32_t carrier = slot / s.rotations, rotation = slot % s.rotations;
+    const unsigned start = s.varying.empty() ? 0 : s.varying[rotation];
+    const size_t n = nodes.size();
+    members.clear();
+    uint32_t holder = 0;
+    for (size_t k = 0; k < n; ++k) {
+      const bool held = seededBy[k].first != ~0u;
+      if (held) {
+        tree.sends.push_back({0, sourceNodes[seededBy[k].second], nodes[k],
+                              seededBy[k].second, uint32_t(k)});
+        holder = uint32_t(k);
+      }
+      members.push_back({nodes[k], uint32_t(k), held});
+    }
+    if (!s.scatter) {
+      grow(members.data(), members.data() + n, 1, tree, start);
+      return;
+    }
+    if (stampOf.empty()) {
+      stampOf.assign(nodeCount, 0);
+      memberOf.resize(nodeCount);
+    }
+    // Down to the carrier: each level's carrier half [lo, hi) and the
+    // other half.
+    levels.clear();
+    Member *first = members.data(), *last = first + n;
+    while (last - first > 1) {
+      unsigned dim;
+      Member *mid = split(first, last, start, dim);
+      const bool low = std::any_of(
+          first, mid, [&](const Member &m) { return m.at == carrier; });
+      Member *f = low ? first : mid, *l = low ? mid : last;
+      Member *of = low ? mid : first, *ol = low ? last : mid;
+      levels.push_back({f, l, of, ol, dim});
+      if (!std::any_of(f, l, [&](const Member &m) { return m.at == holder; })) {
+        markRange(f, l);
+        Member *r = nearestIn(f, l, nodes[holder], dim);
+        tree.sends.push_back(
+            {uint32_t(levels.size()), nodes[holder], r->node, holder, r->at});
+        r->holder = true;
+        holder = r->at;
+      }
+      first = f;
+      last = l;
+    }
+    // Back up: level j's round mirrors its scatter round about the tree's
+    // depth.
+    const uint32_t depth = uint32_t(levels.size());
+    for (uint32_t j = depth; j-- > 0;) {
+      const Level &lv = levels[j];
+      markRange(lv.first, lv.last);
+      for (Member *b = lv.otherFirst; b != lv.otherLast; ++b)
+        if (!b->holder) {
+          Member *from = nearestIn(lv.first, lv.last, b->node, lv.dim);
+          tree.sends.push_back(
+              {2 * depth - j, from->node, b->node, from->at, b->at});
+          b->holder = true;
+        }
     }
   }
 
@@ -288,17 +479,29 @@ private:
     }
   }
 
-  /// Fills [first, last) from its holders, sends from `round` on: split at
-  /// the coordinate nearest the middle of the widest dim; a half without a
-  /// copy takes one from the other's nearest holder, then both go on.
-  void grow(Member *first, Member *last, uint32_t round, Tree &tree) {
+  /// Splits [first, last) (two nodes or more) in two as the doubling
+  /// does: at the coordinate nearest the middle of its widest dim (of dims
+  /// equally wide, the first from `startDim` on, wrapping), sorted so the
+  /// lower half comes first; returns where the upper half starts.
+  Member *split(Member *first, Member *last, unsigned startDim, unsigned &dim) {
     const size_t n = size_t(last - first);
-    auto held = [](const Member &m) { return m.holder; };
-    if (n < 2 || std::all_of(first, last, held))
-      return;
-    unsigned dim = 0;
+    if (cube) {
+      // Every dim spans 0 or 1: the first spanned from startDim on, and
+      // the range (ascending, as every range split() gives) kept in order
+      // within each half, as the sort below would leave it.
+      uint32_t spanned = 0;
+      for (const Member *m = first; m != last; ++m)
+        spanned |= m->node ^ first->node;
+      const uint32_t from = spanned >> startDim;
+      dim = from ? startDim + unsigned(__builtin_ctz(from))
+                 : unsigned(__builtin_ctz(spanned));
+      return std::stable_partition(
+          first, last, [&](const Member &m) { return !((m.node >> dim) & 1); });
+    }
+    dim = 0;
     uint32_t widest = 0;
-    for (unsigned i = 0; i < dims; ++i) {
+    for (unsigned j = 0; j < dims; ++j) {
+      const unsigned i = (startDim + j) % dims;
       auto [lo, hi] = std::minmax_element(
           first, last, [&](const Member &a, const Member &b) {
             return coord(a.node, i) < coord(b.node, i);
@@ -308,26 +511,39 @@ private:
         dim = i;
       }
     }
+    const unsigned d = dim;
     std::sort(first, last, [&](const Member &a, const Member &b) {
-      return std::make_pair(coord(a.node, dim), a.node) <
-             std::make_pair(coord(b.node, dim), b.node);
+      return std::make_pair(coord(a.node, d), a.node) <
+             std::make_pair(coord(b.node, d), b.node);
     });
     // Distinct nodes differ in some dim: the widest has a step.
-    size_t split = 0, gap = ~size_t(0);
+    size_t at = 0, gap = ~size_t(0);
     for (size_t j = 1; j < n; ++j)
       if (coord(first[j - 1].node, dim) != coord(first[j].node, dim)) {
         const size_t g = 2 * j > n ? 2 * j - n : n - 2 * j;
         if (g < gap) {
           gap = g;
-          split = j;
+          at = j;
         }
       }
-    Member *mid = first + split;
+    return first + at;
+  }
+
+  /// Fills [first, last) from its holders, sends from `round` on: split
+  /// (split()); a half without a copy takes one from the other's nearest
+  /// holder, then both go on.
+  void grow(Member *first, Member *last, uint32_t round, Tree &tree,
+            unsigned startDim = 0) {
+    auto held = [](const Member &m) { return m.holder; };
+    if (last - first < 2 || std::all_of(first, last, held))
+      return;
+    unsigned dim;
+    Member *mid = split(first, last, startDim, dim);
     const bool low = std::any_of(first, mid, held),
                high = std::any_of(mid, last, held);
     if (low && high) {
-      grow(first, mid, round, tree);
-      grow(mid, last, round, tree);
+      grow(first, mid, round, tree, startDim);
+      grow(mid, last, round, tree, startDim);
       return;
     }
     Member *from = low ? first : mid, *fromEnd = low ? mid : last;
@@ -345,8 +561,8 @@ private:
     tree.sends.push_back(
         {round, sender->node, receiver->node, sender->at, receiver->at});
     receiver->holder = true;
-    grow(from, fromEnd, round + 1, tree);
-    grow(to, toEnd, round + 1, tree);
+    grow(from, fromEnd, round + 1, tree, startDim);
+    grow(to, toEnd, round + 1, tree, startDim);
   }
 
   unsigned dims;
@@ -356,6 +572,15 @@ private:
   NodeCoords table;
   std::vector<uint32_t> depth, queue; ///< buildChain's
   std::vector<Member> members;
+  /// nearestIn's, by node: the stamp of the range it was last marked in,
+  /// and its place in `members` then.
+  std::vector<uint32_t> stampOf, memberOf;
+  uint32_t stamp = 0, nodeCount;
+  struct Level {
+    Member *first, *last, *otherFirst, *otherLast;
+    unsigned dim;
+  };
+  std::vector<Level> levels; ///< buildSpread's
   std::vector<std::pair<unsigned, uint32_t>> seededBy;
   std::vector<uint32_t> key, lastSources, lastNodes;
   std::deque<Tree> trees;
@@ -370,6 +595,21 @@ std::vector<std::vector<RouteFlow>> treeFlows(const std::deque<Tree> &trees,
                                               size_t rounds, bool chain) {
   // Per round, (from, to) as one key and the elements: a sort of words.
   std::vector<std::vector<std::pair<uint64_t, uint32_t>>> tally(rounds);
+  {
+    // Each round's sends counted first: no regrowth of the tallies.
+    std::vector<size_t> sends(rounds, 0);
+    for (const Tree &t : trees)
+      for (const Tree::Send &s : t.sends)
+        if (s.from != s.to) {
+          if (!chain || s.round == 0)
+            ++sends[s.round];
+          else
+            for (uint32_t e = 0; e < t.elements; ++e)
+              ++sends[s.round + e];
+        }
+    for (size_t k = 0; k < rounds; ++k)
+      tally[k].reserve(sends[k]);
+  }
   for (const Tree &t : trees)
     for (const Tree::Send &s : t.sends) {
       if (s.from == s.to)
@@ -382,8 +622,14 @@ std::vector<std::vector<RouteFlow>> treeFlows(const std::deque<Tree> &trees,
           tally[s.round + e].push_back({key, 1});
     }
   std::vector<std::vector<RouteFlow>> out(rounds);
+  std::vector<std::pair<uint64_t, uint32_t>> scratch;
   for (size_t k = 0; k < rounds; ++k) {
-    std::sort(tally[k].begin(), tally[k].end());
+    // Equal keys are summed: their order does not matter.
+    radixSortByKey(tally[k], scratch);
+    size_t distinct = 0;
+    for (size_t i = 0; i < tally[k].size(); ++i)
+      distinct += i == 0 || tally[k][i - 1].first != tally[k][i].first;
+    out[k].reserve(distinct);
     for (size_t i = 0; i < tally[k].size(); ++i) {
       const auto [key, elements] = tally[k][i];
       if (i > 0 && tally[k][i - 1].first == key)
@@ -801,6 +1047,90 @@ std::vector<int64_t> mapc::rt::pipelinedChainRounds(
                               elemBytes, routeOrder, exact, why);
 }
 
+std::vector<int64_t>
+mapc::rt::spreadRounds(const NetworkShape &shape, const TileMap &from,
+                       const TileMap &to, const ReplicaPairs &pairs,
+                       unsigned elemBytes, unsigned routeOrder, bool &exact,
+                       std::string *why) {
+  TreeBuilder builder(shape);
+  buildTrees(pairs, routeOrder | kRouteSpread, builder);
+  const std::deque<Tree> &trees = builder.built();
+  // Round 0 as timeDoublingRounds times it, its sends in cell order.
+  std::vector<int64_t> out = timeDoublingRounds(shape, {pairs.seeds}, from, to,
+                                                elemBytes, routeOrder, why);
+  if (out[0] < 0)
+    return out;
+  const size_t rounds = roundCountOf(trees, false, pairs.anyLocal);
+  out.resize(rounds, 0); // the local copies' round, if any, takes none
+  // The sends that change node by round (a counting sort), each with the
+  // elements that take its tree.
+  struct Hop {
+    uint32_t from, to, elements;
+  };
+  std::vector<size_t> start(rounds + 1, 0);
+  for (const Tree &t : trees)
+    for (const Tree::Send &s : t.sends)
+      if (s.round > 0 && s.from != s.to)
+        ++start[s.round + 1];
+  for (size_t k = 0; k < rounds; ++k)
+    start[k + 1] += start[k];
+  std::vector<Hop> hops(start[rounds]);
+  {
+    std::vector<size_t> at(start.begin(), start.end() - 1);
+    for (const Tree &t : trees)
+      for (const Tree::Send &s : t.sends)
+        if (s.round > 0 && s.from != s.to)
+          hops[at[s.round]++] = {s.from, s.to, t.elements};
+  }
+  // Each round's busiest link over the dims-up paths: its time when every
+  // send goes to a neighbour (oneHopRouteCycles), else a bound on it.
+  const NodeCoords table(shape);
+  const unsigned dims = unsigned(shape.dims.size());
+  std::vector<uint32_t> strides;
+  for (unsigned i = 0, stride = 1; i < dims; ++i) {
+    strides.push_back(stride);
+    stride *= shape.cube ? 2 : shape.dims[i];
+  }
+  // The loads in a table of every link when it is not much more than the
+  // hops, else each round's (link, elements) sorted.
+  const size_t linkCount = size_t(shape.nodeCount()) * dims * 2;
+  const bool dense = linkCount <= 8 * hops.size() + 65536;
+  std::vector<uint64_t> load(dense ? linkCount : 0, 0);
+  std::vector<std::pair<uint64_t, uint32_t>> tally, scratch;
+  exact = true;
+  for (size_t k = 1; k < rounds; ++k) {
+    uint64_t most = 0;
+    tally.clear();
+    for (size_t h = start[k]; h < start[k + 1]; ++h) {
+      exact &= table.distance(hops[h].from, hops[h].to) == 1;
+      uint32_t node = hops[h].from;
+      for (unsigned i = 0; i < dims; ++i)
+        for (unsigned a = table.coord(node, i), b = table.coord(hops[h].to, i);
+             a != b; a = table.coord(node, i)) {
+          const size_t link = (size_t(node) * dims + i) * 2 + (b > a);
+          tally.push_back({link, hops[h].elements});
+          if (dense)
+            most = std::max(most, load[link] += hops[h].elements);
+          node = b > a ? node + strides[i] : node - strides[i];
+        }
+    }
+    if (dense) {
+      for (const auto &[link, elements] : tally)
+        load[link] = 0;
+    } else {
+      radixSortByKey(tally, scratch);
+      for (size_t i = 0, j = 0; i < tally.size(); i = j) {
+        uint64_t sum = 0;
+        for (; j < tally.size() && tally[j].first == tally[i].first; ++j)
+          sum += tally[j].second;
+        most = std::max(most, sum);
+      }
+    }
+    out[k] = int64_t(most);
+  }
+  return out;
+}
+
 std::vector<int64_t> mapc::rt::timePipelinedChains(
     const NetworkShape &shape, const TileMap &from, const TileMap &to,
     const std::vector<uint32_t> &sources, unsigned elemBytes,
@@ -904,32 +1234,57 @@ std::vector<Transfer> mapc::rt::doublingTransfers(
   return out;
 }
 
+/// oneHopCycles' tables, kept from round to round: each move's link as
+/// (from node, dim, direction), and a count per link (zero between calls).
+struct OneHopLinks {
+  std::vector<uint32_t> link, count;
+};
+
 /// oneHopRouteCycles with the shape's coordinates at hand.
-static int64_t oneHopCycles(const NodeCoords &table,
+static int64_t oneHopCycles(const NetworkShape &shape, const NodeCoords &table,
                             const std::vector<RouteMove> &moves,
-                            std::vector<uint64_t> &links) {
-  links.clear();
+                            OneHopLinks &links) {
+  const unsigned dims = unsigned(shape.dims.size());
+  links.link.clear();
   for (const RouteMove &m : moves) {
     if (table.distance(m.from, m.to) != 1)
       return -1;
-    links.push_back(uint64_t(m.from) << 32 | m.to);
+    unsigned dim = 0;
+    if (shape.cube)
+      dim = unsigned(__builtin_ctz(m.from ^ m.to));
+    else
+      while (table.coord(m.from, dim) == table.coord(m.to, dim))
+        ++dim;
+    links.link.push_back((m.from * dims + dim) * 2 + (m.to > m.from));
   }
   // A link takes its moves one a cycle whatever their keys, and moves of
-  // one hop wait for nothing else: the busiest link's count.
-  std::sort(links.begin(), links.end());
-  int64_t most = 0;
-  for (size_t i = 0, j = 0; i < links.size(); i = j) {
-    while (j < links.size() && links[j] == links[i])
-      ++j;
-    most = std::max(most, int64_t(j - i));
+  // one hop wait for nothing else: the busiest link's count, counted in a
+  // table of every link when it is not much more than the moves, else by
+  // sorting them.
+  const size_t linkCount = size_t(shape.nodeCount()) * dims * 2;
+  uint32_t most = 0;
+  if (linkCount > 8 * links.link.size() + 65536 &&
+      linkCount > links.count.size()) {
+    std::sort(links.link.begin(), links.link.end());
+    for (size_t i = 0, j = 0; i < links.link.size(); i = j) {
+      while (j < links.link.size() && links.link[j] == links.link[i])
+        ++j;
+      most = std::max(most, uint32_t(j - i));
+    }
+    return most;
   }
+  links.count.resize(std::max(linkCount, links.count.size()), 0);
+  for (uint32_t l : links.link)
+    most = std::max(most, ++links.count[l]);
+  for (uint32_t l : links.link)
+    links.count[l] = 0;
   return most;
 }
 
 int64_t mapc::rt::oneHopRouteCycles(const NetworkShape &shape,
                                     const std::vector<RouteMove> &moves) {
-  std::vector<uint64_t> links;
-  return oneHopCycles(NodeCoords(shape), moves, links);
+  OneHopLinks links;
+  return oneHopCycles(shape, NodeCoords(shape), moves, links);
 }
 
 /// Round k of `rounds` simulated cycle by cycle on the machine (its
@@ -961,7 +1316,7 @@ static std::vector<int64_t> timeRounds(const NetworkShape &shape, size_t count,
       after[k] = after[k + 1] + (*bounds)[k];
   int64_t sum = 0;
   std::vector<int64_t> out;
-  std::vector<uint64_t> links;
+  OneHopLinks links;
   const NodeCoords table(shape);
   for (size_t k = 0; k < count; ++k) {
     const std::vector<RouteMove> &moves = movesOf(k);
@@ -970,7 +1325,7 @@ static std::vector<int64_t> timeRounds(const NetworkShape &shape, size_t count,
     const int64_t stop =
         bounds && stopAt != INT64_MAX ? stopAt - sum - after[k + 1] : INT64_MAX;
     // Pipelined chains' rounds are mostly of one hop each: counted.
-    int64_t t = oneHopCycles(table, moves, links);
+    int64_t t = oneHopCycles(shape, table, moves, links);
     if (t < 0)
       t = timeRoute(shape, moves, routeOrder & kRouteFarthestFirst,
                     std::max<int64_t>(stop, 1));

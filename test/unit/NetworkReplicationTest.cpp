@@ -15,6 +15,7 @@
 #include "mapc/runtime/NetworkExecute.h"
 #include "mapc/runtime/NetworkTiming.h"
 #include "passes/NetworkGeneralPlanner.h"
+#include "passes/NetworkReplicationPlanner.h"
 
 #include "RandomNetwork.h"
 #include "TestSeed.h"
@@ -447,15 +448,18 @@ namespace {
 
 /// The rounds candidates in the planner's listing order, and their names.
 constexpr unsigned kCandidates[] = {
-    rt::kRouteDoubling, rt::kRouteDoubling | rt::kRouteFarthestFirst,
+    rt::kRouteDoubling,
+    rt::kRouteDoubling | rt::kRouteFarthestFirst,
     rt::kRouteDoubling | rt::kRouteScatter,
     rt::kRouteDoubling | rt::kRouteScatter | rt::kRouteFarthestFirst,
+    rt::kRouteDoubling | rt::kRouteSpread,
     rt::kRouteDoubling | rt::kRouteChain};
 constexpr size_t kCandidateCount = std::size(kCandidates);
 std::string candidateName(unsigned order) {
-  return std::string(order & rt::kRouteScatter ? "scatter and gather"
-                     : order & rt::kRouteChain ? "pipelined chain"
-                                               : "doubling") +
+  return std::string(order & rt::kRouteSpread    ? "halving and doubling"
+                     : order & rt::kRouteScatter ? "scatter and gather"
+                     : order & rt::kRouteChain   ? "pipelined chain"
+                                                 : "doubling") +
          (order & rt::kRouteFarthestFirst ? ", farthest first" : "");
 }
 
@@ -501,7 +505,7 @@ void expectTrueRoundsPrices(const std::string &why, size_t at,
 // `why` true of every candidate's price.
 TEST(NetworkReplication, StoppedPricingChoosesAsPricingAll) {
   std::mt19937 rng(20261128 + 11);
-  unsigned runs = 0, roundsWon = 0, routeWon = 0, notPriced = 0;
+  unsigned runs = 0, roundsWon = 0, routeWon = 0, notPriced = 0, spreads = 0;
   while (runs < 7000) {
     const rt::NetworkShape net = test::randomNetwork(rng, kReplicationNetworks);
     rt::TileMap a, b;
@@ -537,10 +541,18 @@ TEST(NetworkReplication, StoppedPricingChoosesAsPricingAll) {
         routeOrder = order;
       }
     }
-    // Every candidate in full: the fastest, the first of equals.
+    // Every candidate in full: the fastest, the first of equals. A spread
+    // is listed only where the planner prices one.
+    const bool spread =
+        spreadWorthPricing(net, rt::replicaPairs(net, a, b, sources, &cells));
+    spreads += spread;
     int64_t times[kCandidateCount];
     size_t best = kCandidateCount;
     for (size_t i = 0; i < kCandidateCount; ++i) {
+      if ((kCandidates[i] & rt::kRouteSpread) && !spread) {
+        times[i] = -1;
+        continue;
+      }
       const auto rounds =
           rt::doublingRounds(net, a, b, sources, kCandidates[i]);
       const auto each =
@@ -586,6 +598,7 @@ TEST(NetworkReplication, StoppedPricingChoosesAsPricingAll) {
   EXPECT_GT(roundsWon, 4000u);
   EXPECT_GT(routeWon, 1000u);
   EXPECT_GT(notPriced, 5000u);
+  EXPECT_GT(spreads, 500u);
 }
 
 // Pipelined chains on 2,000 random replicated destinations and broadcasts
@@ -699,6 +712,121 @@ TEST(NetworkReplication, PipelinedChainsStreamABroadcast) {
       EXPECT_EQ(plan.steps[0].routeOrder, order) << plan.steps[0].why;
       EXPECT_EQ(plan.predictedTicks, perNode + depth - 1) << what;
     }
+}
+
+// A spread (kRouteSpread) on 3,000 random replicated destinations and
+// broadcasts on random meshes and cubes, in place and copies, both keys:
+// every element arrives, each round and the whole route take what the
+// machine and the cycle-by-cycle reference take, every send after round 0
+// reads a cell written in an earlier round, the trees built a pair at a
+// time (doublingRoundFlows) are those the elements take one by one
+// (doublingRounds' flows), and the figures from the trees (spreadRounds)
+// are the rounds' times when every send after round 0 goes to a neighbour
+// and never above them otherwise.
+TEST(NetworkReplication, SpreadRunsAsTimed) {
+  std::mt19937 rng(test::testSeed(20261203));
+  unsigned runs = 0, cubes = 0, scattered = 0, exactly = 0, bounded = 0;
+  auto covered = [&] {
+    return cubes > 600 && scattered > 600 && exactly > 300 && bounded > 300;
+  };
+  while (test::keepDrawing(runs, 3000, covered())) {
+    const rt::NetworkShape net = test::randomNetwork(rng, kReplicationNetworks);
+    rt::TileMap a, b;
+    if (!drawReplicatedOrBroadcast(rng, net, a, b))
+      continue;
+    const unsigned elemBytes = 1u << (rng() % 3);
+    const bool copy = rng() % 2;
+    const unsigned order = rt::kRouteDoubling | rt::kRouteSpread |
+                           (rng() % 2 ? rt::kRouteFarthestFirst : 0);
+    const std::string what = "run " + std::to_string(runs);
+    runDoubling(a, b, net, elemBytes, copy, order, what);
+    const std::vector<uint32_t> sources = rt::sourcesOf(a, b);
+    const auto cells = rt::replicaCells(b, sources);
+    std::vector<std::vector<rt::RouteFlow>> flows;
+    const auto rounds =
+        rt::doublingRounds(net, a, b, sources, order, &cells, &flows);
+    const auto alone =
+        rt::doublingRoundFlows(net, a, b, sources, order, &cells);
+    ASSERT_EQ(alone.size(), flows.size()) << what;
+    for (size_t k = 0; k < flows.size(); ++k) {
+      ASSERT_EQ(alone[k].size(), flows[k].size()) << what << " round " << k;
+      for (size_t f = 0; f < flows[k].size(); ++f)
+        EXPECT_TRUE(alone[k][f].from == flows[k][f].from &&
+                    alone[k][f].to == flows[k][f].to &&
+                    alone[k][f].count == flows[k][f].count)
+            << what << " round " << k;
+    }
+    const std::vector<int64_t> timed =
+        rt::timeDoublingRounds(net, rounds, a, b, elemBytes, order);
+    bool exact = false;
+    const std::vector<int64_t> figures =
+        rt::spreadRounds(net, a, b, rt::replicaPairs(net, a, b, sources),
+                         elemBytes, order & ~rt::kRouteFarthestFirst, exact);
+    ASSERT_EQ(figures.size(), timed.size()) << what;
+    for (size_t k = 1; k < timed.size(); ++k)
+      if (exact)
+        EXPECT_EQ(figures[k], timed[k]) << what << " round " << k;
+      else
+        EXPECT_LE(figures[k], timed[k]) << what << " round " << k;
+    bool later = false;
+    std::vector<int64_t> written(size_t(b.deviceSize()), -1);
+    for (size_t k = 0; k < rounds.size(); ++k) {
+      for (const rt::DoublingSend &send : rounds[k])
+        if (k > 0) {
+          EXPECT_TRUE(written[size_t(send.fromCell)] >= 0 &&
+                      written[size_t(send.fromCell)] < int64_t(k))
+              << what << " round " << k << " reads cell " << send.fromCell;
+          later |= send.fromNode != send.toNode;
+        }
+      for (const rt::DoublingSend &send : rounds[k])
+        written[size_t(send.toCell)] = int64_t(k);
+    }
+    if (HasFailure())
+      return;
+    cubes += net.cube;
+    scattered += later;
+    exactly += later && exact;
+    bounded += later && !exact;
+    ++runs;
+  }
+  EXPECT_TRUE(covered()) << "in " << runs << " runs: " << cubes << " on cubes, "
+                         << scattered << " with sends after round 0, "
+                         << exactly << " of them all to neighbours, " << bounded
+                         << " not (above 600, 600, 300, 300 wanted)";
+}
+
+// A broadcast of M elements a node along dim 0 of a cube, each of its two
+// sources to a subcube of d dims (p = 2^d nodes), in a spread: the
+// source's elements go out by recursive halving and come back by
+// recursive doubling, each a carrier's elements in turn in d rotations of
+// the dims, so that every round's sends are one hop and spread evenly
+// over the links: with M a multiple of p d each takes M / d (1 - 1/p)
+// cycles, 2 M / d (1 - 1/p) in all, against M + d - 1 for the chains
+// (Johnsson and Ho; van de Geijn's scatter and all-gather on all ports).
+// The planner picks it for every such broadcast here, and it runs as
+// timed.
+TEST(NetworkReplication, SpreadBroadcastsInRotatedDims) {
+  for (const auto &[dims, perNode] : {std::pair{4u, 24}, std::pair{4u, 48},
+                                      std::pair{6u, 160}, std::pair{7u, 384}}) {
+    const rt::NetworkShape net = rt::NetworkShape::booleanCube(dims);
+    rt::TileMap src, dst;
+    broadcast(net, perNode, src, dst);
+    const int64_t d = dims - 1, p = int64_t(1) << d;
+    const int64_t expected = 2 * perNode / d * (p - 1) / p;
+    const std::string what =
+        std::to_string(dims) + "-cube, " + std::to_string(perNode) + " a node";
+    const unsigned order = rt::kRouteDoubling | rt::kRouteSpread;
+    const std::vector<uint32_t> sources = rt::sourcesOf(src, dst);
+    EXPECT_EQ(rt::timeDoublingRoute(net, src, dst, sources, 4, order), expected)
+        << what;
+    EXPECT_EQ(runDoubling(src, dst, net, 4, false, order, what), expected);
+    NetworkGeneralPlanRequest req{src, dst, 4, false, net};
+    auto planned = planNetworkGeneralRemap(req);
+    ASSERT_TRUE(std::holds_alternative<rt::GeneralPlan>(planned)) << what;
+    const rt::GeneralPlan &plan = std::get<rt::GeneralPlan>(planned);
+    EXPECT_EQ(plan.steps[0].routeOrder, order) << plan.steps[0].why;
+    EXPECT_EQ(plan.predictedTicks, expected) << what;
+  }
 }
 
 // oneHopRouteCycles, the count that times a round whose moves go to

@@ -23,6 +23,20 @@
 // link carries a share of a source's elements, not all of them each
 // round).
 //
+// With kRouteSpread instead, a spread: van de Geijn's scatter and
+// all-gather in Johnsson and Ho's rotated dims. An element with one seed
+// goes from there to a carrier among its nodes by recursive halving, one
+// round a split (the doubling's splits): where the half holding the
+// carrier lacks it, that half's node nearest the holder takes it; then
+// back up by recursive doubling, the deepest split first, each node of
+// the other half taking it from its nearest node of the carrier's half.
+// The carriers take a pair's elements in turn, and a carrier's elements
+// take in turn the rotations of the dims the nodes span (the splits' dims
+// from the rotation's first on), so that on a subcube each round's sends
+// are one hop and spread evenly over the links: a broadcast of M elements
+// to 2^d nodes takes 2 M / d (1 - 2^-d) cycles, the source sending each
+// element once. Several seeds: the doubling from them in rotated dims.
+//
 // With kRouteChain instead, pipelined chains (store and forward): after
 // the seeds, each (source nodes, destination nodes) pair's nodes join a
 // tree grown breadth first from its seeds, a node's parent a neighbour
@@ -57,6 +71,10 @@ constexpr unsigned kRouteScatter = 16;
 
 /// With kRouteDoubling in a Route step's order: pipelined chains.
 constexpr unsigned kRouteChain = 32;
+
+/// With kRouteDoubling in a Route step's order: a spread (a scatter by
+/// halving and an all-gather by doubling, in rotated dims).
+constexpr unsigned kRouteSpread = 64;
 
 /// One element a doubling round sends, from a device cell (of the step's
 /// `from` layout in round 0, of its `to` layout after) to a cell of `to`.
@@ -138,6 +156,17 @@ pipelinedChainRounds(const NetworkShape &shape, const TileMap &from,
                      unsigned elemBytes, unsigned routeOrder,
                      const std::vector<std::pair<int64_t, int64_t>> *cells,
                      bool &exact, std::string *why = nullptr);
+
+/// A spread's rounds (`routeOrder` with kRouteSpread) from its trees,
+/// with no send after round 0 written out: round 0 timed, then each
+/// round's busiest link over its sends' dims-up paths (each send counted
+/// for the elements of its tree): the round's time when every send goes
+/// to a neighbour (`exact`, oneHopRouteCycles), else a bound on it.
+std::vector<int64_t> spreadRounds(const NetworkShape &shape,
+                                  const TileMap &from, const TileMap &to,
+                                  const ReplicaPairs &pairs, unsigned elemBytes,
+                                  unsigned routeOrder, bool &exact,
+                                  std::string *why = nullptr);
 
 /// timeDoublingRounds of pipelined chains' rounds (`routeOrder` with
 /// kRouteChain), without writing them out when every edge of the chains
