@@ -87,6 +87,39 @@ bool drawReplicatedOrBroadcast(std::mt19937 &rng, const rt::NetworkShape &net,
   return true;
 }
 
+/// A random run of rounds: a replicated destination or broadcast on a
+/// random mesh or cube (drawReplicatedOrBroadcast), its element size and
+/// whether it is a copy.
+struct RoundsRun {
+  rt::NetworkShape net;
+  rt::TileMap a, b;
+  unsigned elemBytes = 1;
+  bool copy = false;
+};
+bool drawRoundsRun(std::mt19937 &rng, RoundsRun &r) {
+  r.net = test::randomNetwork(rng, kReplicationNetworks);
+  if (!drawReplicatedOrBroadcast(rng, r.net, r.a, r.b))
+    return false;
+  r.elemBytes = 1u << (rng() % 3);
+  r.copy = rng() % 2;
+  return true;
+}
+
+/// Checks that two listings of each round's flows are the same.
+void expectSameFlows(const std::vector<std::vector<rt::RouteFlow>> &got,
+                     const std::vector<std::vector<rt::RouteFlow>> &want,
+                     const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t k = 0; k < want.size(); ++k) {
+    ASSERT_EQ(got[k].size(), want[k].size()) << what << " round " << k;
+    for (size_t f = 0; f < want[k].size(); ++f)
+      EXPECT_TRUE(got[k][f].from == want[k][f].from &&
+                  got[k][f].to == want[k][f].to &&
+                  got[k][f].count == want[k][f].count)
+          << what << " round " << k;
+  }
+}
+
 /// Runs the doubling route in `order` and checks every element, that the
 /// machine takes timeDoublingRoute's cycles, and each round's timing against
 /// the cycle-by-cycle reference. Returns the cycles.
@@ -241,15 +274,9 @@ TEST(NetworkReplication, TreeFlowsAndCellsEqualThePlainCounts) {
     // The same flows without the sends written out.
     const auto alone =
         rt::doublingRoundFlows(net, a, b, sources, order, &cells);
-    ASSERT_EQ(alone.size(), flows.size()) << what;
-    for (size_t k = 0; k < flows.size(); ++k) {
-      ASSERT_EQ(alone[k].size(), flows[k].size()) << what << " round " << k;
-      for (size_t f = 0; f < flows[k].size(); ++f)
-        EXPECT_TRUE(alone[k][f].from == flows[k][f].from &&
-                    alone[k][f].to == flows[k][f].to &&
-                    alone[k][f].count == flows[k][f].count)
-            << what << " round " << k;
-    }
+    expectSameFlows(alone, flows, what);
+    if (HasFailure())
+      return;
     for (size_t k = 0; k < rounds.size(); ++k) {
       std::vector<rt::RouteMove> moves;
       for (const rt::DoublingSend &send : rounds[k])
@@ -615,12 +642,10 @@ TEST(NetworkReplication, PipelinedChainsRunAsTimed) {
   unsigned runs = 0, cubes = 0, streamed = 0, longer = 0, swept = 0,
            bounded = 0;
   while (runs < 2000) {
-    const rt::NetworkShape net = test::randomNetwork(rng, kReplicationNetworks);
-    rt::TileMap a, b;
-    if (!drawReplicatedOrBroadcast(rng, net, a, b))
+    RoundsRun r;
+    if (!drawRoundsRun(rng, r))
       continue;
-    const unsigned elemBytes = 1u << (rng() % 3);
-    const bool copy = rng() % 2;
+    const auto &[net, a, b, elemBytes, copy] = r;
     const unsigned order = rt::kRouteDoubling | rt::kRouteChain |
                            (rng() % 2 ? rt::kRouteFarthestFirst : 0);
     const std::string what = "run " + std::to_string(runs);
@@ -730,12 +755,10 @@ TEST(NetworkReplication, SpreadRunsAsTimed) {
     return cubes > 600 && scattered > 600 && exactly > 300 && bounded > 300;
   };
   while (test::keepDrawing(runs, 3000, covered())) {
-    const rt::NetworkShape net = test::randomNetwork(rng, kReplicationNetworks);
-    rt::TileMap a, b;
-    if (!drawReplicatedOrBroadcast(rng, net, a, b))
+    RoundsRun r;
+    if (!drawRoundsRun(rng, r))
       continue;
-    const unsigned elemBytes = 1u << (rng() % 3);
-    const bool copy = rng() % 2;
+    const auto &[net, a, b, elemBytes, copy] = r;
     const unsigned order = rt::kRouteDoubling | rt::kRouteSpread |
                            (rng() % 2 ? rt::kRouteFarthestFirst : 0);
     const std::string what = "run " + std::to_string(runs);
@@ -747,15 +770,9 @@ TEST(NetworkReplication, SpreadRunsAsTimed) {
         rt::doublingRounds(net, a, b, sources, order, &cells, &flows);
     const auto alone =
         rt::doublingRoundFlows(net, a, b, sources, order, &cells);
-    ASSERT_EQ(alone.size(), flows.size()) << what;
-    for (size_t k = 0; k < flows.size(); ++k) {
-      ASSERT_EQ(alone[k].size(), flows[k].size()) << what << " round " << k;
-      for (size_t f = 0; f < flows[k].size(); ++f)
-        EXPECT_TRUE(alone[k][f].from == flows[k][f].from &&
-                    alone[k][f].to == flows[k][f].to &&
-                    alone[k][f].count == flows[k][f].count)
-            << what << " round " << k;
-    }
+    expectSameFlows(alone, flows, what);
+    if (HasFailure())
+      return;
     const std::vector<int64_t> timed =
         rt::timeDoublingRounds(net, rounds, a, b, elemBytes, order);
     bool exact = false;
