@@ -169,8 +169,6 @@ public:
   }
 
 private:
-  /// A (source nodes, destination nodes) pair's trees, by carrier (one
-  /// without scatter), and the elements that took one so far.
   /// A pair's spread (kRouteSpread): the rotations of its dims each
   /// carrier's elements take in turn (the carriers, its nodes, take the
   /// elements in turn); with several seeds, no scatter: one carrier.
@@ -180,9 +178,11 @@ private:
     bool scatter = false;          ///< one seed, sent to the carrier
   };
 
+  /// A (source nodes, destination nodes) pair's trees, by carrier (one
+  /// without scatter; with kRouteSpread by carrier and rotation), and the
+  /// elements that took one so far.
   struct Pair {
-    std::vector<Tree *>
-        byCarrier; ///< with kRouteSpread, by carrier and rotation
+    std::vector<Tree *> byCarrier;
     uint32_t uses = 0;
     Spread spread;
     std::vector<uint32_t> carrierUses; ///< kRouteSpread's, per carrier
@@ -1047,6 +1047,56 @@ std::vector<int64_t> mapc::rt::pipelinedChainRounds(
                               elemBytes, routeOrder, exact, why);
 }
 
+namespace {
+
+/// The busiest link of a round, loads added link by link (a link numbered
+/// linkOf), kept from round to round: counted in a table of every link
+/// when it is not much more than the additions, else by sorting them.
+class LinkLoads {
+public:
+  explicit LinkLoads(const NetworkShape &shape)
+      : dims(unsigned(shape.dims.size())),
+        linkCount(size_t(shape.nodeCount()) * dims * 2) {}
+
+  /// The link out of `node` along `dim`, up or down it.
+  uint64_t linkOf(uint32_t node, unsigned dim, bool up) const {
+    return (uint64_t(node) * dims + dim) * 2 + up;
+  }
+  void add(uint64_t link, uint32_t load) { added.push_back({link, load}); }
+  /// Forgets what was added since the last busiest().
+  void drop() { added.clear(); }
+
+  /// The most load on one link of those added since the last call.
+  uint64_t busiest() {
+    uint64_t most = 0;
+    if (linkCount <= 8 * added.size() + 65536 || table.size() >= linkCount) {
+      table.resize(std::max(linkCount, table.size()), 0);
+      for (const auto &[link, load] : added)
+        most = std::max(most, table[link] += load);
+      for (const auto &[link, load] : added)
+        table[link] = 0;
+    } else {
+      radixSortByKey(added, scratch);
+      for (size_t i = 0, j = 0; i < added.size(); i = j) {
+        uint64_t sum = 0;
+        for (; j < added.size() && added[j].first == added[i].first; ++j)
+          sum += added[j].second;
+        most = std::max(most, sum);
+      }
+    }
+    added.clear();
+    return most;
+  }
+
+private:
+  unsigned dims;
+  size_t linkCount;
+  std::vector<uint64_t> table; ///< zero between calls
+  std::vector<std::pair<uint64_t, uint32_t>> added, scratch;
+};
+
+} // namespace
+
 std::vector<int64_t>
 mapc::rt::spreadRounds(const NetworkShape &shape, const TileMap &from,
                        const TileMap &to, const ReplicaPairs &pairs,
@@ -1091,42 +1141,20 @@ mapc::rt::spreadRounds(const NetworkShape &shape, const TileMap &from,
     strides.push_back(stride);
     stride *= shape.cube ? 2 : shape.dims[i];
   }
-  // The loads in a table of every link when it is not much more than the
-  // hops, else each round's (link, elements) sorted.
-  const size_t linkCount = size_t(shape.nodeCount()) * dims * 2;
-  const bool dense = linkCount <= 8 * hops.size() + 65536;
-  std::vector<uint64_t> load(dense ? linkCount : 0, 0);
-  std::vector<std::pair<uint64_t, uint32_t>> tally, scratch;
+  LinkLoads loads(shape);
   exact = true;
   for (size_t k = 1; k < rounds; ++k) {
-    uint64_t most = 0;
-    tally.clear();
     for (size_t h = start[k]; h < start[k + 1]; ++h) {
       exact &= table.distance(hops[h].from, hops[h].to) == 1;
       uint32_t node = hops[h].from;
       for (unsigned i = 0; i < dims; ++i)
         for (unsigned a = table.coord(node, i), b = table.coord(hops[h].to, i);
              a != b; a = table.coord(node, i)) {
-          const size_t link = (size_t(node) * dims + i) * 2 + (b > a);
-          tally.push_back({link, hops[h].elements});
-          if (dense)
-            most = std::max(most, load[link] += hops[h].elements);
+          loads.add(loads.linkOf(node, i, b > a), hops[h].elements);
           node = b > a ? node + strides[i] : node - strides[i];
         }
     }
-    if (dense) {
-      for (const auto &[link, elements] : tally)
-        load[link] = 0;
-    } else {
-      radixSortByKey(tally, scratch);
-      for (size_t i = 0, j = 0; i < tally.size(); i = j) {
-        uint64_t sum = 0;
-        for (; j < tally.size() && tally[j].first == tally[i].first; ++j)
-          sum += tally[j].second;
-        most = std::max(most, sum);
-      }
-    }
-    out[k] = int64_t(most);
+    out[k] = int64_t(loads.busiest());
   }
   return out;
 }
@@ -1234,56 +1262,31 @@ std::vector<Transfer> mapc::rt::doublingTransfers(
   return out;
 }
 
-/// oneHopCycles' tables, kept from round to round: each move's link as
-/// (from node, dim, direction), and a count per link (zero between calls).
-struct OneHopLinks {
-  std::vector<uint32_t> link, count;
-};
-
 /// oneHopRouteCycles with the shape's coordinates at hand.
 static int64_t oneHopCycles(const NetworkShape &shape, const NodeCoords &table,
                             const std::vector<RouteMove> &moves,
-                            OneHopLinks &links) {
-  const unsigned dims = unsigned(shape.dims.size());
-  links.link.clear();
+                            LinkLoads &links) {
   for (const RouteMove &m : moves) {
-    if (table.distance(m.from, m.to) != 1)
+    if (table.distance(m.from, m.to) != 1) {
+      links.drop();
       return -1;
+    }
     unsigned dim = 0;
     if (shape.cube)
       dim = unsigned(__builtin_ctz(m.from ^ m.to));
     else
       while (table.coord(m.from, dim) == table.coord(m.to, dim))
         ++dim;
-    links.link.push_back((m.from * dims + dim) * 2 + (m.to > m.from));
+    links.add(links.linkOf(m.from, dim, m.to > m.from), 1);
   }
   // A link takes its moves one a cycle whatever their keys, and moves of
-  // one hop wait for nothing else: the busiest link's count, counted in a
-  // table of every link when it is not much more than the moves, else by
-  // sorting them.
-  const size_t linkCount = size_t(shape.nodeCount()) * dims * 2;
-  uint32_t most = 0;
-  if (linkCount > 8 * links.link.size() + 65536 &&
-      linkCount > links.count.size()) {
-    std::sort(links.link.begin(), links.link.end());
-    for (size_t i = 0, j = 0; i < links.link.size(); i = j) {
-      while (j < links.link.size() && links.link[j] == links.link[i])
-        ++j;
-      most = std::max(most, uint32_t(j - i));
-    }
-    return most;
-  }
-  links.count.resize(std::max(linkCount, links.count.size()), 0);
-  for (uint32_t l : links.link)
-    most = std::max(most, ++links.count[l]);
-  for (uint32_t l : links.link)
-    links.count[l] = 0;
-  return most;
+  // one hop wait for nothing else: the busiest link's count.
+  return int64_t(links.busiest());
 }
 
 int64_t mapc::rt::oneHopRouteCycles(const NetworkShape &shape,
                                     const std::vector<RouteMove> &moves) {
-  OneHopLinks links;
+  LinkLoads links(shape);
   return oneHopCycles(shape, NodeCoords(shape), moves, links);
 }
 
@@ -1316,7 +1319,7 @@ static std::vector<int64_t> timeRounds(const NetworkShape &shape, size_t count,
       after[k] = after[k + 1] + (*bounds)[k];
   int64_t sum = 0;
   std::vector<int64_t> out;
-  OneHopLinks links;
+  LinkLoads links(shape);
   const NodeCoords table(shape);
   for (size_t k = 0; k < count; ++k) {
     const std::vector<RouteMove> &moves = movesOf(k);
