@@ -33,6 +33,29 @@ struct OpenTile {
     return h;
   }
 
+  /// Takes the empty dims `handles` that lie in memory (device dim 0) out
+  /// of the format, dividing memory by their lengths, where memory has no
+  /// template or offset and the dims none (so the division is exact).
+  void dropFromMemory(const std::vector<unsigned> &handles) {
+    SpaceDim &mem = device[0];
+    if (mem.tlen != mem.len || mem.off != 0 || mem.toff != 0)
+      return;
+    for (unsigned h : handles) {
+      auto at = std::find(m[0].begin(), m[0].end(), h);
+      const KDim &d = dims[h];
+      if (at == m[0].end() || d.k != d.tk || d.otk != 0)
+        continue;
+      mem.len = mem.tlen = mem.len / d.k;
+      if (m[0].size() == 1) {
+        // Memory keeps one k-Tile dim: this one, of length 1.
+        dims[h] = KDim::plain(1);
+        continue;
+      }
+      m[0].erase(at);
+      empties.erase(std::find(empties.begin(), empties.end(), h));
+    }
+  }
+
   KTile close() const {
     KTile t;
     t.data = data;
@@ -152,6 +175,8 @@ LowerResult mapc::lowerAlign(llvm::ArrayRef<int64_t> aligneeShape,
   for (unsigned l = target.firstEmptyDim(); l < target.kdims.size(); ++l)
     t.empties.push_back(l);
   std::vector<bool> used(aligneeShape.size(), false);
+  // The k-Tile dims a `*` or a constant subscript empties.
+  std::vector<unsigned> oneCell;
 
   for (unsigned r = 0; r < subs.size(); ++r) {
     const AlignSubSpec &sub = subs[r];
@@ -169,6 +194,7 @@ LowerResult mapc::lowerAlign(llvm::ArrayRef<int64_t> aligneeShape,
       for (unsigned l : ids) {
         t.dims[l].ok = kReplicated;
         t.empties.push_back(l);
+        oneCell.push_back(l);
       }
       continue;
     }
@@ -187,6 +213,7 @@ LowerResult mapc::lowerAlign(llvm::ArrayRef<int64_t> aligneeShape,
         if (d.ok != kReplicated)
           d.ok = (d.ok + digit) % d.k;
         t.empties.push_back(l);
+        oneCell.push_back(l);
       }
       continue;
     }
@@ -307,6 +334,14 @@ LowerResult mapc::lowerAlign(llvm::ArrayRef<int64_t> aligneeShape,
     d.toff = base;
     t.data[q] = d;
   }
+
+  // HPF keeps one copy of a replicated alignee per processor, and a
+  // constant subscript picks one position of the target's dim: the k-Tile
+  // dims they empty in memory would only repeat the copy or hold nothing
+  // (003 7.1.1 keeps them as empty dims), so they leave memory, which
+  // shrinks by their lengths. The PE dims keep theirs: a copy on every PE
+  // of the dim, or only on the PEs of the position.
+  t.dropFromMemory(oneCell);
 
   // Alignee dims no subscript uses are collapsed: they live in memory.
   for (unsigned q = 0; q < aligneeShape.size(); ++q) {
