@@ -172,8 +172,25 @@ std::vector<uint32_t> mapc::rt::sourcesOf(const TileMap &from,
     copies.clear();
     from.addressesOf(d, copies);
     const int64_t pe = b / toSlots, slot = b % toSlots;
+    // The same PE first, then the copy sharing the most PE coordinates
+    // (`to`'s PE dims): where both layouts replicate along the same PE dims
+    // (HPF's A(i, *) redistributed), each copy feeds its own line of PEs and
+    // the lines move side by side instead of all from the first copy.
+    auto shared = [&](int64_t q) {
+      int64_t n = 0;
+      for (size_t i = 1, x = size_t(pe), y = size_t(q); i < to.device.size();
+           ++i) {
+        const size_t side = size_t(to.device[i].tlen);
+        n += x % side == y % side;
+        x /= side;
+        y /= side;
+      }
+      return n;
+    };
     auto score = [&](int64_t a) {
-      return (a / fromSlots == pe ? 2 : 0) + (a % fromSlots == slot ? 1 : 0);
+      const int64_t q = a / fromSlots;
+      return (q == pe ? 1 << 20 : 0) + 2 * shared(q) +
+             (a % fromSlots == slot ? 1 : 0);
     };
     int64_t best = copies[0];
     for (int64_t a : copies)

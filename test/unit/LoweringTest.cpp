@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Lowering.h"
 #include "RandomTile.h"
+#include "mapc/runtime/General.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -276,3 +277,42 @@ TEST(StandardMappings, BitReverseReversesTheIndexBits) {
 }
 
 } // namespace
+
+// HPF's A(i, k) with T(i, *) redistributed: both layouts replicate along
+// the PE dim of T's columns, so each destination cell reads the copy on its
+// own column of PEs (sourcesOf), and the columns move side by side, not all
+// from the first copy.
+TEST(Align, ReplicatedSourcesReadTheirOwnLineOfPEs) {
+  std::mt19937 rng(11);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  for (int iter = 0; iter < 200; ++iter) {
+    const std::vector<int64_t> procs = {pick(1, 4), pick(2, 4)};
+    const std::vector<int64_t> tshape = {pick(1, 12), pick(2, 12)};
+    auto format = [&] {
+      return DistFormatSpec{
+          pick(0, 1) ? DistFormatSpec::Block : DistFormatSpec::Cyclic, 0};
+    };
+    const KTile from = ok(lowerDistribute(tshape, {format(), format()}, procs));
+    const KTile to = ok(lowerDistribute(tshape, {format(), format()}, procs));
+    AlignSubSpec row, star;
+    row.kind = AlignSubSpec::Dummy;
+    row.dummy = 0;
+    row.stride = 1;
+    star.kind = AlignSubSpec::Replicate;
+    const std::vector<int64_t> ashape = {tshape[0], pick(1, 3)};
+    const KTile a = ok(lowerAlign(ashape, from, {row, star}));
+    const KTile b = ok(lowerAlign(ashape, to, {row, star}));
+    const std::vector<uint32_t> src = rt::sourcesOf(a, b);
+    const int64_t fromSlots = a.deviceShape()[0], toSlots = b.deviceShape()[0];
+    for (size_t cell = 0; cell < src.size(); ++cell) {
+      if (src[cell] == rt::kNoSource)
+        continue;
+      // PE numbers count T's row dim fastest: the column is pe / procs[0].
+      const int64_t toColumn = int64_t(cell) / toSlots / procs[0];
+      const int64_t fromColumn = int64_t(src[cell]) / fromSlots / procs[0];
+      ASSERT_EQ(toColumn, fromColumn) << "iter " << iter << " cell " << cell;
+    }
+  }
+}

@@ -136,8 +136,11 @@ struct GeneralPlan {
 /// Where every element of `to` comes from in `from`: for each cell of `to`'s
 /// device (memory fastest), the cell of `from`'s device whose element it
 /// takes, or kNoSource where `to` holds nothing. A replicated source is read
-/// where it is cheapest: the same PE and slot, else the same PE, else the
-/// same slot, else its first copy (003 6.2.1, "Data replication").
+/// where it is cheapest: the same PE (the same slot first), else the copy
+/// whose PE shares the most coordinates with the cell's along `to`'s PE
+/// dims (so copies along a PE dim both layouts replicate feed their own
+/// lines of PEs), then the same slot, else its first copy (003 6.2.1,
+/// "Data replication").
 constexpr uint32_t kNoSource = ~uint32_t(0);
 std::vector<uint32_t> sourcesOf(const TileMap &from, const TileMap &to);
 
