@@ -180,9 +180,27 @@ void destAddresses(const rt::DeviceLayout &dest, int64_t d,
     std::sort(out.begin(), out.end());
 }
 
-/// Is the source cell at `a` (holding `d`) the copy that is sent?
-bool canonical(const rt::DeviceLayout &src, int64_t a, int64_t d) {
-  return !src.replicates() || src.firstAddressOf(d) == a;
+/// The source cell that destination cell `b` of data index `d` reads: of
+/// a replicated source the first copy on b's own rank, so that copies the
+/// ranks already hold stay local (HPF's A(i, *) redistributed with its
+/// template), else the first copy (003 6.2.1). Sender and receiver both
+/// call it, so they agree on every element. `copies` is scratch.
+int64_t sourceFor(const rt::DeviceLayout &src, const BlockDistribution &s,
+                  const BlockDistribution &t, int64_t d, int64_t b,
+                  std::vector<int64_t> &copies) {
+  if (!src.replicates())
+    return src.firstAddressOf(d);
+  copies.clear();
+  src.addressesOf(d, copies);
+  const int q = t.rankOf(b);
+  int64_t best = -1, first = -1;
+  for (int64_t a : copies) {
+    if (first < 0 || a < first)
+      first = a;
+    if (s.rankOf(a) == q && (best < 0 || a < best))
+      best = a;
+  }
+  return best >= 0 ? best : first;
 }
 
 } // namespace
@@ -272,13 +290,15 @@ TrafficMatrix mapc::mpi::trafficOf(const rt::RemapSpec &spec, int ranks) {
   // Sources in order and each element's destinations sorted are the
   // receiver's order (MpiRemap::Impl::arrivals).
   std::vector<int64_t> lastA(t.counts.size(), -2), lastB(t.counts.size(), -2);
-  std::vector<int64_t> bs;
+  std::vector<int64_t> bs, copies;
   for (int64_t a = 0; a < spec.source.size(); ++a) {
     int64_t x = spec.source.dataAt(a);
-    if (x < 0 || !canonical(spec.source, a, x))
+    if (x < 0)
       continue;
     destAddresses(spec.dest, x, bs);
     for (int64_t b : bs) {
+      if (sourceFor(spec.source, s, d, x, b, copies) != a)
+        continue;
       size_t k = size_t(s.rankOf(a)) * ranks + d.rankOf(b);
       ++t.counts[k];
       t.sourceRuns[k] += a != lastA[k] + 1;
@@ -573,13 +593,15 @@ std::string MpiRemap::Impl::build() {
   recvIdx.assign(ranks, {});
   int64_t s0 = srcDist.firstAddress(rank), s1 = s0 + srcDist.cells(rank);
   int64_t d0 = dstDist.firstAddress(rank);
-  std::vector<int64_t> bs;
+  std::vector<int64_t> bs, copies;
   for (int64_t a = s0; a < s1 && a < src.size(); ++a) {
     int64_t x = src.dataAt(a);
-    if (x < 0 || !canonical(src, a, x))
+    if (x < 0)
       continue;
     destAddresses(dst, x, bs);
     for (int64_t b : bs) {
+      if (sourceFor(src, srcDist, dstDist, x, b, copies) != a)
+        continue;
       int q = dstDist.rankOf(b);
       if (q == rank) {
         selfSrc.push_back(uint32_t(a - s0));
@@ -632,11 +654,12 @@ MpiRemap::Impl::arrivals() const {
   const rt::DeviceLayout &src = spec.source, &dst = spec.dest;
   int64_t d0 = dstDist.firstAddress(rank), d1 = d0 + dstDist.cells(rank);
   std::vector<std::vector<std::pair<int64_t, uint32_t>>> from(ranks);
+  std::vector<int64_t> copies;
   for (int64_t b = d0; b < d1 && b < dst.size(); ++b) {
     int64_t x = dst.dataAt(b);
     if (x < 0)
       continue;
-    int64_t a = src.firstAddressOf(x);
+    int64_t a = sourceFor(src, srcDist, dstDist, x, b, copies);
     int p = srcDist.rankOf(a);
     if (p != rank)
       from[p].push_back({a, uint32_t(b - d0)});
