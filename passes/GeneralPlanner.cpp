@@ -339,11 +339,11 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
         "has sent its own, waiting on stacks of at most 50 items (003 "
         "6.3.3, 6.3.8, 6.3.9)"));
 
-  // The one-step digit exchange in place first: it is priced whatever the
-  // others cost and wins ties with the 6.2.2 plans after it, so a plan
-  // whose floor is at or above it need not have its exchange's partial
-  // rounds searched (003 6.2.2's plans mostly add steps around an exchange
-  // as dear as it).
+  // The one-step digit exchange without a copy back (in place, or in a
+  // copy) first: it is priced whatever the others cost and wins ties with
+  // the 6.2.2 plans after it, so a plan whose floor is at or above it need
+  // not have its exchange's partial rounds searched (003 6.2.2's plans add
+  // steps around an exchange about as dear as it).
   auto eligible = [&](const Candidate &c) {
     return !c.dropped && !(req.noScratch && writesScratch(plan, c.steps));
   };

@@ -1111,6 +1111,35 @@ int64_t partialEntryTicks(size_t rounds, const DigitExchangePartialForm &f,
   return t.transfers * ((int64_t(rounds) + per - 1) / per) * entryTicks(c);
 }
 
+/// digitExchangePartialRoundsFloor, kept per machine, PE side and width as
+/// the searches are: the planner asks for one exchange's floor a dozen
+/// times before its search, if any.
+DigitExchangePartialFloor
+keptFloor(const MasPar &m, const DigitExchangeShape &s, unsigned bytes) {
+  struct Kept {
+    unsigned width, height, clusterSize, bytes;
+    CostModel cost;
+    int64_t base, pes, peWeight;
+    std::vector<int64_t> sendDigit, destPe;
+    DigitExchangePartialFloor floor;
+  };
+  constexpr size_t kKept = 16;
+  thread_local std::vector<Kept> kept;
+  for (const Kept &k : kept)
+    if (k.width == m.width() && k.height == m.height() &&
+        k.clusterSize == m.clusterSize() && k.bytes == bytes &&
+        k.cost == m.cost() && k.base == s.base && k.pes == s.pes &&
+        k.peWeight == s.peWeight && k.sendDigit == s.sendDigit &&
+        k.destPe == s.destPe)
+      return k.floor;
+  if (kept.size() >= kKept)
+    kept.erase(kept.begin());
+  kept.push_back({m.width(), m.height(), m.clusterSize(), bytes, m.cost(),
+                  s.base, s.pes, s.peWeight, s.sendDigit, s.destPe,
+                  digitExchangePartialRoundsFloor(m, s, bytes)});
+  return kept.back().floor;
+}
+
 /// A floor of partial rounds' sends and schedule entries, in place of a
 /// search (DigitExchangeFloorPricing).
 struct FlooredRounds {
@@ -1159,7 +1188,7 @@ chooseRounds(const MasPar &m, const DigitExchangeShape &s,
     SendTicks least;
     for (unsigned w = 0; w < 4; ++w)
       if (const int64_t n = tally.perSendWidth[w]) {
-        f = digitExchangePartialRoundsFloor(m, s, 1u << w);
+        f = keptFloor(m, s, 1u << w);
         least.ticks += n * f.ticks;
         least.sends += n * f.rounds;
       }
