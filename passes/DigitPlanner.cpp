@@ -4,9 +4,11 @@
 #include "passes/FramePrice.h"
 #include "passes/ResignifyWithin.h"
 
+#include "mapc/runtime/DigitExchange.h"
 #include "mapc/runtime/Resignify.h"
 
 #include <algorithm>
+#include <climits>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -160,8 +162,9 @@ int64_t resignifyTicks(const GeneralPlanRequest &req, const rt::TileMap &from,
 
 class Planner {
 public:
-  explicit Planner(const GeneralPlanRequest &req, bool floors = false)
-      : floors(floors), req(req) {}
+  explicit Planner(const GeneralPlanRequest &req, bool floors = false,
+                   int64_t budget = INT64_MAX)
+      : floors(floors), budget(budget), req(req) {}
 
   /// The cheapest single step from `from` to `to` among the methods that
   /// keep elements apart (no brute force: it never wins inside a digit
@@ -170,6 +173,12 @@ public:
                                       const rt::TileMap &to, bool first,
                                       const std::string &role,
                                       bool digitExchangeOnly = false);
+  /// step(), or with a budget, while the step's partial rounds are not
+  /// searched, a floor of it (`floored` set): its digit exchanges priced at
+  /// their rounds' floor (rt::DigitExchangeFloorPricing).
+  std::optional<rt::GeneralStep>
+  stepOrFloor(const rt::TileMap &from, const rt::TileMap &to, bool first,
+              const std::string &role, bool digitExchangeOnly, bool &floored);
   /// The ways to do `from` -> `to`, a processor/memory permutation
   /// (permute_mp): one step, or the processor and the memory halves through
   /// an intermediate layout, in either order. One empty way if `from` is
@@ -181,6 +190,17 @@ public:
   /// Adds a candidate of `steps` named `name`, made to end in the
   /// destination region.
   void finish(std::vector<rt::GeneralStep> steps, const std::string &name);
+  /// Adds the plans of each way of `pre`, then `ex`, then each way of
+  /// `post` (those of at least `fewest` steps), named `name`. Where `ex`
+  /// is only a floor (stepOrFloor) and every such plan's floor is at or
+  /// above the budget, they are added bounded, the exchange's rounds not
+  /// searched (003 6.2.2's candidates share the exchange's price); else
+  /// `exact()` prices the step.
+  template <class Exact>
+  void finishAround(const std::vector<std::vector<rt::GeneralStep>> &pre,
+                    rt::GeneralStep ex, bool floored,
+                    const std::vector<std::vector<rt::GeneralStep>> &post,
+                    size_t fewest, const std::string &name, Exact exact);
 
   /// A resig-mp step from `from` to `to` (003 6.3.4) in place (6.3.9's
   /// bounded stacks) and out of place, each priced: the plans around it
@@ -198,6 +218,8 @@ public:
   bool startsPlan = true;
   /// In-place resig_mp steps carry floors (digitPermutationPlans).
   const bool floors;
+  /// A plan at or above it cannot win (digitPermutationPlans).
+  const int64_t budget;
 
 private:
   const GeneralPlanRequest &req;
@@ -206,6 +228,7 @@ private:
     rt::TileMap from, to;
     bool first, digitExchangeOnly;
     std::optional<rt::GeneralStep> step; ///< its why without the role
+    bool floor = false;                  ///< step's ticks only a floor
   };
   std::vector<Priced> priced;
   /// resig_mp steps already priced: the frontier reaches one from each form
@@ -221,6 +244,9 @@ private:
   /// The table of sources of the move being priced, its memory reused.
   std::vector<uint32_t> table;
   int64_t copyBackTicks = -1;
+  /// A plan of `steps` after the prefix, ending in the destination.
+  std::optional<PricedPlan> planOf(std::vector<rt::GeneralStep> steps,
+                                   const std::string &name);
   std::optional<rt::GeneralStep> price(const rt::TileMap &from,
                                        const rt::TileMap &to, bool first,
                                        bool digitExchangeOnly);
@@ -236,12 +262,41 @@ std::optional<rt::GeneralStep> Planner::step(const rt::TileMap &from,
     return s;
   };
   for (const Priced &p : priced)
-    if (p.first == first && p.digitExchangeOnly == digitExchangeOnly &&
-        p.from == from && p.to == to)
+    if (!p.floor && p.first == first &&
+        p.digitExchangeOnly == digitExchangeOnly && p.from == from &&
+        p.to == to)
       return named(p.step);
   priced.push_back({from, to, first, digitExchangeOnly,
                     price(from, to, first, digitExchangeOnly)});
   return named(priced.back().step);
+}
+
+std::optional<rt::GeneralStep>
+Planner::stepOrFloor(const rt::TileMap &from, const rt::TileMap &to, bool first,
+                     const std::string &role, bool digitExchangeOnly,
+                     bool &floored) {
+  floored = false;
+  if (budget == INT64_MAX)
+    return step(from, to, first, role, digitExchangeOnly);
+  // The price when known, else the floor when known.
+  const Priced *hit = nullptr;
+  for (const Priced &p : priced)
+    if (p.first == first && p.digitExchangeOnly == digitExchangeOnly &&
+        p.from == from && p.to == to && (!hit || !p.floor))
+      hit = &p;
+  if (!hit) {
+    rt::DigitExchangeFloorPricing floor;
+    std::optional<rt::GeneralStep> s =
+        price(from, to, first, digitExchangeOnly);
+    priced.push_back(
+        {from, to, first, digitExchangeOnly, std::move(s), floor.floored()});
+    hit = &priced.back();
+  }
+  floored = hit->floor;
+  std::optional<rt::GeneralStep> s = hit->step;
+  if (s)
+    s->why = role + ": " + s->why;
+  return s;
 }
 
 std::optional<rt::GeneralStep> Planner::price(const rt::TileMap &from,
@@ -503,18 +558,69 @@ std::optional<PricedPlan> mapc::pricedPlanOf(const GeneralPlanRequest &req,
 
 namespace {
 
-void Planner::finish(std::vector<rt::GeneralStep> steps,
-                     const std::string &name) {
+std::optional<PricedPlan> Planner::planOf(std::vector<rt::GeneralStep> steps,
+                                          const std::string &name) {
   steps.insert(steps.begin(), prefix.begin(), prefix.end());
   if (steps.empty())
-    return;
+    return std::nullopt;
   auto p = pricedPlanOf(req, std::move(steps), name, copyBackTicks);
   if (!p)
-    return;
+    return std::nullopt;
   for (size_t i = 0; floors && i < prefix.size(); ++i)
     if (prefix[i].kind == GeneralStepKind::Resignify && prefix[i].inPlace)
       p->floors.push_back({i, prefixFrom[i], prefix[i].to});
-  plans.push_back(std::move(*p));
+  return p;
+}
+
+void Planner::finish(std::vector<rt::GeneralStep> steps,
+                     const std::string &name) {
+  if (auto p = planOf(std::move(steps), name))
+    plans.push_back(std::move(*p));
+}
+
+template <class Exact>
+void Planner::finishAround(
+    const std::vector<std::vector<rt::GeneralStep>> &pre, rt::GeneralStep ex,
+    bool floored, const std::vector<std::vector<rt::GeneralStep>> &post,
+    size_t fewest, const std::string &name, Exact exact) {
+  auto around = [&](const std::vector<rt::GeneralStep> &w1,
+                    const rt::GeneralStep &x,
+                    const std::vector<rt::GeneralStep> &w3) {
+    std::vector<rt::GeneralStep> steps = w1;
+    steps.push_back(x);
+    steps.insert(steps.end(), w3.begin(), w3.end());
+    return steps;
+  };
+  if (floored) {
+    // Priced at the floor throughout (a reshaped last step too), each plan
+    // a floor of its price.
+    std::vector<PricedPlan> bounded;
+    bool loses = true;
+    {
+      rt::DigitExchangeFloorPricing floor;
+      for (const auto &w1 : pre)
+        for (const auto &w3 : post)
+          if (w1.size() + 1 + w3.size() >= fewest && loses)
+            if (auto p = planOf(around(w1, ex, w3), name)) {
+              loses = p->ticks >= budget;
+              p->bounded = true;
+              bounded.push_back(std::move(*p));
+            }
+    }
+    if (loses) {
+      for (PricedPlan &p : bounded)
+        plans.push_back(std::move(p));
+      return;
+    }
+    std::optional<rt::GeneralStep> priced = exact();
+    if (!priced)
+      return;
+    ex = *priced;
+  }
+  for (const auto &w1 : pre)
+    for (const auto &w3 : post)
+      if (w1.size() + 1 + w3.size() >= fewest)
+        finish(around(w1, ex, w3), name);
 }
 
 /// 003 6.2.2's plans with the halves of (i)-(ii), (iv)-(v) or both folded
@@ -557,8 +663,10 @@ void foldedPlans(Planner &planner, const rt::TileMap &src,
       if (seen)
         continue;
       tried.push_back({ai, zi});
-      auto ex = planner.step(a, z, planner.startsPlan && src == a,
-                             "003 6.2.2 (iii): exchange_dig, folded", true);
+      const bool first = planner.startsPlan && src == a;
+      const char *role = "003 6.2.2 (iii): exchange_dig, folded";
+      bool floored;
+      auto ex = planner.stepOrFloor(a, z, first, role, true, floored);
       if (!ex)
         continue;
       auto pre = a == i1 ? before
@@ -567,13 +675,9 @@ void foldedPlans(Planner &planner, const rt::TileMap &src,
       auto post = z == i2
                       ? after
                       : planner.permuteMp(z, dst, false, "003 6.2.2 (iv)-(v)");
-      for (const auto &w1 : pre)
-        for (const auto &w3 : post) {
-          std::vector<rt::GeneralStep> steps = w1;
-          steps.push_back(*ex);
-          steps.insert(steps.end(), w3.begin(), w3.end());
-          planner.finish(std::move(steps), name + "003 6.2.2 folded");
-        }
+      planner.finishAround(
+          pre, *ex, floored, post, 0, name + "003 6.2.2 folded",
+          [&] { return planner.step(a, z, first, role, true); });
     }
 }
 
@@ -636,20 +740,16 @@ void alignedPlans(Planner &planner, const rt::TileMap &src,
       auto before = planner.permuteMp(
           src, i1, planner.startsPlan,
           "003 6.2.2 (i)-(ii): the exchanged digits side by side");
-      auto ex = planner.step(i1, i2, planner.startsPlan && src == i1,
-                             "003 6.2.2 (iii): exchange_dig");
+      const bool first = planner.startsPlan && src == i1;
+      const char *role = "003 6.2.2 (iii): exchange_dig";
+      bool floored;
+      auto ex = planner.stepOrFloor(i1, i2, first, role, false, floored);
       if (!ex)
         continue;
       auto after =
           planner.permuteMp(i2, dst, false, "003 6.2.2 (iv)-(v): permute_mp");
-      for (const auto &w1 : before)
-        for (const auto &w3 : after) {
-          std::vector<rt::GeneralStep> steps = w1;
-          steps.push_back(*ex);
-          steps.insert(steps.end(), w3.begin(), w3.end());
-          if (steps.size() > 1)
-            planner.finish(std::move(steps), name + "003 6.2.2");
-        }
+      planner.finishAround(before, *ex, floored, after, 2, name + "003 6.2.2",
+                           [&] { return planner.step(i1, i2, first, role); });
       foldedPlans(planner, src, dst, i1, i2, gm, gp, before, after, name);
     }
 }
@@ -704,11 +804,11 @@ rt::TileMap resignified(const rt::TileMap &t, unsigned l) {
 /// both so that only the coprime parts are re-signified, until the maps
 /// align; then the aligned maps' plans (one step, or 6.2.2's).
 std::vector<PricedPlan> resignifiedPlans(const GeneralPlanRequest &req,
-                                         bool floors) {
+                                         bool floors, int64_t budget) {
   if (!everyCellHeld(req.src) || !everyCellHeld(req.dst) ||
       req.src.data.size() != 1 || req.dst.data.size() != 1)
     return {};
-  Planner planner(req, floors);
+  Planner planner(req, floors, budget);
   struct State {
     rt::TileMap t;
     std::vector<rt::GeneralStep> steps;
@@ -831,7 +931,8 @@ mapc::alignedFrames(const rt::TileMap &src, const rt::TileMap &dst) {
 }
 
 std::vector<PricedPlan>
-mapc::digitPermutationPlans(const GeneralPlanRequest &req, bool floors) {
+mapc::digitPermutationPlans(const GeneralPlanRequest &req, bool floors,
+                            int64_t budget) {
   if (!isDigitFrame(req.src) || !isDigitFrame(req.dst))
     return {};
   // Align the two factorisations (fig. 6.1) when they differ: the compact
@@ -843,7 +944,7 @@ mapc::digitPermutationPlans(const GeneralPlanRequest &req, bool floors) {
     cutsOf(dst, at);
     auto s = refine(src, at), d = refine(dst, at);
     if (!s || !d) { // 003 6.3: not aligned (fig. 6.2)
-      std::vector<PricedPlan> plans = resignifiedPlans(req, floors);
+      std::vector<PricedPlan> plans = resignifiedPlans(req, floors, budget);
       for (PricedPlan &p : withinDimResignifiedPlans(req)) // 6.3.2
         plans.push_back(std::move(p));
       return plans;
@@ -853,7 +954,7 @@ mapc::digitPermutationPlans(const GeneralPlanRequest &req, bool floors) {
     if (!sameDigits(src, dst))
       return {};
   }
-  Planner planner(req);
+  Planner planner(req, false, budget);
   alignedPlansOfEitherSense(planner, src, dst, "");
   return std::move(planner.plans);
 }

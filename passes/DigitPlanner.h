@@ -25,6 +25,8 @@
 
 #include "passes/GeneralPlanner.h"
 
+#include <climits>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -48,6 +50,10 @@ struct PricedPlan {
   /// The steps whose predictedTicks is a floor, not a price; `ticks` is
   /// then a floor too (priceFloorSteps prices them).
   std::vector<FloorStep> floors;
+  /// `ticks` is a floor at or above digitPermutationPlans' budget: an
+  /// exchange step's partial rounds priced only by their floor (not
+  /// searched), as the plan cannot win.
+  bool bounded = false;
 };
 
 /// The plans of 003 6.2.2 for `req` (empty when its layouts are not digit
@@ -59,8 +65,12 @@ struct PricedPlan {
 /// step is priced on the simulator; the plan ends in the destination.
 /// With `floors`, an in-place resig_mp step (003 6.3.4, 6.3.9) carries only
 /// a floor (PricedPlan::floors): the caller prices it when it may win.
+/// With a `budget` (the price of a candidate listed before these plans), a
+/// plan whose floor is at or above it is left bounded (PricedPlan::bounded)
+/// rather than have its exchange's partial rounds searched.
 std::vector<PricedPlan> digitPermutationPlans(const GeneralPlanRequest &req,
-                                              bool floors = false);
+                                              bool floors = false,
+                                              int64_t budget = INT64_MAX);
 
 /// Prices on the simulator the steps of `steps` that `floors` lists (the
 /// same ticks digitPermutationPlans without floors gives them) and empties

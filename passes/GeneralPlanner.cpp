@@ -24,6 +24,11 @@ struct Candidate {
   /// a floor.
   std::vector<FloorStep> floors;
   bool dropped = false; ///< a floor's step could not be priced
+  /// `ticks` a floor at or above an earlier candidate's price
+  /// (PricedPlan::bounded): listed, never priced.
+  bool bounded = false;
+  /// Priced before the 6.2.2 plans (their budget), not yet listed.
+  bool pricedEarly = false;
 };
 
 /// Whether a pricing machine prices `step` from the move's counts alone,
@@ -334,14 +339,38 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
         "has sent its own, waiting on stacks of at most 50 items (003 "
         "6.3.3, 6.3.8, 6.3.9)"));
 
+  // The one-step digit exchange without a copy back (in place, or in a
+  // copy) first: it is priced whatever the others cost and wins ties with
+  // the 6.2.2 plans after it, so a plan whose floor is at or above it need
+  // not have its exchange's partial rounds searched (003 6.2.2's plans add
+  // steps around an exchange about as dear as it).
+  auto eligible = [&](const Candidate &c) {
+    return !c.dropped && !(req.noScratch && writesScratch(plan, c.steps));
+  };
+  int64_t budget = INT64_MAX;
+  for (Candidate &c : candidates)
+    if (c.steps.size() == 1 &&
+        c.steps[0].kind == GeneralStepKind::DigitExchange && eligible(c)) {
+      int64_t noCopyBack = -1; // one step: no copy back
+      // Left out of the list below if it cannot be priced, as the loop
+      // would leave it; not counted in hand, as it would not be.
+      c.pricedEarly =
+          price(req, plan, sources, counts ? &*counts : nullptr, noCopyBack, c);
+      c.dropped = !c.pricedEarly;
+      if (c.pricedEarly)
+        budget = std::min(budget, c.ticks);
+    }
+
   // 003 6.2.2's plans of several steps for digit maps.
-  for (PricedPlan &p : digitPermutationPlans(req, req.resignifyFloors)) {
+  for (PricedPlan &p :
+       digitPermutationPlans(req, req.resignifyFloors, budget)) {
     Candidate c;
     c.steps = std::move(p.steps);
     c.ticks = p.ticks;
     c.name = std::move(p.name);
     c.priced = true;
     c.floors = std::move(p.floors);
+    c.bounded = p.bounded;
     candidates.push_back(std::move(c));
   }
 
@@ -356,21 +385,20 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   // from candidates the loop below surely lists (a plan starting with brute
   // force may be left out by brute force's bound).
   int64_t inHand = INT64_MAX, listed = INT64_MAX;
-  auto eligible = [&](const Candidate &c) {
-    return !c.dropped && !(req.noScratch && writesScratch(plan, c.steps));
-  };
   auto inHandNow = [&](const Candidate &c) {
     inHand = std::min(inHand, c.ticks);
     if (c.steps[0].kind != GeneralStepKind::BruteForce)
       listed = std::min(listed, c.ticks);
   };
+  // A bounded plan's floor is not in hand; the candidate it loses to is
+  // listed before it, so the bounds below decide as with its price.
   for (const Candidate &c : candidates)
-    if (c.priced && c.floors.empty() && eligible(c))
+    if (c.priced && c.floors.empty() && !c.bounded && eligible(c))
       inHandNow(c);
   auto inHandBelow = [&](int64_t x) {
     for (Candidate &c : candidates)
-      if (!c.floors.empty() && c.ticks < std::min(x, inHand) && eligible(c) &&
-          priceFloors(req, c))
+      if (!c.floors.empty() && !c.bounded && c.ticks < std::min(x, inHand) &&
+          eligible(c) && priceFloors(req, c))
         inHandNow(c);
     return inHand < x;
   };
@@ -398,6 +426,12 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
   for (Candidate &c : candidates) {
     if (!eligible(c))
       continue;
+    if (c.bounded) {
+      prices += std::string(prices.empty() ? "" : ", ") + c.name +
+                " at least " + ticksText(c.ticks) +
+                " (its rounds' floor; not searched)";
+      continue;
+    }
     if (!c.floors.empty()) {
       // A tie with an earlier candidate goes to it, with a later one to
       // this plan.
@@ -429,7 +463,8 @@ mapc::planGeneralRemap(const GeneralPlanRequest &req) {
         continue;
       }
     }
-    if (!price(req, plan, sources, counts ? &*counts : nullptr, copyBack, c))
+    if (!c.pricedEarly &&
+        !price(req, plan, sources, counts ? &*counts : nullptr, copyBack, c))
       continue;
     if (!prices.empty())
       prices += ", ";

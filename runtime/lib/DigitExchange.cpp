@@ -1033,17 +1033,30 @@ struct SearchedRounds {
   bool priced[4] = {false, false, false, false};
 };
 
-SearchedRounds &searchedRounds(const MasPar &m, const DigitExchangeShape &s,
-                               unsigned bytes, int64_t live) {
-  constexpr size_t kKept = 8;
+std::vector<std::unique_ptr<SearchedRounds>> &keptSearches() {
   thread_local std::vector<std::unique_ptr<SearchedRounds>> kept;
-  for (auto &k : kept)
+  return kept;
+}
+
+/// The search kept for `s`, or null.
+SearchedRounds *keptRounds(const MasPar &m, const DigitExchangeShape &s,
+                           unsigned bytes, int64_t live) {
+  for (auto &k : keptSearches())
     if (k->width == m.width() && k->height == m.height() &&
         k->clusterSize == m.clusterSize() && k->bytes == bytes &&
         k->cost == m.cost() && k->live == live && k->base == s.base &&
         k->pes == s.pes && k->peWeight == s.peWeight &&
         k->sendDigit == s.sendDigit && k->destPe == s.destPe)
-      return *k;
+      return k.get();
+  return nullptr;
+}
+
+SearchedRounds &searchedRounds(const MasPar &m, const DigitExchangeShape &s,
+                               unsigned bytes, int64_t live) {
+  constexpr size_t kKept = 8;
+  if (SearchedRounds *k = keptRounds(m, s, bytes, live))
+    return *k;
+  std::vector<std::unique_ptr<SearchedRounds>> &kept = keptSearches();
   if (kept.size() >= kKept)
     kept.erase(kept.begin());
   auto k = std::make_unique<SearchedRounds>();
@@ -1098,15 +1111,55 @@ int64_t partialEntryTicks(size_t rounds, const DigitExchangePartialForm &f,
   return t.transfers * ((int64_t(rounds) + per - 1) / per) * entryTicks(c);
 }
 
+/// digitExchangePartialRoundsFloor, kept per machine, PE side and width as
+/// the searches are: the planner asks for one exchange's floor a dozen
+/// times before its search, if any.
+DigitExchangePartialFloor
+keptFloor(const MasPar &m, const DigitExchangeShape &s, unsigned bytes) {
+  struct Kept {
+    unsigned width, height, clusterSize, bytes;
+    CostModel cost;
+    int64_t base, pes, peWeight;
+    std::vector<int64_t> sendDigit, destPe;
+    DigitExchangePartialFloor floor;
+  };
+  constexpr size_t kKept = 16;
+  thread_local std::vector<Kept> kept;
+  for (const Kept &k : kept)
+    if (k.width == m.width() && k.height == m.height() &&
+        k.clusterSize == m.clusterSize() && k.bytes == bytes &&
+        k.cost == m.cost() && k.base == s.base && k.pes == s.pes &&
+        k.peWeight == s.peWeight && k.sendDigit == s.sendDigit &&
+        k.destPe == s.destPe)
+      return k.floor;
+  if (kept.size() >= kKept)
+    kept.erase(kept.begin());
+  kept.push_back({m.width(), m.height(), m.clusterSize(), bytes, m.cost(),
+                  s.base, s.pes, s.peWeight, s.sendDigit, s.destPe,
+                  digitExchangePartialRoundsFloor(m, s, bytes)});
+  return kept.back().floor;
+}
+
+/// A floor of partial rounds' sends and schedule entries, in place of a
+/// search (DigitExchangeFloorPricing).
+struct FlooredRounds {
+  bool used = false;
+  SendTicks sends;
+  int64_t entries = 0;
+};
+
 /// digitExchangeRoundsChoice from the tally and the loads; `out` gets the
 /// partial rounds when they win, `sends` their sends' prices, and `full`
-/// those of function 6.1's rounds.
+/// those of function 6.1's rounds. With `floored` (an exchange run, not
+/// reported) a search not kept yet is skipped where the rounds' floor
+/// already loses to function 6.1's, and priced at that floor (`floored`
+/// used, `sends` the floor's) under a DigitExchangeFloorPricing.
 DigitExchangeRoundsChoice
 chooseRounds(const MasPar &m, const DigitExchangeShape &s,
              const DigitExchangeTally &tally, const DigitExchangeLoads &loads,
              const DigitExchangePartialForm &form,
              const DigitExchangePartialRounds **out, SendTicks *sends = nullptr,
-             SendTicks *full = nullptr) {
+             SendTicks *full = nullptr, FlooredRounds *floored = nullptr) {
   DigitExchangeRoundsChoice c;
   const SendTicks fullSends = fullRoundSends(m, s, tally);
   if (full)
@@ -1127,8 +1180,36 @@ chooseRounds(const MasPar &m, const DigitExchangeShape &s,
     c.whyNot = "not searched: one cluster or a base below 8";
     return c;
   }
-  SearchedRounds &r = searchedRounds(
-      m, s, 1u << widthIndex(sendWidth(tally.widest)), form.live);
+  const unsigned bytes = 1u << widthIndex(sendWidth(tally.widest));
+  if (floored && !keptRounds(m, s, bytes, form.live)) {
+    // No rounds cost less than their floor: where it does not beat
+    // function 6.1's rounds, neither would the search's.
+    DigitExchangePartialFloor f;
+    SendTicks least;
+    for (unsigned w = 0; w < 4; ++w)
+      if (const int64_t n = tally.perSendWidth[w]) {
+        f = keptFloor(m, s, 1u << w);
+        least.ticks += n * f.ticks;
+        least.sends += n * f.rounds;
+      }
+    const int64_t entries =
+        partialEntryTicks(size_t(f.rounds), form, tally, m.cost());
+    if (least.ticks + entries >= c.fullTicks) {
+      c.whyNot = "not searched: the partial rounds' floor loses";
+      return c;
+    }
+    DigitExchangeFloorPricing *p = DigitExchangeFloorPricing::active();
+    if (p && m.pricingOnly()) {
+      p->markFloored();
+      *floored = {true, least, entries};
+      c.partial = true;
+      c.partialTicks = least.ticks + entries;
+      if (sends)
+        *sends = least;
+      return c;
+    }
+  }
+  SearchedRounds &r = searchedRounds(m, s, bytes, form.live);
   if (r.rounds.rounds.empty()) {
     c.whyNot = "the search found no schedule";
     return c;
@@ -1152,6 +1233,23 @@ void runExchange(MasPar &m, const DigitExchangeShape &s,
                  const DigitExchangePartialRounds *forced);
 
 } // namespace
+
+namespace {
+thread_local DigitExchangeFloorPricing *activeFloorPricing = nullptr;
+} // namespace
+
+DigitExchangeFloorPricing::DigitExchangeFloorPricing()
+    : outer_(activeFloorPricing) {
+  activeFloorPricing = this;
+}
+
+DigitExchangeFloorPricing::~DigitExchangeFloorPricing() {
+  activeFloorPricing = outer_;
+}
+
+DigitExchangeFloorPricing *DigitExchangeFloorPricing::active() {
+  return activeFloorPricing;
+}
 
 DigitExchangePartialForm
 mapc::rt::digitExchangePartialForm(const DigitExchangeShape &s,
@@ -1282,8 +1380,9 @@ void runExchange(MasPar &m, const DigitExchangeShape &s,
     // The sends of the partial rounds (searched ones priced once) and of
     // function 6.1's, both priced by chooseRounds.
     SendTicks sends, full;
+    FlooredRounds floored;
     if (!forced)
-      chooseRounds(m, s, tally, loads, form, &partial, &sends, &full);
+      chooseRounds(m, s, tally, loads, form, &partial, &sends, &full, &floored);
     assert((!partial || form.usable) && "partial rounds need direct loads");
     int64_t roundMoves = 0, diagonalMoves = 0;
     if (loads.direct)
@@ -1295,6 +1394,12 @@ void runExchange(MasPar &m, const DigitExchangeShape &s,
       diagonalMoves +=
           partTicks(tally.diagonalParts, cost.loadIndirect, cost.loadIndirect);
     Ledger &ledger = m.ledger();
+    if (floored.used) {
+      ledger.router += sends.ticks;
+      ledger.routerSends += sends.sends;
+      ledger.memory += diagonalMoves + floored.entries;
+      return;
+    }
     if (partial) {
       for (unsigned w = 0; w < 4 && forced; ++w)
         if (perWidth[w]) {
@@ -1388,8 +1493,13 @@ void runExchange(MasPar &m, const DigitExchangeShape &s,
   const DigitExchangePartialForm form = digitExchangePartialForm(
       s, digitExchangeTally(seqs), loads, where.inPlace);
   const DigitExchangePartialRounds *partial = forced;
+  // Not under a DigitExchangeFloorPricing: a machine that runs the
+  // elements never prices a floor.
+  FlooredRounds floored;
   if (!forced && direct)
-    chooseRounds(m, s, digitExchangeTally(seqs), loads, form, &partial);
+    chooseRounds(m, s, digitExchangeTally(seqs), loads, form, &partial, nullptr,
+                 nullptr, &floored);
+  assert(!floored.used && "an exchange run at its floor");
   assert((!partial || form.usable) && "partial rounds need direct loads");
   if (direct) {
     runDirect(m, s, seqs, where, digit, recvDigit, active, loads.reloadsEntries,

@@ -443,3 +443,44 @@ DigitExchangePartialRounds mapc::rt::searchDigitExchangePartialRounds(
     ticks->clear();
   return r;
 }
+
+DigitExchangePartialFloor mapc::rt::digitExchangePartialRoundsFloor(
+    const MasPar &m, const DigitExchangeShape &s, unsigned bytes) {
+  const unsigned clusters = m.clusterCount();
+  const int64_t open = m.cost().ropen, send = m.cost().rsend[widthIndex(bytes)];
+  // Per cluster its values sent and received, per cluster pair whether it
+  // talks; per PE its values sent and received.
+  std::vector<int64_t> sent(clusters, 0), got(clusters, 0),
+      partnersOut(clusters, 0), partnersIn(clusters, 0);
+  std::vector<uint8_t> talks(size_t(clusters) * clusters, 0);
+  std::vector<int64_t> recv(m.peCount(), 0);
+  DigitExchangePartialFloor f;
+  for (int64_t p = 0; p < s.pes; ++p) {
+    const unsigned a = m.clusterOfPe(unsigned(p));
+    int64_t leaving = 0;
+    for (int64_t y = 0; y < s.base; ++y) {
+      const int64_t q = s.destOf(p, y);
+      if (q == p)
+        continue;
+      const unsigned b = m.clusterOfPe(unsigned(q));
+      ++leaving;
+      ++recv[size_t(q)];
+      ++sent[a];
+      ++got[b];
+      uint8_t &t = talks[size_t(a) * clusters + b];
+      if (!t) {
+        t = 1;
+        ++partnersOut[a];
+        ++partnersIn[b];
+      }
+    }
+    f.rounds = std::max(f.rounds, leaving);
+  }
+  for (int64_t n : recv)
+    f.rounds = std::max(f.rounds, n);
+  f.ticks = f.rounds * (open + send);
+  for (unsigned c = 0; c < clusters; ++c)
+    f.ticks = std::max({f.ticks, open * partnersOut[c] + send * sent[c],
+                        open * partnersIn[c] + send * got[c]});
+  return f;
+}

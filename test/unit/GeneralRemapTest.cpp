@@ -664,3 +664,76 @@ TEST(GeneralRemap, ColouringWithAndWithoutRows) {
     check(edges, n);
   }
 }
+
+// digitPermutationPlans with a budget (the one-step digit exchange in
+// place's price, as planGeneralRemap gives it) bounds a plan only where its
+// floor is at or above the budget and below its price; every other plan is
+// priced as without a budget, step by step. Random #5 of the mixed-radix
+// bench (648 PEs in clusters of 16, base 18: four of its six searches are
+// bounded off) and a small exchange of 64 PEs. The budgeted plans come
+// first, before the searches they skip are kept. Sabotaged (a plan bounded
+// when its floor is 20000 ticks below the budget), it fails.
+TEST(GeneralRemap, BudgetBoundsOnlyPlansThatLose) {
+  struct Case {
+    std::vector<int64_t> bases;
+    std::vector<unsigned> mem, pe, mem2, pe2;
+    rt::MachineShape shape;
+    int atLeastBounded;
+  };
+  const Case cases[] = {
+      {{5, 3, 6, 3, 3, 2, 6, 6},
+       {0, 1, 2},
+       {3, 4, 5, 6, 7},
+       {6, 4, 0},
+       {5, 2, 3, 7, 1},
+       {32, 32, 16},
+       1},
+      {{10, 8, 8, 8}, {0, 1}, {2, 3}, {3, 0}, {1, 2}, {8, 8, 16}, 0},
+  };
+  for (const Case &k : cases) {
+    const KTile from = digitTile(k.bases, k.mem, k.pe),
+                to = digitTile(k.bases, k.mem2, k.pe2);
+    const GeneralPlanRequest req =
+        test::planRequest(from, to, 1, false, k.shape);
+    rt::GeneralPlan one;
+    one.source = from;
+    one.dest = to;
+    one.elemBytes = 1;
+    rt::GeneralStep s;
+    s.kind = rt::GeneralStepKind::DigitExchange;
+    s.to = to;
+    s.inPlace = true;
+    one.steps = {s};
+    int64_t budget = rt::predictGeneralStep(one, 0, req.shape, req.cost);
+    if (budget < 0) { // not in place: any budget tells
+      one.steps[0].inPlace = false;
+      budget = rt::predictGeneralStep(one, 0, req.shape, req.cost);
+    }
+    ASSERT_GT(budget, 0);
+    const std::vector<PricedPlan> cut =
+        digitPermutationPlans(req, req.resignifyFloors, budget);
+    const std::vector<PricedPlan> all =
+        digitPermutationPlans(req, req.resignifyFloors);
+    ASSERT_EQ(cut.size(), all.size());
+    int bounded = 0;
+    for (size_t i = 0; i < all.size(); ++i) {
+      EXPECT_EQ(cut[i].name, all[i].name);
+      EXPECT_FALSE(all[i].bounded);
+      ASSERT_EQ(cut[i].steps.size(), all[i].steps.size()) << all[i].name;
+      if (cut[i].bounded) {
+        ++bounded;
+        EXPECT_GE(cut[i].ticks, budget) << all[i].name;
+        EXPECT_LE(cut[i].ticks, all[i].ticks) << all[i].name;
+        continue;
+      }
+      EXPECT_EQ(cut[i].ticks, all[i].ticks) << all[i].name;
+      for (size_t j = 0; j < all[i].steps.size(); ++j)
+        EXPECT_EQ(cut[i].steps[j].predictedTicks,
+                  all[i].steps[j].predictedTicks)
+            << all[i].name << " step " << j;
+    }
+    std::printf("budget %lld: %d of %zu plans bounded\n", (long long)budget,
+                bounded, all.size());
+    EXPECT_GE(bounded, k.atLeastBounded);
+  }
+}

@@ -163,3 +163,58 @@ TEST(PartialRoundsSearch, SameRoundsAsTheReferenceAtScale) {
   EXPECT_EQ(draws, 40);
   EXPECT_GT(found, 20);
 }
+
+// digitExchangePartialRoundsFloor is a floor under the rounds the search
+// finds (the planner prunes a candidate by it without searching): no more
+// rounds than found, no more ticks than the found rounds' prices at the
+// floor's width (each round priced by MasPar::cheaperRouterCost, at the
+// search's width and at another). On 2000 small draws and 40 of random #5's
+// scale. Sabotaged (a cluster's partners counted once per value, not once
+// per partner cluster), it fails.
+TEST(PartialRoundsSearch, FloorIsBelowTheFoundRounds) {
+  std::mt19937_64 rng(20261203);
+  int draws = 0, found = 0;
+  double closest = 0;
+  for (int trial = 0; draws < 2040 && trial < 60000; ++trial) {
+    const bool scale = draws >= 2000;
+    rt::DigitExchangeShape d;
+    if (!randomExchange(rng, d, scale ? 1024 : 256) || d.pes < 2 ||
+        (scale && (d.pes < 300 || d.base < 8)))
+      continue;
+    ++draws;
+    const unsigned cluster = scale ? 16 : 1u << (rng() % 5);
+    const unsigned width = scale ? 32 : 1 + unsigned(rng() % 32);
+    const unsigned height = unsigned((d.pes + width - 1) / width);
+    const rt::MasPar m = rt::MasPar::pricing(width, height, cluster);
+    const unsigned bytes = 1u << (rng() % 4), other = 1u << (rng() % 4);
+    const int64_t live = d.base + int64_t(rng() % 12) - 1;
+    const rt::DigitExchangePartialRounds got =
+        rt::searchDigitExchangePartialRounds(m, d, bytes, live);
+    if (got.rounds.empty())
+      continue;
+    ++found;
+    for (unsigned w : {bytes, other}) {
+      int64_t ticks = 0;
+      rt::Plural dest(m.peCount(), 0);
+      for (const auto &round : got.rounds) {
+        rt::Mask on(m.peCount(), 0);
+        for (const rt::DigitExchangePartialSend &e : round) {
+          on[e.pe] = 1;
+          dest[e.pe] = uint64_t(d.destOf(e.pe, e.slot));
+        }
+        ticks += m.cheaperRouterCost(w, dest, on);
+      }
+      const rt::DigitExchangePartialFloor f =
+          rt::digitExchangePartialRoundsFloor(m, d, w);
+      ASSERT_LE(f.rounds, int64_t(got.rounds.size())) << "trial " << trial;
+      ASSERT_LE(f.ticks, ticks) << "trial " << trial << " width " << w;
+      ASSERT_GT(f.ticks, 0) << "trial " << trial;
+      closest = std::max(closest, double(f.ticks) / double(ticks));
+    }
+  }
+  std::printf("partial-round floor: %d exchanges, %d with rounds, the "
+              "floor at most %.2f of their ticks\n",
+              draws, found, closest);
+  EXPECT_EQ(draws, 2040);
+  EXPECT_GT(found, 1000);
+}

@@ -302,6 +302,45 @@ searchDigitExchangePartialRounds(const MasPar &m, const DigitExchangeShape &s,
                                  unsigned bytes, int64_t live,
                                  std::vector<int64_t> *ticks = nullptr);
 
+/// A floor under any partial rounds of `s`, whatever a search finds: its
+/// rounds (a PE sends and receives at most one value a round) and their
+/// router ticks at `bytes` (MasPar::cheaperRouterCost). A round's price,
+/// min(partners x (ropen + group x rsend), busiest x (ropen + rsend)), is
+/// at least ropen x partners + rsend x senders of any one cluster (each
+/// partner carries at most a group; each sender opens at most one
+/// partner), and at least ropen + rsend; over the rounds a cluster opens
+/// each of its partner clusters once and sends each of its values once
+/// (and the same for receiving).
+struct DigitExchangePartialFloor {
+  int64_t rounds = 0, ticks = 0;
+};
+DigitExchangePartialFloor
+digitExchangePartialRoundsFloor(const MasPar &m, const DigitExchangeShape &s,
+                                unsigned bytes);
+
+/// While one is alive on a thread, a pricing machine prices an exchange
+/// whose partial rounds are not searched yet, and whose floor
+/// (digitExchangePartialRoundsFloor) beats function 6.1's rounds, at that
+/// floor instead of searching; `floored` then says that some step's price
+/// is only a floor of it. A planner prices a candidate so first and
+/// searches only where the floor does not already lose (DigitPlanner.cpp).
+class DigitExchangeFloorPricing {
+public:
+  DigitExchangeFloorPricing();
+  ~DigitExchangeFloorPricing();
+  DigitExchangeFloorPricing(const DigitExchangeFloorPricing &) = delete;
+  DigitExchangeFloorPricing &
+  operator=(const DigitExchangeFloorPricing &) = delete;
+  bool floored() const { return floored_; }
+  /// The innermost one alive on this thread, if any.
+  static DigitExchangeFloorPricing *active();
+  void markFloored() { floored_ = true; }
+
+private:
+  DigitExchangeFloorPricing *outer_;
+  bool floored_ = false;
+};
+
 /// Which rounds an exchange runs: function 6.1's full ones or partial ones,
 /// the cheaper in sends and schedule entries (the loads and stores are the
 /// same). `partialTicks` is 0 when none were searched (`whyNot`).
