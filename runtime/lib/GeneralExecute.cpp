@@ -192,10 +192,12 @@ std::vector<uint32_t> mapc::rt::sourcesOf(const TileMap &from,
       return (q == pe ? 1 << 20 : 0) + 2 * shared(q) +
              (a % fromSlots == slot ? 1 : 0);
     };
-    int64_t best = copies[0];
+    int64_t best = copies[0], bestScore = score(best);
     for (int64_t a : copies)
-      if (score(a) > score(best))
+      if (const int64_t sc = score(a); sc > bestScore) {
         best = a;
+        bestScore = sc;
+      }
     src[size_t(b)] = uint32_t(best);
   }
   return src;

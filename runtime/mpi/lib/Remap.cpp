@@ -180,18 +180,14 @@ void destAddresses(const rt::DeviceLayout &dest, int64_t d,
     std::sort(out.begin(), out.end());
 }
 
-/// The source cell that destination cell `b` of data index `d` reads: of
-/// a replicated source the first copy on b's own rank, so that copies the
-/// ranks already hold stay local (HPF's A(i, *) redistributed with its
-/// template), else the first copy (003 6.2.1). Sender and receiver both
-/// call it, so they agree on every element. `copies` is scratch.
-int64_t sourceFor(const rt::DeviceLayout &src, const BlockDistribution &s,
-                  const BlockDistribution &t, int64_t d, int64_t b,
-                  std::vector<int64_t> &copies) {
-  if (!src.replicates())
-    return src.firstAddressOf(d);
-  copies.clear();
-  src.addressesOf(d, copies);
+/// Of the copies of a replicated source's element (`copies`, from
+/// addressesOf), the one destination cell `b` reads: the first copy on b's
+/// own rank, so that copies the ranks already hold stay local (HPF's
+/// A(i, *) redistributed with its template), else the first copy (003
+/// 6.2.1). Sender and receiver both call it, so they agree on every
+/// element.
+int64_t copyFor(const std::vector<int64_t> &copies, const BlockDistribution &s,
+                const BlockDistribution &t, int64_t b) {
   const int q = t.rankOf(b);
   int64_t best = -1, first = -1;
   for (int64_t a : copies) {
@@ -291,13 +287,18 @@ TrafficMatrix mapc::mpi::trafficOf(const rt::RemapSpec &spec, int ranks) {
   // receiver's order (MpiRemap::Impl::arrivals).
   std::vector<int64_t> lastA(t.counts.size(), -2), lastB(t.counts.size(), -2);
   std::vector<int64_t> bs, copies;
+  const bool replicated = spec.source.replicates();
   for (int64_t a = 0; a < spec.source.size(); ++a) {
     int64_t x = spec.source.dataAt(a);
     if (x < 0)
       continue;
     destAddresses(spec.dest, x, bs);
+    if (replicated) {
+      copies.clear();
+      spec.source.addressesOf(x, copies);
+    }
     for (int64_t b : bs) {
-      if (sourceFor(spec.source, s, d, x, b, copies) != a)
+      if (replicated && copyFor(copies, s, d, b) != a)
         continue;
       size_t k = size_t(s.rankOf(a)) * ranks + d.rankOf(b);
       ++t.counts[k];
@@ -594,13 +595,18 @@ std::string MpiRemap::Impl::build() {
   int64_t s0 = srcDist.firstAddress(rank), s1 = s0 + srcDist.cells(rank);
   int64_t d0 = dstDist.firstAddress(rank);
   std::vector<int64_t> bs, copies;
+  const bool replicated = src.replicates();
   for (int64_t a = s0; a < s1 && a < src.size(); ++a) {
     int64_t x = src.dataAt(a);
     if (x < 0)
       continue;
     destAddresses(dst, x, bs);
+    if (replicated) {
+      copies.clear();
+      src.addressesOf(x, copies);
+    }
     for (int64_t b : bs) {
-      if (sourceFor(src, srcDist, dstDist, x, b, copies) != a)
+      if (replicated && copyFor(copies, srcDist, dstDist, b) != a)
         continue;
       int q = dstDist.rankOf(b);
       if (q == rank) {
@@ -655,11 +661,19 @@ MpiRemap::Impl::arrivals() const {
   int64_t d0 = dstDist.firstAddress(rank), d1 = d0 + dstDist.cells(rank);
   std::vector<std::vector<std::pair<int64_t, uint32_t>>> from(ranks);
   std::vector<int64_t> copies;
+  const bool replicated = src.replicates();
   for (int64_t b = d0; b < d1 && b < dst.size(); ++b) {
     int64_t x = dst.dataAt(b);
     if (x < 0)
       continue;
-    int64_t a = sourceFor(src, srcDist, dstDist, x, b, copies);
+    int64_t a;
+    if (replicated) {
+      copies.clear();
+      src.addressesOf(x, copies);
+      a = copyFor(copies, srcDist, dstDist, b);
+    } else {
+      a = src.firstAddressOf(x);
+    }
     int p = srcDist.rankOf(a);
     if (p != rank)
       from[p].push_back({a, uint32_t(b - d0)});
