@@ -1020,68 +1020,112 @@ SendTicks partialSends(const MasPar &m, const DigitExchangeShape &s,
   return out;
 }
 
-/// A searched schedule and its sends' prices per width (once asked), kept
-/// per machine and PE side: a planner prices one exchange a
-/// dozen times (in place and not, around several memory permutations).
-struct SearchedRounds {
+/// What a search or a floor of partial rounds depends on: the machine, the
+/// send width, the registers (`live`, 0 for a floor) and the exchange's
+/// destinations (its PE side, or the destinations ranked by
+/// digitExchangeSendOrder).
+struct RoundsKey {
   unsigned width = 0, height = 0, clusterSize = 0, bytes = 0;
   CostModel cost;
   int64_t live = 0, base = 0, pes = 0, peWeight = 0;
   std::vector<int64_t> sendDigit, destPe;
+
+  RoundsKey() = default;
+  RoundsKey(const MasPar &m, const DigitExchangeShape &s, unsigned bytes,
+            int64_t live)
+      : width(m.width()), height(m.height()), clusterSize(m.clusterSize()),
+        bytes(bytes), cost(m.cost()), live(live), base(s.base), pes(s.pes),
+        peWeight(s.peWeight), sendDigit(s.sendDigit), destPe(s.destPe) {}
+  /// Without building a key: the same as RoundsKey(m, s, bytes, live).
+  bool is(const MasPar &m, const DigitExchangeShape &s, unsigned b,
+          int64_t l) const {
+    return width == m.width() && height == m.height() &&
+           clusterSize == m.clusterSize() && bytes == b && cost == m.cost() &&
+           live == l && base == s.base && pes == s.pes &&
+           peWeight == s.peWeight && sendDigit == s.sendDigit &&
+           destPe == s.destPe;
+  }
+};
+
+/// A searched schedule and its sends' prices per width (once asked).
+struct SearchedRounds {
+  RoundsKey key;
   DigitExchangePartialRounds rounds;
   SendTicks sends[4];
   bool priced[4] = {false, false, false, false};
 };
 
-std::vector<std::unique_ptr<SearchedRounds>> &keptSearches() {
-  thread_local std::vector<std::unique_ptr<SearchedRounds>> kept;
+/// Searches kept per machine and PE side, on two levels: a planner prices
+/// one exchange a dozen times (in place and not, around several memory
+/// permutations: `exact`, keyed by the shape), and the exchanges around
+/// different memory permutations often send the same values to the same
+/// PEs from other slots (`ranked`, keyed by digitExchangeSendOrder's
+/// shape, rounds in ranks): one search serves them all. The sends' prices
+/// read only the destinations, so both levels share them.
+struct KeptSearches {
+  std::vector<std::unique_ptr<SearchedRounds>> exact, ranked;
+};
+KeptSearches &keptSearches() {
+  thread_local KeptSearches kept;
   return kept;
 }
 
-/// The search kept for `s`, or null.
-SearchedRounds *keptRounds(const MasPar &m, const DigitExchangeShape &s,
-                           unsigned bytes, int64_t live) {
-  for (auto &k : keptSearches())
-    if (k->width == m.width() && k->height == m.height() &&
-        k->clusterSize == m.clusterSize() && k->bytes == bytes &&
-        k->cost == m.cost() && k->live == live && k->base == s.base &&
-        k->pes == s.pes && k->peWeight == s.peWeight &&
-        k->sendDigit == s.sendDigit && k->destPe == s.destPe)
+SearchedRounds *findKept(std::vector<std::unique_ptr<SearchedRounds>> &list,
+                         const MasPar &m, const DigitExchangeShape &s,
+                         unsigned bytes, int64_t live) {
+  for (auto &k : list)
+    if (k->key.is(m, s, bytes, live))
       return k.get();
   return nullptr;
 }
 
+SearchedRounds &keep(std::vector<std::unique_ptr<SearchedRounds>> &list,
+                     std::unique_ptr<SearchedRounds> k) {
+  constexpr size_t kKept = 8;
+  if (list.size() >= kKept)
+    list.erase(list.begin());
+  list.push_back(std::move(k));
+  return *list.back();
+}
+
+/// The search kept for `s` itself, or null.
+SearchedRounds *keptRounds(const MasPar &m, const DigitExchangeShape &s,
+                           unsigned bytes, int64_t live) {
+  return findKept(keptSearches().exact, m, s, bytes, live);
+}
+
+/// The search for `s`: kept for it, else one kept for the same
+/// destinations from other slots, renamed, else searched (and kept on both
+/// levels).
 SearchedRounds &searchedRounds(const MasPar &m, const DigitExchangeShape &s,
                                unsigned bytes, int64_t live) {
-  constexpr size_t kKept = 8;
+  KeptSearches &kept = keptSearches();
   if (SearchedRounds *k = keptRounds(m, s, bytes, live))
     return *k;
-  std::vector<std::unique_ptr<SearchedRounds>> &kept = keptSearches();
-  if (kept.size() >= kKept)
-    kept.erase(kept.begin());
+  const DigitExchangeSendOrder order = digitExchangeSendOrder(s);
+  if (SearchedRounds *r = findKept(kept.ranked, m, order.shape, bytes, live)) {
+    auto k = std::make_unique<SearchedRounds>(*r);
+    k->key = RoundsKey(m, s, bytes, live);
+    order.toSlots(k->rounds);
+    return keep(kept.exact, std::move(k));
+  }
   auto k = std::make_unique<SearchedRounds>();
-  k->width = m.width();
-  k->height = m.height();
-  k->clusterSize = m.clusterSize();
-  k->bytes = bytes;
-  k->cost = m.cost();
-  k->live = live;
-  k->base = s.base;
-  k->pes = s.pes;
-  k->peWeight = s.peWeight;
-  k->sendDigit = s.sendDigit;
-  k->destPe = s.destPe;
+  k->key = RoundsKey(m, s, bytes, live);
   // The search's own round prices are its width's sends.
   std::vector<int64_t> ticks;
-  k->rounds = searchDigitExchangePartialRounds(m, s, bytes, live, &ticks);
+  k->rounds =
+      searchDigitExchangePartialRoundsInRanks(m, order, bytes, live, &ticks);
   const unsigned w = widthIndex(bytes);
   for (int64_t t : ticks) {
     k->sends[w].ticks += t;
     k->sends[w].sends += t > 0;
   }
   k->priced[w] = true;
-  kept.push_back(std::move(k));
-  return *kept.back();
+  auto ranked = std::make_unique<SearchedRounds>(*k);
+  ranked->key = RoundsKey(m, order.shape, bytes, live);
+  keep(kept.ranked, std::move(ranked));
+  order.toSlots(k->rounds);
+  return keep(kept.exact, std::move(k));
 }
 
 SendTicks searchedSends(const MasPar &m, const DigitExchangeShape &s,
@@ -1111,33 +1155,25 @@ int64_t partialEntryTicks(size_t rounds, const DigitExchangePartialForm &f,
   return t.transfers * ((int64_t(rounds) + per - 1) / per) * entryTicks(c);
 }
 
-/// digitExchangePartialRoundsFloor, kept per machine, PE side and width as
-/// the searches are: the planner asks for one exchange's floor a dozen
-/// times before its search, if any.
+/// digitExchangePartialRoundsFloor, kept per machine and PE side (every
+/// width counted at once): the planner asks for one exchange's floor a
+/// dozen times before its search, if any.
 DigitExchangePartialFloor
 keptFloor(const MasPar &m, const DigitExchangeShape &s, unsigned bytes) {
   struct Kept {
-    unsigned width, height, clusterSize, bytes;
-    CostModel cost;
-    int64_t base, pes, peWeight;
-    std::vector<int64_t> sendDigit, destPe;
-    DigitExchangePartialFloor floor;
+    RoundsKey key;
+    std::array<DigitExchangePartialFloor, 4> floors;
   };
   constexpr size_t kKept = 16;
   thread_local std::vector<Kept> kept;
   for (const Kept &k : kept)
-    if (k.width == m.width() && k.height == m.height() &&
-        k.clusterSize == m.clusterSize() && k.bytes == bytes &&
-        k.cost == m.cost() && k.base == s.base && k.pes == s.pes &&
-        k.peWeight == s.peWeight && k.sendDigit == s.sendDigit &&
-        k.destPe == s.destPe)
-      return k.floor;
+    if (k.key.is(m, s, 0, 0))
+      return k.floors[widthIndex(bytes)];
   if (kept.size() >= kKept)
     kept.erase(kept.begin());
-  kept.push_back({m.width(), m.height(), m.clusterSize(), bytes, m.cost(),
-                  s.base, s.pes, s.peWeight, s.sendDigit, s.destPe,
-                  digitExchangePartialRoundsFloor(m, s, bytes)});
-  return kept.back().floor;
+  kept.push_back(
+      {RoundsKey(m, s, 0, 0), digitExchangePartialRoundsFloors(m, s)});
+  return kept.back().floors[widthIndex(bytes)];
 }
 
 /// A floor of partial rounds' sends and schedule entries, in place of a

@@ -15,6 +15,7 @@
 #include "RadixSort.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <iterator>
 #include <string>
@@ -433,54 +434,131 @@ DigitExchangePartialRounds Search::run(std::vector<int64_t> *ticks) {
 
 } // namespace
 
+DigitExchangeSendOrder
+mapc::rt::digitExchangeSendOrder(const DigitExchangeShape &s) {
+  DigitExchangeSendOrder o;
+  o.shape.base = s.base;
+  o.shape.pes = s.pes;
+  // Any PE digits: a shape with a destination table reads only the table.
+  o.shape.sendDigit.assign(size_t(s.pes), 0);
+  o.shape.destPe.resize(size_t(s.pes * s.base));
+  o.slotOfRank.resize(size_t(s.pes * s.base));
+  // By destination, then slot (a digit exchange sends one value to each
+  // of its PEs' destinations, so the slot only orders a PE's values kept).
+  std::vector<std::pair<int64_t, uint32_t>> slots(size_t(s.base));
+  for (int64_t p = 0; p < s.pes; ++p) {
+    for (int64_t y = 0; y < s.base; ++y)
+      slots[size_t(y)] = {s.destOf(p, y), uint32_t(y)};
+    std::sort(slots.begin(), slots.end());
+    for (int64_t r = 0; r < s.base; ++r) {
+      o.shape.destPe[size_t(p * s.base + r)] = slots[size_t(r)].first;
+      o.slotOfRank[size_t(p * s.base + r)] = slots[size_t(r)].second;
+    }
+  }
+  return o;
+}
+
+void DigitExchangeSendOrder::toSlots(DigitExchangePartialRounds &r) const {
+  for (auto &round : r.rounds)
+    for (DigitExchangePartialSend &e : round)
+      e.slot = slotOfRank[size_t(e.pe * shape.base + e.slot)];
+}
+
 DigitExchangePartialRounds mapc::rt::searchDigitExchangePartialRounds(
     const MasPar &m, const DigitExchangeShape &s, unsigned bytes, int64_t live,
     std::vector<int64_t> *ticks) {
+  const DigitExchangeSendOrder order = digitExchangeSendOrder(s);
+  DigitExchangePartialRounds r =
+      searchDigitExchangePartialRoundsInRanks(m, order, bytes, live, ticks);
+  order.toSlots(r);
+  return r;
+}
+
+DigitExchangePartialRounds mapc::rt::searchDigitExchangePartialRoundsInRanks(
+    const MasPar &m, const DigitExchangeSendOrder &order, unsigned bytes,
+    int64_t live, std::vector<int64_t> *ticks) {
   if (ticks)
     ticks->clear();
-  DigitExchangePartialRounds r = Search(m, s, bytes, live).run(ticks);
+  DigitExchangePartialRounds r = Search(m, order.shape, bytes, live).run(ticks);
   if (ticks && r.rounds.empty())
     ticks->clear();
   return r;
 }
 
-DigitExchangePartialFloor mapc::rt::digitExchangePartialRoundsFloor(
-    const MasPar &m, const DigitExchangeShape &s, unsigned bytes) {
+std::array<DigitExchangePartialFloor, 4>
+mapc::rt::digitExchangePartialRoundsFloors(const MasPar &m,
+                                           const DigitExchangeShape &s) {
   const unsigned clusters = m.clusterCount();
-  const int64_t open = m.cost().ropen, send = m.cost().rsend[widthIndex(bytes)];
-  // Per cluster its values sent and received, per cluster pair whether it
-  // talks; per PE its values sent and received.
+  const int64_t open = m.cost().ropen;
+  // Per cluster its values sent and received; per cluster pair the
+  // openings it needs: a PE sends and receives one value a round, so a
+  // pair opens at least as often as one PE of either end has values in it.
   std::vector<int64_t> sent(clusters, 0), got(clusters, 0),
       partnersOut(clusters, 0), partnersIn(clusters, 0);
-  std::vector<uint8_t> talks(size_t(clusters) * clusters, 0);
-  std::vector<int64_t> recv(m.peCount(), 0);
-  DigitExchangePartialFloor f;
-  for (int64_t p = 0; p < s.pes; ++p) {
-    const unsigned a = m.clusterOfPe(unsigned(p));
-    int64_t leaving = 0;
-    for (int64_t y = 0; y < s.base; ++y) {
-      const int64_t q = s.destOf(p, y);
-      if (q == p)
+  std::vector<int64_t> opens(size_t(clusters) * clusters, 0);
+  std::vector<int64_t> recv(m.peCount(), 0), toPe(m.peCount(), 0),
+      toCluster(clusters, 0);
+  std::vector<uint32_t> touchedPes, touchedClusters;
+  int64_t rounds = 0;
+  for (unsigned a = 0; a < clusters; ++a) {
+    const uint32_t *pes = m.clusterPes(a);
+    int64_t *row = &opens[size_t(a) * clusters];
+    for (unsigned j = 0, n = m.clusterPeCount(a); j < n; ++j) {
+      const int64_t p = pes[j];
+      if (p >= s.pes)
         continue;
-      const unsigned b = m.clusterOfPe(unsigned(q));
-      ++leaving;
-      ++recv[size_t(q)];
-      ++sent[a];
-      ++got[b];
-      uint8_t &t = talks[size_t(a) * clusters + b];
-      if (!t) {
-        t = 1;
-        ++partnersOut[a];
-        ++partnersIn[b];
+      int64_t leaving = 0;
+      for (int64_t y = 0; y < s.base; ++y) {
+        const int64_t q = s.destOf(p, y);
+        if (q == p)
+          continue;
+        const unsigned b = m.clusterOfPe(unsigned(q));
+        ++leaving;
+        ++recv[size_t(q)];
+        ++sent[a];
+        ++got[b];
+        if (!toPe[size_t(q)]++)
+          touchedPes.push_back(uint32_t(q));
+        if (!toCluster[b]++)
+          touchedClusters.push_back(b);
       }
+      rounds = std::max(rounds, leaving);
+      // This PE's values to one cluster each need an opening of their own.
+      for (uint32_t b : touchedClusters) {
+        row[b] = std::max(row[b], toCluster[b]);
+        toCluster[b] = 0;
+      }
+      touchedClusters.clear();
     }
-    f.rounds = std::max(f.rounds, leaving);
+    // So do one receiver's values from this cluster.
+    for (uint32_t q : touchedPes) {
+      int64_t &o = row[m.clusterOfPe(q)];
+      o = std::max(o, toPe[q]);
+      toPe[q] = 0;
+    }
+    touchedPes.clear();
+    for (unsigned b = 0; b < clusters; ++b) {
+      partnersOut[a] += row[b];
+      partnersIn[b] += row[b];
+    }
   }
   for (int64_t n : recv)
-    f.rounds = std::max(f.rounds, n);
-  f.ticks = f.rounds * (open + send);
-  for (unsigned c = 0; c < clusters; ++c)
-    f.ticks = std::max({f.ticks, open * partnersOut[c] + send * sent[c],
-                        open * partnersIn[c] + send * got[c]});
-  return f;
+    rounds = std::max(rounds, n);
+  // The counts are the same at every width; only rsend differs.
+  std::array<DigitExchangePartialFloor, 4> out;
+  for (unsigned w = 0; w < 4; ++w) {
+    const int64_t send = m.cost().rsend[w];
+    DigitExchangePartialFloor &f = out[w];
+    f.rounds = rounds;
+    f.ticks = rounds * (open + send);
+    for (unsigned c = 0; c < clusters; ++c)
+      f.ticks = std::max({f.ticks, open * partnersOut[c] + send * sent[c],
+                          open * partnersIn[c] + send * got[c]});
+  }
+  return out;
+}
+
+DigitExchangePartialFloor mapc::rt::digitExchangePartialRoundsFloor(
+    const MasPar &m, const DigitExchangeShape &s, unsigned bytes) {
+  return digitExchangePartialRoundsFloors(m, s)[widthIndex(bytes)];
 }

@@ -88,7 +88,8 @@ constexpr uint32_t kNoSender = ~uint32_t(0);
 // operations in loops, and these would otherwise be reallocated per send.
 struct RouterScratch {
   std::vector<uint32_t> from;     // per PE: the PE that sends to it
-  std::vector<uint32_t> clusters; // per cluster: partner clusters, sorted
+  std::vector<uint32_t> clusters; // per cluster: partner clusters
+  std::vector<uint32_t> copies;   // per cluster: zero between uses
 };
 
 RouterScratch &routerScratch() {
@@ -300,29 +301,29 @@ void MasPar::storeIndirect(unsigned bytes, const Plural &addresses,
 
 namespace {
 
-// Number of distinct values in v[0, n) and the longest run of one value;
-// sorts v.
-void distinctAndLongestRun(uint32_t *v, size_t n, int64_t &distinct,
-                           int64_t &longest) {
-  std::sort(v, v + n);
+// Number of distinct values in v[0, n) and the most copies of one value,
+// counted in `copies` (zero at every value, and left so): no sort, as the
+// clustered price asks it of every cluster of a send.
+void distinctAndMostCopies(const uint32_t *v, size_t n,
+                           std::vector<uint32_t> &copies, int64_t &distinct,
+                           int64_t &most) {
   distinct = 0;
-  longest = 0;
-  for (size_t i = 0; i < n;) {
-    size_t j = i + 1;
-    while (j < n && v[j] == v[i])
-      ++j;
-    ++distinct;
-    longest = std::max<int64_t>(longest, int64_t(j - i));
-    i = j;
+  uint32_t top = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t &c = copies[v[i]];
+    distinct += c == 0;
+    top = std::max(top, ++c);
   }
+  for (size_t i = 0; i < n; ++i)
+    copies[v[i]] = 0;
+  most = top;
 }
 
-// The ticks of one router send; fills `from` with each receiver's sender
-// (kNoSender elsewhere). Shared by routerCost and routerSend so the two can
-// never disagree.
-int64_t routerTicks(const MasPar &m, unsigned bytes, const Plural &dest,
-                    const Mask &active, bool clustered, unsigned extraBytes,
-                    std::vector<uint32_t> &from) {
+// Fills `from` with each receiver's sender (kNoSender elsewhere) and says
+// whether any element leaves its PE.
+bool routerSenders(const MasPar &m, unsigned bytes, const Plural &dest,
+                   const Mask &active, unsigned extraBytes,
+                   std::vector<uint32_t> &from) {
   checkWidth(bytes);
   check(extraBytes == 0 || extraBytes == 1 || extraBytes == 2 ||
             extraBytes == 4 || extraBytes == 8,
@@ -342,10 +343,14 @@ int64_t routerTicks(const MasPar &m, unsigned bytes, const Plural &dest,
     slot = pe;
     leaves |= dest[pe] != pe;
   }
-  // Nothing leaves its PE: no router instruction is needed at all.
-  if (!leaves)
-    return 0;
+  return leaves;
+}
 
+// The ticks of a send whose senders routerSenders listed, in plain or
+// clustered mode.
+int64_t routerModeTicks(const MasPar &m, unsigned bytes, const Plural &dest,
+                        const Mask &active, bool clustered, unsigned extraBytes,
+                        const std::vector<uint32_t> &from) {
   const CostModel &c = m.cost();
   const int64_t send = c.rsend[widthIndex(bytes)];
   const int64_t extra = extraBytes ? c.rsend[widthIndex(extraBytes)] : 0;
@@ -372,7 +377,10 @@ int64_t routerTicks(const MasPar &m, unsigned bytes, const Plural &dest,
   // outgoing and incoming pair counts: sending and receiving use different
   // ends of its connection, so they overlap.
   std::vector<uint32_t> &buf = routerScratch().clusters;
+  std::vector<uint32_t> &copies = routerScratch().copies;
   buf.resize(m.clusterSize());
+  if (copies.size() < clusterCount)
+    copies.resize(clusterCount, 0);
   int64_t partners = 0, group = 0;
   for (unsigned cl = 0; cl < clusterCount; ++cl) {
     const uint32_t *pes = m.clusterPes(cl);
@@ -382,7 +390,7 @@ int64_t routerTicks(const MasPar &m, unsigned bytes, const Plural &dest,
       if (active[pes[j]])
         buf[k++] = m.clusterOfPe(unsigned(dest[pes[j]]));
     int64_t distinct, longest;
-    distinctAndLongestRun(buf.data(), k, distinct, longest);
+    distinctAndMostCopies(buf.data(), k, copies, distinct, longest);
     partners = std::max(partners, distinct);
     group = std::max(group, longest);
 
@@ -390,10 +398,22 @@ int64_t routerTicks(const MasPar &m, unsigned bytes, const Plural &dest,
     for (unsigned j = 0; j < cs; ++j)
       if (from[pes[j]] != kNoSender)
         buf[k++] = m.clusterOfPe(from[pes[j]]);
-    distinctAndLongestRun(buf.data(), k, distinct, longest);
+    distinctAndMostCopies(buf.data(), k, copies, distinct, longest);
     partners = std::max(partners, distinct);
   }
   return partners * (c.ropen + group * (send + extra));
+}
+
+// The ticks of one router send; fills `from` with each receiver's sender
+// (kNoSender elsewhere). Shared by routerCost and routerSend so the two can
+// never disagree.
+int64_t routerTicks(const MasPar &m, unsigned bytes, const Plural &dest,
+                    const Mask &active, bool clustered, unsigned extraBytes,
+                    std::vector<uint32_t> &from) {
+  // Nothing leaves its PE: no router instruction is needed at all.
+  if (!routerSenders(m, bytes, dest, active, extraBytes, from))
+    return 0;
+  return routerModeTicks(m, bytes, dest, active, clustered, extraBytes, from);
 }
 
 } // namespace
@@ -407,8 +427,12 @@ int64_t MasPar::routerCost(unsigned bytes, const Plural &dest,
 
 int64_t MasPar::cheaperRouterCost(unsigned bytes, const Plural &dest,
                                   const Mask &active) const {
-  return std::min(routerCost(bytes, dest, active, true),
-                  routerCost(bytes, dest, active, false));
+  // The senders listed once for both modes.
+  std::vector<uint32_t> &from = routerScratch().from;
+  if (!routerSenders(*this, bytes, dest, active, 0, from))
+    return 0;
+  return std::min(routerModeTicks(*this, bytes, dest, active, true, 0, from),
+                  routerModeTicks(*this, bytes, dest, active, false, 0, from));
 }
 
 int64_t MasPar::cheaperRouterCostOfPairs(

@@ -14,6 +14,7 @@
 
 #include "gtest/gtest.h"
 
+#include <numeric>
 #include <random>
 
 using namespace mapc;
@@ -217,4 +218,106 @@ TEST(PartialRoundsSearch, FloorIsBelowTheFoundRounds) {
               draws, found, closest);
   EXPECT_EQ(draws, 2040);
   EXPECT_GT(found, 1000);
+}
+
+// The floor counts a cluster pair's openings as the most values one PE of
+// either end has in it: a PE sends and receives one value a round. Four
+// PEs of one cluster each send two values to the next cluster: the pair
+// opens at least twice, 2 ropen + 8 rsend, and two full connections reach
+// it. Counting each partner cluster once (the floor before), it fails.
+TEST(PartialRoundsSearch, FloorOpensAPairOnceForEachValueOfOnePe) {
+  const rt::MasPar m = rt::MasPar::pricing(4, 2, 4);
+  ASSERT_EQ(m.clusterCount(), 2u);
+  const uint32_t *a = m.clusterPes(0), *b = m.clusterPes(1);
+  rt::DigitExchangeShape d;
+  d.base = 3;
+  d.pes = 8;
+  d.sendDigit.assign(8, 0);
+  d.destPe.resize(24);
+  for (int64_t p = 0; p < 8; ++p)
+    for (int64_t y = 0; y < 3; ++y)
+      d.destPe[size_t(p * 3 + y)] = p; // kept, but for cluster 0's below
+  for (unsigned j = 0; j < 4; ++j) {
+    d.destPe[size_t(a[j] * 3 + 0)] = b[j];
+    d.destPe[size_t(a[j] * 3 + 1)] = b[(j + 1) % 4];
+  }
+  const rt::CostModel &c = m.cost();
+  const rt::DigitExchangePartialFloor f =
+      rt::digitExchangePartialRoundsFloor(m, d, 8);
+  EXPECT_EQ(f.rounds, 2);
+  EXPECT_EQ(f.ticks, 2 * c.ropen + 8 * c.rsend[3]);
+  const rt::DigitExchangePartialRounds r =
+      rt::searchDigitExchangePartialRounds(m, d, 8, 8);
+  ASSERT_EQ(rt::checkDigitExchangePartialRounds(d, r, 8), "");
+  int64_t ticks = 0;
+  rt::Plural dest(m.peCount(), 0);
+  for (const auto &round : r.rounds) {
+    rt::Mask on(m.peCount(), 0);
+    for (const rt::DigitExchangePartialSend &e : round) {
+      on[e.pe] = 1;
+      dest[e.pe] = uint64_t(d.destOf(e.pe, e.slot));
+    }
+    ticks += m.cheaperRouterCost(8, dest, on);
+  }
+  EXPECT_GE(ticks, f.ticks);
+}
+
+// The search reads where each PE's values go, not which slots hold them:
+// the same exchange with every PE's slots shuffled finds the same rounds,
+// each send from the slot its value moved to, valid and priced alike. The
+// planner shares one search between the exchanges around different memory
+// permutations, and the runtime and the emitted C++ search each step again,
+// so this is what keeps their rounds the plan's. Searching the slots in
+// their own order (the search before), it fails.
+TEST(PartialRoundsSearch, SlotOrderDoesNotChangeTheRounds) {
+  std::mt19937_64 rng(20261204);
+  int draws = 0, found = 0;
+  for (int trial = 0; draws < 400 && trial < 20000; ++trial) {
+    rt::DigitExchangeShape d;
+    if (!randomExchange(rng, d) || d.pes < 2)
+      continue;
+    ++draws;
+    const unsigned cluster = 1u << (rng() % 5);
+    const unsigned width = 1 + unsigned(rng() % 32);
+    const unsigned height = unsigned((d.pes + width - 1) / width);
+    const rt::MasPar m = rt::MasPar::pricing(width, height, cluster);
+    const unsigned bytes = 1u << (rng() % 4);
+    const int64_t live = d.base + int64_t(rng() % 12) - 1;
+    // Slot y of PE p moves to slot moved[p * base + y].
+    rt::DigitExchangeShape e;
+    e.base = d.base;
+    e.pes = d.pes;
+    e.sendDigit.assign(size_t(d.pes), 0);
+    e.destPe.resize(size_t(d.pes * d.base));
+    std::vector<uint32_t> moved(size_t(d.pes * d.base));
+    std::vector<uint32_t> order(size_t(d.base));
+    for (int64_t p = 0; p < d.pes; ++p) {
+      std::iota(order.begin(), order.end(), 0u);
+      std::shuffle(order.begin(), order.end(), rng);
+      for (int64_t y = 0; y < d.base; ++y) {
+        moved[size_t(p * d.base + y)] = order[size_t(y)];
+        e.destPe[size_t(p * d.base + order[size_t(y)])] = d.destOf(p, y);
+      }
+    }
+    const rt::DigitExchangePartialRounds got =
+        rt::searchDigitExchangePartialRounds(m, d, bytes, live);
+    rt::DigitExchangePartialRounds want = got;
+    for (auto &round : want.rounds)
+      for (rt::DigitExchangePartialSend &s : round)
+        s.slot = moved[size_t(s.pe * d.base + s.slot)];
+    const rt::DigitExchangePartialRounds shuffled =
+        rt::searchDigitExchangePartialRounds(m, e, bytes, live);
+    expectSameRounds(shuffled, want, trial);
+    if (HasFatalFailure())
+      return;
+    found += !got.rounds.empty();
+    if (!got.rounds.empty()) {
+      ASSERT_EQ(rt::checkDigitExchangePartialRounds(e, shuffled, live), "")
+          << "trial " << trial;
+    }
+  }
+  std::printf("partial rounds, slots shuffled: %d exchanges, %d with rounds\n",
+              draws, found);
+  EXPECT_EQ(draws, 400);
+  EXPECT_GT(found, 200);
 }

@@ -29,6 +29,8 @@
 #include "mapc/runtime/DigitCount.h"
 #include "mapc/runtime/General.h"
 
+#include <array>
+
 namespace mapc::rt {
 
 /// The exchanged digits: base, and their places in the PE number and the
@@ -296,11 +298,33 @@ checkDigitExchangePartialRounds(const DigitExchangeShape &s,
 /// `bytes`-wide sends) per weighted value. Empty when it finds none.
 /// `ticks`, when given, gets each round's MasPar::cheaperRouterCost at
 /// `bytes` (the search prices its candidates), so callers price no round
-/// again.
+/// again. It searches each PE's slots in digitExchangeSendOrder's ranks,
+/// so a shape with the same destinations in other slots finds the same
+/// rounds, slots renamed (the planner, the runtime and the emitted C++
+/// all find the rounds the plan priced, however a search was shared).
 DigitExchangePartialRounds
 searchDigitExchangePartialRounds(const MasPar &m, const DigitExchangeShape &s,
                                  unsigned bytes, int64_t live,
                                  std::vector<int64_t> *ticks = nullptr);
+
+/// Each PE's slots of `s` ranked by destination PE, then by slot: two
+/// shapes whose PEs send to the same PEs, in any order of slots, have the
+/// same `shape`, and partial rounds of one run on the other with their
+/// slots renamed through the ranks (a value's sender and receiver are all
+/// the rounds' check and price read). `shape` has the exchange's PEs and
+/// base, PE p's rank-th slot sending to `shape.destOf(p, rank)`.
+struct DigitExchangeSendOrder {
+  DigitExchangeShape shape;
+  std::vector<uint32_t> slotOfRank; ///< p * base + rank: the slot of s
+  /// Rounds of `shape` (slots are ranks) to rounds of `s`.
+  void toSlots(DigitExchangePartialRounds &rounds) const;
+};
+DigitExchangeSendOrder digitExchangeSendOrder(const DigitExchangeShape &s);
+/// searchDigitExchangePartialRounds of any shape of `order`, its slots
+/// left as ranks.
+DigitExchangePartialRounds searchDigitExchangePartialRoundsInRanks(
+    const MasPar &m, const DigitExchangeSendOrder &order, unsigned bytes,
+    int64_t live, std::vector<int64_t> *ticks = nullptr);
 
 /// A floor under any partial rounds of `s`, whatever a search finds: its
 /// rounds (a PE sends and receives at most one value a round) and their
@@ -308,15 +332,20 @@ searchDigitExchangePartialRounds(const MasPar &m, const DigitExchangeShape &s,
 /// min(partners x (ropen + group x rsend), busiest x (ropen + rsend)), is
 /// at least ropen x partners + rsend x senders of any one cluster (each
 /// partner carries at most a group; each sender opens at most one
-/// partner), and at least ropen + rsend; over the rounds a cluster opens
-/// each of its partner clusters once and sends each of its values once
-/// (and the same for receiving).
+/// partner), and at least ropen + rsend; over the rounds a cluster sends
+/// each of its values once and opens each partner cluster at least as
+/// often as one PE at either end has values between the two (a PE sends
+/// and receives one a round), and the same for receiving.
 struct DigitExchangePartialFloor {
   int64_t rounds = 0, ticks = 0;
 };
 DigitExchangePartialFloor
 digitExchangePartialRoundsFloor(const MasPar &m, const DigitExchangeShape &s,
                                 unsigned bytes);
+/// digitExchangePartialRoundsFloor at every send width (1, 2, 4 and 8
+/// bytes), counted once.
+std::array<DigitExchangePartialFloor, 4>
+digitExchangePartialRoundsFloors(const MasPar &m, const DigitExchangeShape &s);
 
 /// While one is alive on a thread, a pricing machine prices an exchange
 /// whose partial rounds are not searched yet, and whose floor
