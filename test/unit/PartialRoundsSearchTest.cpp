@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 
 #include <numeric>
+#include <optional>
 #include <random>
 
 using namespace mapc;
@@ -66,6 +67,45 @@ bool randomExchange(std::mt19937_64 &rng, rt::DigitExchangeShape &d,
 }
 
 /// Expects `got` to be `want`, send by send.
+/// A random exchange of 2 PEs or more (randomExchange) on a random pricing
+/// machine (clusters of 1-16 PEs, 1-32 wide), a random send width and a
+/// few values in hand more or less than its base.
+struct Draw {
+  rt::DigitExchangeShape d;
+  rt::MasPar m;
+  unsigned bytes;
+  int64_t live;
+};
+std::optional<Draw> randomDraw(std::mt19937_64 &rng) {
+  rt::DigitExchangeShape d;
+  if (!randomExchange(rng, d) || d.pes < 2)
+    return std::nullopt;
+  const unsigned cluster = 1u << (rng() % 5);
+  const unsigned width = 1 + unsigned(rng() % 32);
+  const unsigned height = unsigned((d.pes + width - 1) / width);
+  const rt::MasPar m = rt::MasPar::pricing(width, height, cluster);
+  const unsigned bytes = 1u << (rng() % 4);
+  const int64_t live = d.base + int64_t(rng() % 12) - 1;
+  return Draw{std::move(d), m, bytes, live};
+}
+
+/// The machine's price of `rounds` of `d` in sends of `bytes`.
+int64_t roundsTicks(const rt::MasPar &m, const rt::DigitExchangeShape &d,
+                    const rt::DigitExchangePartialRounds &rounds,
+                    unsigned bytes) {
+  int64_t ticks = 0;
+  rt::Plural dest(m.peCount(), 0);
+  for (const auto &round : rounds.rounds) {
+    rt::Mask on(m.peCount(), 0);
+    for (const rt::DigitExchangePartialSend &e : round) {
+      on[e.pe] = 1;
+      dest[e.pe] = uint64_t(d.destOf(e.pe, e.slot));
+    }
+    ticks += m.cheaperRouterCost(bytes, dest, on);
+  }
+  return ticks;
+}
+
 void expectSameRounds(const rt::DigitExchangePartialRounds &got,
                       const rt::DigitExchangePartialRounds &want, int trial) {
   ASSERT_EQ(got.rounds.size(), want.rounds.size()) << "trial " << trial;
@@ -93,16 +133,11 @@ TEST(PartialRoundsSearch, SameRoundsAsTheReference) {
   std::mt19937_64 rng(20261128);
   int draws = 0, searched = 0, found = 0;
   for (int trial = 0; draws < 2000 && trial < 30000; ++trial) {
-    rt::DigitExchangeShape d;
-    if (!randomExchange(rng, d) || d.pes < 2)
+    const std::optional<Draw> draw = randomDraw(rng);
+    if (!draw)
       continue;
     ++draws;
-    const unsigned cluster = 1u << (rng() % 5);
-    const unsigned width = 1 + unsigned(rng() % 32);
-    const unsigned height = unsigned((d.pes + width - 1) / width);
-    const rt::MasPar m = rt::MasPar::pricing(width, height, cluster);
-    const unsigned bytes = 1u << (rng() % 4);
-    const int64_t live = d.base + int64_t(rng() % 12) - 1;
+    const auto &[d, m, bytes, live] = *draw;
     const rt::DigitExchangePartialRounds want =
         rt::reference::searchPartialRounds(m, d, bytes, live);
     std::vector<int64_t> ticks;
@@ -195,16 +230,7 @@ TEST(PartialRoundsSearch, FloorIsBelowTheFoundRounds) {
       continue;
     ++found;
     for (unsigned w : {bytes, other}) {
-      int64_t ticks = 0;
-      rt::Plural dest(m.peCount(), 0);
-      for (const auto &round : got.rounds) {
-        rt::Mask on(m.peCount(), 0);
-        for (const rt::DigitExchangePartialSend &e : round) {
-          on[e.pe] = 1;
-          dest[e.pe] = uint64_t(d.destOf(e.pe, e.slot));
-        }
-        ticks += m.cheaperRouterCost(w, dest, on);
-      }
+      const int64_t ticks = roundsTicks(m, d, got, w);
       const rt::DigitExchangePartialFloor f =
           rt::digitExchangePartialRoundsFloor(m, d, w);
       ASSERT_LE(f.rounds, int64_t(got.rounds.size())) << "trial " << trial;
@@ -249,17 +275,7 @@ TEST(PartialRoundsSearch, FloorOpensAPairOnceForEachValueOfOnePe) {
   const rt::DigitExchangePartialRounds r =
       rt::searchDigitExchangePartialRounds(m, d, 8, 8);
   ASSERT_EQ(rt::checkDigitExchangePartialRounds(d, r, 8), "");
-  int64_t ticks = 0;
-  rt::Plural dest(m.peCount(), 0);
-  for (const auto &round : r.rounds) {
-    rt::Mask on(m.peCount(), 0);
-    for (const rt::DigitExchangePartialSend &e : round) {
-      on[e.pe] = 1;
-      dest[e.pe] = uint64_t(d.destOf(e.pe, e.slot));
-    }
-    ticks += m.cheaperRouterCost(8, dest, on);
-  }
-  EXPECT_GE(ticks, f.ticks);
+  EXPECT_GE(roundsTicks(m, d, r, 8), f.ticks);
 }
 
 // The search reads where each PE's values go, not which slots hold them:
@@ -273,16 +289,11 @@ TEST(PartialRoundsSearch, SlotOrderDoesNotChangeTheRounds) {
   std::mt19937_64 rng(20261204);
   int draws = 0, found = 0;
   for (int trial = 0; draws < 400 && trial < 20000; ++trial) {
-    rt::DigitExchangeShape d;
-    if (!randomExchange(rng, d) || d.pes < 2)
+    const std::optional<Draw> draw = randomDraw(rng);
+    if (!draw)
       continue;
     ++draws;
-    const unsigned cluster = 1u << (rng() % 5);
-    const unsigned width = 1 + unsigned(rng() % 32);
-    const unsigned height = unsigned((d.pes + width - 1) / width);
-    const rt::MasPar m = rt::MasPar::pricing(width, height, cluster);
-    const unsigned bytes = 1u << (rng() % 4);
-    const int64_t live = d.base + int64_t(rng() % 12) - 1;
+    const auto &[d, m, bytes, live] = *draw;
     // Slot y of PE p moves to slot moved[p * base + y].
     rt::DigitExchangeShape e;
     e.base = d.base;
