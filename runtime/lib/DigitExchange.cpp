@@ -1061,7 +1061,9 @@ struct SearchedRounds {
 /// different memory permutations often send the same values to the same
 /// PEs from other slots (`ranked`, keyed by digitExchangeSendOrder's
 /// shape, rounds in ranks): one search serves them all. The sends' prices
-/// read only the destinations, so both levels share them.
+/// read only the destinations, so an entry renamed from the ranked level
+/// starts with the prices the search gave (its own width's); others it
+/// prices when asked, as any entry does.
 struct KeptSearches {
   std::vector<std::unique_ptr<SearchedRounds>> exact, ranked;
 };
