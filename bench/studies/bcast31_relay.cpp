@@ -38,9 +38,9 @@ constexpr unsigned kRows = 31, kCopies = 33, kElements = 300, kLowDims = 5;
 
 /// Stage B's transfers: every holder's block to each of its row's nodes
 /// in its h-slice, in `pieces` pieces, piece p in the differing low dims
-/// rotated to start at dim p mod 5; `farthest` ranks by path length.
-std::vector<rt::Transfer> stageB(unsigned pieces, bool farthest,
-                                  bool detours) {
+/// rotated to start at dim p mod 5 (with `detours`, p mod 10, out and back
+/// along a dim the two share); `farthest` ranks by path length.
+std::vector<rt::Transfer> stageB(unsigned pieces, bool farthest, bool detours) {
   std::vector<rt::Transfer> out;
   for (unsigned r = 0; r < kRows; ++r)
     for (unsigned c = 0; c < kCopies; ++c) {
